@@ -1,0 +1,78 @@
+import { checkInteger, checkNumber, checkPositive } from './options.js';
+import type { Random } from './random.js';
+import { MemoryStore, type StateStore } from './store.js';
+import type { WindowCounterLike } from './window-counter.js';
+
+export interface AdaptiveThrottleOptions {
+  /** Aggressiveness: the client sends up to K × accepts before it starts dropping. @default 2 */
+  k: number;
+  /** How long requests and accepts are remembered; keep it longer than p99 latency. @default 120_000 */
+  windowMs: number;
+  /** Buckets the window slides by. @default 120 */
+  buckets: number;
+  /** Upper bound on the drop probability (Envoy's admission control caps it too). @default 0.9 */
+  maxDropProbability: number;
+}
+
+export const ADAPTIVE_THROTTLE_DEFAULTS: AdaptiveThrottleOptions = { k: 2, windowMs: 120_000, buckets: 120, maxDropProbability: 0.9 };
+
+const REQUESTS = 0;
+const ACCEPTS = 1;
+
+/**
+ * Client-side adaptive throttling from the Google SRE book (chapter 21):
+ *
+ *     p = max(0, (requests − K × accepts) / (requests + 1))
+ *
+ * `requests` counts every request the application asked for, including the ones this
+ * throttle dropped — counted before the call, so a failing upstream drives p up even while
+ * little reaches it. `accepts` counts requests the upstream answered usefully. With K = 2 the
+ * upstream sees at most about twice what it accepts. Both counts live in a sliding window, so
+ * once failures stop (or traffic stops) p falls back to 0 by itself as the window slides.
+ */
+export class AdaptiveThrottle {
+  readonly options: AdaptiveThrottleOptions;
+  private readonly window: WindowCounterLike;
+  private readonly k: number;
+  private readonly maxP: number;
+  private readonly random: Random;
+
+  constructor(options: Partial<AdaptiveThrottleOptions> | undefined, random: Random, store: StateStore = new MemoryStore(), key = 'throttle') {
+    const o = { ...ADAPTIVE_THROTTLE_DEFAULTS, ...options };
+    checkNumber('throttle.k', o.k, 1, 1000);
+    checkPositive('throttle.windowMs', o.windowMs);
+    checkInteger('throttle.buckets', o.buckets, 1, 100_000);
+    checkNumber('throttle.maxDropProbability', o.maxDropProbability, 0, 1);
+    this.options = o;
+    this.k = o.k;
+    this.maxP = o.maxDropProbability;
+    this.random = random;
+    this.window = store.windowCounter(key, { windowMs: o.windowMs, buckets: o.buckets, fields: 2 });
+  }
+
+  /** The drop probability the next request would face. */
+  dropProbability(now: number): number {
+    const requests = this.window.total(REQUESTS, now);
+    const p = (requests - this.k * this.window.total(ACCEPTS, now)) / (requests + 1);
+    return p <= 0 ? 0 : p < this.maxP ? p : this.maxP;
+  }
+
+  /**
+   * Counts the request, then lets it through with probability 1 − p (p from the window as it
+   * was before this request). Draws a random number only when p > 0.
+   */
+  tryAcquire(now: number): boolean {
+    const p = this.dropProbability(now);
+    this.window.add(REQUESTS, 1, now);
+    return p === 0 || this.random.next() >= p;
+  }
+
+  /** The outcome of an allowed request: `accepted` when the upstream answered usefully. */
+  record(accepted: boolean, now: number): void {
+    if (accepted) this.window.add(ACCEPTS, 1, now);
+  }
+
+  snapshot(now: number): { requests: number; accepts: number; dropProbability: number } {
+    return { requests: this.window.total(REQUESTS, now), accepts: this.window.total(ACCEPTS, now), dropProbability: this.dropProbability(now) };
+  }
+}

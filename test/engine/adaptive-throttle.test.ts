@@ -1,0 +1,88 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AdaptiveThrottle } from '../../src/engine/adaptive-throttle.js';
+import { SeededRandom } from '../../src/engine/random.js';
+
+const rng = () => new SeededRandom(42);
+
+describe('AdaptiveThrottle', () => {
+  it('never drops while the upstream accepts everything', () => {
+    const t = new AdaptiveThrottle({}, rng());
+    for (let i = 0; i < 10_000; i++) {
+      expect(t.tryAcquire(i)).toBe(true);
+      t.record(true, i);
+    }
+    expect(t.dropProbability(10_000)).toBe(0);
+  });
+
+  it('follows the SRE formula, counting requests before the call', () => {
+    const t = new AdaptiveThrottle({ k: 2, maxDropProbability: 1 }, rng());
+    for (let i = 0; i < 10; i++) {
+      t.tryAcquire(0);
+      t.record(i < 2, 0);
+    }
+    // requests 10, accepts 2: (10 − 2·2) / (10 + 1)
+    expect(t.dropProbability(0)).toBeCloseTo(6 / 11, 12);
+    t.tryAcquire(0); // counted even when it is dropped
+    expect(t.snapshot(0).requests).toBe(11);
+  });
+
+  it('drops about p of the requests at full outage and caps p at maxDropProbability', () => {
+    const t = new AdaptiveThrottle({ k: 2, maxDropProbability: 0.9 }, rng());
+    let allowed = 0;
+    for (let i = 0; i < 20_000; i++) if (t.tryAcquire(i)) allowed++;
+    expect(t.dropProbability(20_000)).toBe(0.9);
+    expect(allowed / 20_000).toBeGreaterThan(0.09);
+    expect(allowed / 20_000).toBeLessThan(0.115);
+  });
+
+  it('recovers by itself once the window slides past the failures', () => {
+    const t = new AdaptiveThrottle({ windowMs: 120_000, buckets: 120 }, rng());
+    for (let i = 0; i < 1000; i++) t.tryAcquire(i);
+    expect(t.dropProbability(1000)).toBeGreaterThan(0.8);
+    expect(t.dropProbability(120_999)).toBe(0);
+  });
+
+  it('rejects bad options', () => {
+    expect(() => new AdaptiveThrottle({ k: 0.5 }, rng())).toThrow(/throttle.k must be a number >= 1 and <= 1000, got 0.5/);
+    expect(() => new AdaptiveThrottle({ maxDropProbability: 1.5 }, rng())).toThrow(/throttle.maxDropProbability .* got 1.5/);
+  });
+
+  it('property: p equals the formula on the window, and returns to 0 a window after failures stop', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 1, max: 5, noNaN: true }),
+        fc.array(fc.record({ dt: fc.integer({ min: 0, max: 5_000 }), ok: fc.boolean() }), { maxLength: 200 }),
+        (k, ops) => {
+          const windowMs = 60_000;
+          const buckets = 60;
+          const t = new AdaptiveThrottle({ k, windowMs, buckets, maxDropProbability: 1 }, rng());
+          const reqs: number[] = [];
+          const accs: number[] = [];
+          let now = 0;
+          for (const { dt, ok } of ops) {
+            now += dt;
+            const allowed = t.tryAcquire(now);
+            reqs.push(now);
+            if (allowed) {
+              t.record(ok, now);
+              if (ok) accs.push(now);
+            }
+            const from = (Math.floor(now / 1000) - buckets + 1) * 1000;
+            const r = reqs.filter((x) => x >= from).length;
+            const a = accs.filter((x) => x >= from).length;
+            expect(t.dropProbability(now)).toBeCloseTo(Math.max(0, (r - k * a) / (r + 1)), 9);
+          }
+          // A window with only successes (or nothing) later, p is back to 0.
+          const later = now + windowMs;
+          expect(t.dropProbability(later)).toBe(0);
+          for (let i = 0; i < 5; i++) {
+            expect(t.tryAcquire(later + i)).toBe(true);
+            t.record(true, later + i);
+          }
+          expect(t.dropProbability(later + 5)).toBe(0);
+        },
+      ),
+    );
+  });
+});
