@@ -12,9 +12,15 @@ export interface AdaptiveThrottleOptions {
   buckets: number;
   /** Upper bound on the drop probability (Envoy's admission control caps it too). @default 0.9 */
   maxDropProbability: number;
+  /**
+   * Below this many requests in the window the throttle never drops: with a handful of
+   * requests the formula swings wildly (one failure out of one gives p = 0.5). Envoy's
+   * admission control has the same kind of floor (`rps_threshold`). @default 10
+   */
+  minRequests: number;
 }
 
-export const ADAPTIVE_THROTTLE_DEFAULTS: AdaptiveThrottleOptions = { k: 2, windowMs: 120_000, buckets: 120, maxDropProbability: 0.9 };
+export const ADAPTIVE_THROTTLE_DEFAULTS: AdaptiveThrottleOptions = { k: 2, windowMs: 120_000, buckets: 120, maxDropProbability: 0.9, minRequests: 10 };
 
 const REQUESTS = 0;
 const ACCEPTS = 1;
@@ -35,6 +41,7 @@ export class AdaptiveThrottle {
   private readonly window: WindowCounterLike;
   private readonly k: number;
   private readonly maxP: number;
+  private readonly minRequests: number;
   private readonly random: Random;
 
   constructor(options: Partial<AdaptiveThrottleOptions> | undefined, random: Random, store: StateStore = new MemoryStore(), key = 'throttle') {
@@ -43,9 +50,11 @@ export class AdaptiveThrottle {
     checkPositive('throttle.windowMs', o.windowMs);
     checkInteger('throttle.buckets', o.buckets, 1, 100_000);
     checkNumber('throttle.maxDropProbability', o.maxDropProbability, 0, 1);
+    checkNumber('throttle.minRequests', o.minRequests, 0);
     this.options = o;
     this.k = o.k;
     this.maxP = o.maxDropProbability;
+    this.minRequests = o.minRequests;
     this.random = random;
     this.window = store.windowCounter(key, { windowMs: o.windowMs, buckets: o.buckets, fields: 2 });
   }
@@ -53,6 +62,7 @@ export class AdaptiveThrottle {
   /** The drop probability the next request would face. */
   dropProbability(now: number): number {
     const requests = this.window.total(REQUESTS, now);
+    if (requests < this.minRequests) return 0;
     const p = (requests - this.k * this.window.total(ACCEPTS, now)) / (requests + 1);
     return p <= 0 ? 0 : p < this.maxP ? p : this.maxP;
   }

@@ -37,6 +37,13 @@ export class ManualClock implements Clock {
     return this.timers.length;
   }
 
+  /** When the next timer falls due (Infinity if none). */
+  nextTimerAt(): number {
+    let at = Infinity;
+    for (const timer of this.timers) if (timer.at < at) at = timer.at;
+    return at;
+  }
+
   /** Moves time forward by `ms`, firing every timer that falls due on the way. */
   advance(ms: number): void {
     this.advanceTo(this.t + ms);

@@ -16,7 +16,7 @@ describe('AdaptiveThrottle', () => {
   });
 
   it('follows the SRE formula, counting requests before the call', () => {
-    const t = new AdaptiveThrottle({ k: 2, maxDropProbability: 1 }, rng());
+    const t = new AdaptiveThrottle({ k: 2, maxDropProbability: 1, minRequests: 0 }, rng());
     for (let i = 0; i < 10; i++) {
       t.tryAcquire(0);
       t.record(i < 2, 0);
@@ -43,6 +43,12 @@ describe('AdaptiveThrottle', () => {
     expect(t.dropProbability(120_999)).toBe(0);
   });
 
+  it('does not drop below minRequests in the window', () => {
+    const t = new AdaptiveThrottle({ minRequests: 10, maxDropProbability: 1 }, rng());
+    for (let i = 0; i < 10; i++) expect(t.tryAcquire(0)).toBe(true);
+    expect(t.dropProbability(0)).toBeCloseTo(10 / 11, 12);
+  });
+
   it('rejects bad options', () => {
     expect(() => new AdaptiveThrottle({ k: 0.5 }, rng())).toThrow(/throttle.k must be a number >= 1 and <= 1000, got 0.5/);
     expect(() => new AdaptiveThrottle({ maxDropProbability: 1.5 }, rng())).toThrow(/throttle.maxDropProbability .* got 1.5/);
@@ -56,7 +62,7 @@ describe('AdaptiveThrottle', () => {
         (k, ops) => {
           const windowMs = 60_000;
           const buckets = 60;
-          const t = new AdaptiveThrottle({ k, windowMs, buckets, maxDropProbability: 1 }, rng());
+          const t = new AdaptiveThrottle({ k, windowMs, buckets, maxDropProbability: 1, minRequests: 0 }, rng());
           const reqs: number[] = [];
           const accs: number[] = [];
           let now = 0;
