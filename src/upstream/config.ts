@@ -1,0 +1,63 @@
+import type { Dist } from './distribution.js';
+
+/** One model the upstream serves (a deployment with its own capacity, quotas and faults). */
+export interface ModelConfig {
+  name: string;
+  /** Requests served at once. */
+  slots: number;
+  /** Requests waiting for a slot; past it the upstream sheds with `shedStatus`. */
+  queue: number;
+  /** Status for requests shed past the queue. @default 529 */
+  shedStatus: number;
+  /** Time to first token, ms. */
+  ttftMs: Dist;
+  /** Time per output token, ms. */
+  tpotMs: Dist;
+  /** Requests per minute quota; 429 `rate_limit_exceeded` (limit `requests`) past it. @default none */
+  rpm?: number;
+  /** Tokens per minute quota (prompt + max output, as providers reserve); 429 (limit `tokens`). @default none */
+  tpm?: number;
+  /** Service time grows by this factor × (busy slots / slots): load stretches it. @default 0 */
+  loadStretch: number;
+  /** Largest prompt + output the model takes; larger requests get 400 `context_length_exceeded`. @default Infinity */
+  contextTokens: number;
+}
+
+/** What a fault does while it is active. */
+export type FaultKind =
+  /** A share (`rate`) of requests answered at once with an error drawn from `status` weights. */
+  | 'errors'
+  /** Every request answered at once with `status` (default 503). */
+  | 'outage'
+  /** Service time multiplied by `factor`. */
+  | 'latency'
+  /** A share of requests whose connection is reset (status 0). */
+  | 'reset'
+  /** A share of requests that never answer (until the caller gives up). */
+  | 'hang'
+  /** A share of requests that fail mid-stream after the 200 and some tokens. */
+  | 'midstream'
+  /** The 429 for everything: quota exhausted (`insufficient_quota`), not retryable. */
+  | 'quota';
+
+export interface FaultPhase {
+  kind: FaultKind;
+  /** When it starts and ends, ms from the start of the run. */
+  fromMs: number;
+  toMs: number;
+  /** Which model it hits; all models when absent. */
+  model?: string;
+  /** Share of requests hit, for errors / reset / hang / midstream. @default 1 */
+  rate: number;
+  /** Status weights for `errors` (e.g. `{ 503: 0.7, 429: 0.3 }`) or the status of an `outage`. */
+  status?: Record<string, number> | number;
+  /** Latency multiplier for `latency`. @default 1 */
+  factor?: number;
+}
+
+export interface UpstreamConfig {
+  models: ModelConfig[];
+  faults: FaultPhase[];
+  /** Whether the upstream stops work a caller abandoned (timeout, cancel). @default false */
+  cancelOnDisconnect: boolean;
+}

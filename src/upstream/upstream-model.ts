@@ -1,0 +1,388 @@
+import { OptionError } from '../engine/errors.js';
+import { checkInteger, checkNonEmptyString, checkNumber, checkPositive } from '../engine/options.js';
+import type { Random } from '../engine/random.js';
+import type { ModelConfig, UpstreamConfig } from './config.js';
+import { sampler } from './distribution.js';
+import { FaultCode, FaultTimeline } from './fault-timeline.js';
+import { Quota } from './quota.js';
+import { Detail, DETAIL_NAMES, type UpstreamListener } from './response.js';
+import type { EventHandler, Scheduler } from './scheduler.js';
+
+/** Network time of an answer given at once (refusals, injected errors): 1 ms. */
+export const NETWORK_MS = 1;
+
+/** Defaults for the optional-in-spirit fields of a `ModelConfig`. */
+export const MODEL_DEFAULTS = {
+  /** @default 529 */
+  shedStatus: 529,
+  /** @default 0 */
+  loadStretch: 0,
+  /** @default Infinity */
+  contextTokens: Infinity,
+};
+
+export interface ModelStats {
+  name: string;
+  /** Slots serving now (work the upstream does, whether or not its caller still waits). */
+  busy: number;
+  /** Requests waiting for a slot now. */
+  queued: number;
+  attempts: number;
+  /** Responses delivered, by status ('0' = reset). */
+  byStatus: Record<string, number>;
+  /** Responses delivered, by `Detail` name. */
+  byDetail: Record<string, number>;
+  /** Tokens of the responses delivered (prompt + completion processed). */
+  tokensServed: number;
+  /** Tokens processed for requests whose caller had given up (cancel-on-disconnect off). */
+  wastedTokens: number;
+  /** Requests the caller cancelled before their answer. */
+  cancelled: number;
+}
+
+export interface UpstreamStats {
+  models: ModelStats[];
+}
+
+/** reqIds below this index an array directly (at most 4 MiB); larger ones go through a Map. */
+const DIRECT_MAX = 1 << 20;
+const ANSWER = 1;
+const DONE = 2;
+/** Request record states. DROPPED: cancelled with cancel-on-disconnect, waiting to be reclaimed. */
+const FREE = 0, ANSWERING = 1, QUEUED = 2, SERVING = 3, HANGING = 4, DROPPED = 5;
+
+/** One model's capacity, queue, quotas and counters. */
+class ModelState {
+  busy = 0;
+  /** Live entries in `ring` (dropped ones stay in the ring until dequeued but hold no place). */
+  queued = 0;
+  ring = new Int32Array(16);
+  head = 0;
+  len = 0;
+  attempts = 0;
+  tokensServed = 0;
+  wastedTokens = 0;
+  cancelled = 0;
+  readonly byStatus = new Float64Array(600);
+  readonly byDetail = new Float64Array(DETAIL_NAMES.length);
+  readonly ttft: () => number;
+  readonly tpot: () => number;
+  readonly rpm: Quota | null;
+  readonly tpm: Quota | null;
+
+  constructor(readonly cfg: ModelConfig, random: Random) {
+    this.ttft = sampler(cfg.ttftMs, random);
+    this.tpot = sampler(cfg.tpotMs, random);
+    this.rpm = cfg.rpm === undefined ? null : new Quota(cfg.rpm, 60_000, `${cfg.name}.rpm`);
+    this.tpm = cfg.tpm === undefined ? null : new Quota(cfg.tpm, 60_000, `${cfg.name}.tpm`);
+  }
+
+  push(r: number): void {
+    if (this.len === this.ring.length) {
+      const bigger = new Int32Array(this.ring.length * 2);
+      for (let i = 0; i < this.len; i++) bigger[i] = this.ring[(this.head + i) & (this.ring.length - 1)];
+      this.ring = bigger;
+      this.head = 0;
+    }
+    this.ring[(this.head + this.len) & (this.ring.length - 1)] = r;
+    this.len++;
+  }
+
+  /** The oldest entry, or -1. */
+  shift(): number {
+    if (this.len === 0) return -1;
+    const r = this.ring[this.head];
+    this.head = (this.head + 1) & (this.ring.length - 1);
+    this.len--;
+    return r;
+  }
+}
+
+/**
+ * The simulated LLM upstream (DESIGN.md, "The upstream model"): per model, `slots` served at
+ * once, a bounded FIFO queue, shedding past it, RPM/TPM quotas, and fault phases.
+ *
+ * Built for millions of requests per second: every request lives in a record — a row across
+ * flat typed arrays, taken from a free list that grows by doubling — and every timed step is
+ * a `Scheduler` event naming the record. No promise, closure or object per request; reqId →
+ * record (so that `cancel` can find it) is an array for small integer reqIds.
+ *
+ * Order of checks at arrival (each refusal answered after NETWORK_MS): the fault phase active
+ * now → context window (400) → RPM then TPM quota (429 with the exact wait; refusals do not
+ * count in the windows, anything that passes does) → a free slot, a queue place, or shed.
+ */
+export class UpstreamModel implements EventHandler {
+  private readonly models: ModelState[];
+  private readonly faults: FaultTimeline;
+  private readonly handlerId: number;
+  private readonly cancelOnDisconnect: boolean;
+  /**
+   * reqId → record + 1 (0 = none). Small non-negative integer reqIds (a caller's own slot
+   * numbers, reused from a free list) index `direct`, which grows by doubling; any other reqId
+   * goes through `byId` (a Map costs ~80 ns per set + delete, the array ~2 ns).
+   */
+  private direct = new Int32Array(1024);
+  private readonly byId = new Map<number, number>();
+  // Request records.
+  private cap = 0;
+  private free = new Int32Array(0);
+  private freeTop = 0;
+  private reqId = new Float64Array(0);
+  private model = new Int32Array(0);
+  private state = new Uint8Array(0);
+  /** The caller gave up: no delivery; the tokens it still burns are wasted. */
+  private gaveUp = new Uint8Array(0);
+  private prompt = new Float64Array(0);
+  private output = new Float64Array(0);
+  /** Midstream share of the output done before the break, -1 for none. */
+  private share = new Float64Array(0);
+  // The answer an ANSWERING or SERVING record will give.
+  private status = new Int32Array(0);
+  private detail = new Int32Array(0);
+  private tokens = new Float64Array(0);
+  private retry = new Float64Array(0);
+
+  constructor(
+    config: UpstreamConfig,
+    private readonly scheduler: Scheduler,
+    private readonly random: Random,
+    private readonly listener: UpstreamListener,
+  ) {
+    const cfgs = config.models.map((m, i) => checkModel({ ...MODEL_DEFAULTS, ...m }, i));
+    const names = cfgs.map((m) => m.name);
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup !== undefined) throw new OptionError(`upstream.models names must be unique, got ${JSON.stringify(dup)} twice`);
+    this.models = cfgs.map((m) => new ModelState(m, random));
+    this.faults = new FaultTimeline(config.faults ?? [], names, random);
+    this.cancelOnDisconnect = config.cancelOnDisconnect ?? false;
+    this.handlerId = scheduler.register(this);
+    this.grow();
+  }
+
+  /** The index of model `name`, -1 if unknown. */
+  modelIndex(name: string): number {
+    for (let i = 0; i < this.models.length; i++) if (this.models[i].cfg.name === name) return i;
+    return -1;
+  }
+
+  /** A request arrives now. `reqId` is the caller's number, unique among its requests in flight. */
+  submit(reqId: number, model: number, promptTokens: number, maxOutputTokens: number, now: number): void {
+    const m = this.models[model];
+    if (m === undefined) throw new RangeError(`unknown model index ${model}`);
+    m.attempts++;
+    let share = -1;
+    const phase = this.faults.arrival(model, now);
+    if (phase >= 0 && this.faults.kind(phase) === FaultCode.Midstream) share = this.random.next();
+    else if (phase >= 0) return this.faulted(phase, reqId, model, now);
+    const total = promptTokens + maxOutputTokens;
+    if (total > m.cfg.contextTokens) return this.answer(reqId, model, 400, Detail.ContextLength, -1, now);
+    if (m.rpm !== null) {
+      const wait = m.rpm.waitMs(1, now);
+      if (wait !== 0) return this.answer(reqId, model, 429, Detail.RateLimitRequests, wait === Infinity ? -1 : wait, now);
+    }
+    if (m.tpm !== null) {
+      const wait = m.tpm.waitMs(total, now);
+      if (wait !== 0) return this.answer(reqId, model, 429, Detail.RateLimitTokens, wait === Infinity ? -1 : wait, now);
+      m.tpm.take(total, now);
+    }
+    if (m.rpm !== null) m.rpm.take(1, now);
+    if (m.busy < m.cfg.slots) return this.start(this.record(reqId, model, promptTokens, maxOutputTokens, share), now);
+    if (m.queued >= m.cfg.queue) return this.answer(reqId, model, m.cfg.shedStatus, Detail.Overloaded, -1, now);
+    const r = this.record(reqId, model, promptTokens, maxOutputTokens, share);
+    this.state[r] = QUEUED;
+    m.push(r);
+    m.queued++;
+  }
+
+  /**
+   * The caller gave up on `reqId`: nothing is delivered for it afterwards, and the reqId may be
+   * reused at once. With cancel-on-disconnect its slot or queue place is freed now; without,
+   * the work goes on to the end (holding its slot, queued work still served) and is wasted.
+   */
+  cancel(reqId: number, now: number): void {
+    const r = this.lookup(reqId);
+    if (r < 0) return;
+    this.unbind(reqId);
+    const m = this.models[this.model[r]];
+    m.cancelled++;
+    const s = this.state[r];
+    if (s === HANGING) return this.release(r);
+    if (!this.cancelOnDisconnect || s === ANSWERING) {
+      this.gaveUp[r] = 1;
+      return;
+    }
+    this.state[r] = DROPPED; // reclaimed when dequeued or when its DONE event fires
+    if (s === QUEUED) m.queued--;
+    else {
+      m.busy--;
+      this.startNext(m, now);
+    }
+  }
+
+  handle(kind: number, r: number, now: number): void {
+    if (this.state[r] === DROPPED) return this.release(r);
+    const m = this.models[this.model[r]];
+    if (kind === DONE) {
+      m.busy--;
+      this.startNext(m, now);
+      if (this.gaveUp[r] === 1) {
+        m.wastedTokens += this.tokens[r];
+        return this.release(r);
+      }
+      m.tokensServed += this.tokens[r];
+    }
+    if (this.gaveUp[r] === 1) return this.release(r);
+    // Read the answer and free the record first: the listener may resubmit under the same reqId.
+    const id = this.reqId[r], status = this.status[r], detail = this.detail[r], tokens = this.tokens[r], retry = this.retry[r];
+    this.unbind(id);
+    this.release(r);
+    m.byStatus[status]++;
+    m.byDetail[detail]++;
+    this.listener.onResponse(id, status, detail, tokens, retry, now);
+  }
+
+  stats(_now: number): UpstreamStats {
+    return { models: this.models.map((m) => modelStats(m)) };
+  }
+
+  /** An arrival hit by fault phase `phase` (not midstream): answered at once, or never (hang). */
+  private faulted(phase: number, reqId: number, model: number, now: number): void {
+    switch (this.faults.kind(phase)) {
+      case FaultCode.Hang:
+        this.state[this.record(reqId, model, 0, 0, -1)] = HANGING;
+        return;
+      case FaultCode.Reset:
+        return this.answer(reqId, model, 0, Detail.Reset, -1, now);
+      case FaultCode.Quota:
+        return this.answer(reqId, model, 429, Detail.InsufficientQuota, -1, now);
+      default:
+        return this.answer(reqId, model, this.faults.status(phase), Detail.Fault, -1, now);
+    }
+  }
+
+  /** Answers without doing any work, after the network time. */
+  private answer(reqId: number, model: number, status: number, detail: number, retryAfterMs: number, now: number): void {
+    const r = this.record(reqId, model, 0, 0, -1);
+    this.state[r] = ANSWERING;
+    this.status[r] = status;
+    this.detail[r] = detail;
+    this.tokens[r] = 0;
+    this.retry[r] = retryAfterMs;
+    this.scheduler.schedule(now + NETWORK_MS, this.handlerId, ANSWER, r);
+  }
+
+  /**
+   * Service: ttft + n × tpot, n the output tokens (all of them, or the share done before a
+   * midstream break), × the latency fault factor × (1 + loadStretch × busy / slots), `busy`
+   * counting the other requests in service: an idle model serves at its base speed.
+   */
+  private start(r: number, now: number): void {
+    const model = this.model[r];
+    const m = this.models[model];
+    const stretch = 1 + (m.cfg.loadStretch * m.busy) / m.cfg.slots;
+    m.busy++;
+    this.state[r] = SERVING;
+    const share = this.share[r];
+    const n = share < 0 ? this.output[r] : Math.floor(share * this.output[r]);
+    const ms = (m.ttft() + n * m.tpot()) * stretch * this.faults.latencyFactor(model, now);
+    this.status[r] = 200;
+    this.detail[r] = share < 0 ? Detail.None : Detail.MidStream;
+    this.tokens[r] = this.prompt[r] + n;
+    this.retry[r] = -1;
+    this.scheduler.schedule(now + (ms > 0 ? ms : 0), this.handlerId, DONE, r);
+  }
+
+  /** Gives free slots to the oldest queued requests, reclaiming dropped ones on the way. */
+  private startNext(m: ModelState, now: number): void {
+    while (m.busy < m.cfg.slots && m.len > 0) {
+      const r = m.shift();
+      if (this.state[r] === DROPPED) {
+        this.release(r);
+        continue;
+      }
+      m.queued--;
+      this.start(r, now);
+    }
+  }
+
+  private record(reqId: number, model: number, prompt: number, output: number, share: number): number {
+    if (this.freeTop === 0) this.grow();
+    const r = this.free[--this.freeTop];
+    this.reqId[r] = reqId;
+    this.model[r] = model;
+    this.prompt[r] = prompt;
+    this.output[r] = output;
+    this.share[r] = share;
+    this.gaveUp[r] = 0;
+    this.bind(reqId, r);
+    return r;
+  }
+
+  private bind(reqId: number, r: number): void {
+    if (!(reqId >= 0 && reqId < DIRECT_MAX && (reqId | 0) === reqId)) {
+      this.byId.set(reqId, r);
+      return;
+    }
+    if (reqId >= this.direct.length) {
+      const bigger = new Int32Array(Math.max(this.direct.length * 2, 2 ** Math.ceil(Math.log2(reqId + 1))));
+      bigger.set(this.direct);
+      this.direct = bigger;
+    }
+    this.direct[reqId] = r + 1;
+  }
+
+  /** The record of `reqId`, -1 if it has none. */
+  private lookup(reqId: number): number {
+    if (reqId >= 0 && reqId < DIRECT_MAX && (reqId | 0) === reqId) return reqId < this.direct.length ? this.direct[reqId] - 1 : -1;
+    return this.byId.get(reqId) ?? -1;
+  }
+
+  private unbind(reqId: number): void {
+    if (reqId >= 0 && reqId < DIRECT_MAX && (reqId | 0) === reqId) this.direct[reqId] = 0;
+    else this.byId.delete(reqId);
+  }
+
+  private release(r: number): void {
+    this.state[r] = FREE;
+    this.free[this.freeTop++] = r;
+  }
+
+  /** Doubles every record array; the new rows go on the free list, lowest index on top. */
+  private grow(): void {
+    const cap = Math.max(64, this.cap * 2);
+    const f64 = (a: Float64Array) => ((b) => (b.set(a), b))(new Float64Array(cap));
+    const i32 = (a: Int32Array) => ((b) => (b.set(a), b))(new Int32Array(cap));
+    const u8 = (a: Uint8Array) => ((b) => (b.set(a), b))(new Uint8Array(cap));
+    [this.reqId, this.prompt, this.output, this.share, this.tokens, this.retry] =
+      [f64(this.reqId), f64(this.prompt), f64(this.output), f64(this.share), f64(this.tokens), f64(this.retry)];
+    [this.model, this.status, this.detail] = [i32(this.model), i32(this.status), i32(this.detail)];
+    [this.state, this.gaveUp] = [u8(this.state), u8(this.gaveUp)];
+    const free = new Int32Array(cap);
+    free.set(this.free.subarray(0, this.freeTop));
+    for (let r = cap - 1; r >= this.cap; r--) free[this.freeTop++] = r;
+    this.free = free;
+    this.cap = cap;
+  }
+}
+
+function checkModel(m: ModelConfig, i: number): ModelConfig {
+  const name = `upstream.models[${i}]`;
+  checkNonEmptyString(`${name}.name`, m.name);
+  checkInteger(`${name}.slots`, m.slots, 1);
+  if (m.queue !== Infinity) checkInteger(`${name}.queue`, m.queue, 0);
+  checkInteger(`${name}.shedStatus`, m.shedStatus, 100, 599);
+  if (m.rpm !== undefined) checkPositive(`${name}.rpm`, m.rpm);
+  if (m.tpm !== undefined) checkPositive(`${name}.tpm`, m.tpm);
+  checkNumber(`${name}.loadStretch`, m.loadStretch, 0);
+  checkPositive(`${name}.contextTokens`, m.contextTokens);
+  return m;
+}
+
+function modelStats(m: ModelState): ModelStats {
+  const byStatus: Record<string, number> = {};
+  m.byStatus.forEach((n, s) => n > 0 && (byStatus[s] = n));
+  const byDetail: Record<string, number> = {};
+  m.byDetail.forEach((n, d) => n > 0 && (byDetail[DETAIL_NAMES[d]] = n));
+  const { busy, queued, attempts, tokensServed, wastedTokens, cancelled } = m;
+  return { name: m.cfg.name, busy, queued, attempts, byStatus, byDetail, tokensServed, wastedTokens, cancelled };
+}
