@@ -1,0 +1,93 @@
+import type { SeededRandom } from '../engine/random.js';
+import { sampler } from '../upstream/distribution.js';
+import type { EventHandler, Scheduler } from '../upstream/scheduler.js';
+import type { ArrivalConfig } from './config.js';
+
+const K_ARRIVE = 1;
+const K_USER = 2;
+
+/**
+ * Root task arrivals, on the schedule the scenario gives, whatever state the system is in
+ * (open loop: a slow upstream does not slow arrivals down, so latency is measured from the
+ * intended start with no coordinated omission). Closed-loop users wait for their task, think,
+ * and start the next; their intended start is the end of the think time.
+ */
+export class Arrivals implements EventHandler {
+  private readonly id: number;
+  private readonly think: () => number;
+  private readonly r: SeededRandom;
+
+  constructor(
+    private readonly cfg: ArrivalConfig,
+    private readonly durationMs: number,
+    private readonly scheduler: Scheduler,
+    private readonly start: (intendedStart: number, now: number) => void,
+    random: SeededRandom,
+  ) {
+    this.r = random.split('arrivals');
+    this.think = cfg.type === 'closed' ? sampler(cfg.thinkMs, this.r) : () => 0;
+    this.id = scheduler.register(this);
+  }
+
+  /** Schedules the first arrivals. */
+  begin(): void {
+    if (this.cfg.type === 'closed') {
+      for (let u = 0; u < this.cfg.users; u++) this.scheduler.schedule(0, this.id, K_USER, u);
+      return;
+    }
+    const first = this.cfg.type === 'ramp' ? this.rampTime(0) : this.gap(0);
+    if (first < this.durationMs) this.scheduler.schedule(this.cfg.type === 'constant' || this.cfg.type === 'burst' ? 0 : first, this.id, K_ARRIVE, 0);
+  }
+
+  /** A closed-loop user's task ended at `now`: it thinks, then starts another. */
+  userDone(now: number): void {
+    if (this.cfg.type !== 'closed') return;
+    const at = now + Math.max(0, this.think());
+    if (at < this.durationMs) this.scheduler.schedule(at, this.id, K_USER, 0);
+  }
+
+  handle(kind: number, _id: number, now: number): void {
+    this.start(now, now);
+    if (kind === K_USER) return;
+    this.count++;
+    const next = this.cfg.type === 'ramp' ? this.rampTime(this.count) : now + this.gap(now);
+    if (next < this.durationMs) this.scheduler.schedule(next, this.id, K_ARRIVE, 0);
+  }
+
+  private count = 0;
+
+  /**
+   * When the ramp's n-th arrival (from 0) is due: the rate grows linearly from `from` to `to`
+   * over D seconds, so arrivals by time t are N(t) = from·t + (to − from)·t² / 2D; solve N(t) = n.
+   */
+  private rampTime(n: number): number {
+    if (this.cfg.type !== 'ramp') return Infinity;
+    const a = (this.cfg.to - this.cfg.from) / (2 * (this.durationMs / 1000));
+    const b = this.cfg.from;
+    const t = Math.abs(a) < 1e-12 ? (b > 0 ? n / b : Infinity) : (-b + Math.sqrt(b * b + 4 * a * n)) / (2 * a);
+    return Number.isFinite(t) && t >= 0 ? t * 1000 : Infinity;
+  }
+
+  /** Time to the next arrival after one at `t`, from the rate at `t` (tasks per second). */
+  private gap(t: number): number {
+    const rate = this.rateAt(t);
+    if (!(rate > 0)) return Infinity;
+    if (this.cfg.type === 'poisson') return (-Math.log(1 - this.r.next()) * 1000) / rate;
+    return 1000 / rate;
+  }
+
+  private rateAt(t: number): number {
+    const c = this.cfg;
+    switch (c.type) {
+      case 'constant':
+      case 'poisson':
+        return c.rate;
+      case 'ramp':
+        return c.from + ((c.to - c.from) * Math.min(1, t / this.durationMs));
+      case 'burst':
+        return t % c.everyMs < c.lengthMs ? c.burstRate : c.rate;
+      case 'closed':
+        return 0;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import type { AdaptiveThrottleOptions } from '../engine/adaptive-throttle.js';
+import type { BackoffOptions } from '../engine/backoff.js';
+import type { CircuitBreakerOptions } from '../engine/circuit-breaker.js';
+import type { ConcurrencyLimiterOptions } from '../engine/concurrency-limiter.js';
+import type { LimitDimension } from '../engine/limiter.js';
+import type { RetryBudgetOptions } from '../engine/retry-budget.js';
+import type { Dist } from '../upstream/distribution.js';
+
+/** How root tasks arrive at the top layer. Rates are root tasks per second. */
+export type ArrivalConfig =
+  | { type: 'constant'; rate: number }
+  | { type: 'poisson'; rate: number }
+  /** Rate moves linearly from `from` to `to` over the run. */
+  | { type: 'ramp'; from: number; to: number }
+  /** `rate`, except `burstRate` for `lengthMs` every `everyMs`. */
+  | { type: 'burst'; rate: number; burstRate: number; everyMs: number; lengthMs: number }
+  /** `users` closed-loop users: each starts a task, waits for it, thinks, starts the next. */
+  | { type: 'closed'; users: number; thinkMs: Dist };
+
+/** The engine's options as a scenario gives them (the Guard's, less clock/random/store). */
+export interface EngineConfig {
+  maxAttempts: number;
+  backoff: Partial<BackoffOptions>;
+  retryBudget: Partial<RetryBudgetOptions> | false;
+  throttle: Partial<AdaptiveThrottleOptions> | false;
+  breaker: Partial<CircuitBreakerOptions> | false;
+  limits: LimitDimension[];
+  concurrency: Partial<ConcurrencyLimiterOptions> | false;
+  minAttemptMs: number;
+}
+
+/** Who retries at a layer, and how. */
+export type RetryPolicy =
+  /** One attempt, never retried. */
+  | { policy: 'none' }
+  /** Retries every failure up to `attempts` in all, with fixed exponential backoff (no budget, no jitter by default). */
+  | { policy: 'naive'; attempts: number; backoff: Partial<BackoffOptions> }
+  /** The official OpenAI SDK's defaults: 2 retries, 0.5 s × 2^n capped at 8 s with up to 25 % jitter taken off, `retry-after(-ms)` honoured under 60 s, retries 408/409/429/5xx and connection errors. */
+  | { policy: 'sdk'; maxRetries: number }
+  /** The stormlab engine (one Guard per layer), with the scenario's engine options merged with these. */
+  | { policy: 'engine'; engine: Partial<EngineConfig> };
+
+export interface LayerConfig {
+  name: string;
+  /** Children each call at this layer starts at the next layer (ignored on the last layer). */
+  fanout: Dist;
+  /** Per-attempt timeout at this layer, ms. @default Infinity */
+  timeoutMs: number;
+  retry: RetryPolicy;
+  /** Last layer only: the model its calls go to, then the fallback models in order. @default [first model] */
+  models?: string[];
+}
+
+export interface TrafficConfig {
+  arrival: ArrivalConfig;
+  /** Deadline of a root task, ms from its intended start; it propagates down the tree. @default Infinity */
+  deadlineMs: number;
+  layers: LayerConfig[];
+  /** Prompt and completion tokens of each leaf (LLM) call. */
+  tokens: { prompt: Dist; completion: Dist };
+  /** Defaults for layers whose policy is `engine`. */
+  engine: EngineConfig;
+}

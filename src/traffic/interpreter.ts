@@ -1,0 +1,288 @@
+import type { Classification } from '../engine/classify.js';
+import type { Clock } from '../engine/clock.js';
+import { Step, type GuardCall } from '../engine/guard-call.js';
+import { GuardCore } from '../engine/guard-core.js';
+import type { SeededRandom } from '../engine/random.js';
+import { sampler } from '../upstream/distribution.js';
+import type { UpstreamListener } from '../upstream/response.js';
+import type { EventHandler, Scheduler } from '../upstream/scheduler.js';
+import { CallTable } from './call-table.js';
+import type { EngineConfig, LayerConfig, TrafficConfig } from './config.js';
+import type { LeafTransport, TrafficObserver } from './observer.js';
+import { Code, TIMEOUT, classifyCode, classifyUpstream, codeOf } from './outcomes.js';
+import { plainPolicy, type PlainPolicy } from './retry-policy.js';
+import { TreeShape, childKey } from './shape.js';
+
+const K_RETRY = 1;
+const K_TIMEOUT = 2;
+/** Timeout events carry the low bits of the attempt serial above the kind, to spot stale ones. */
+const SERIAL_SHIFT = 4;
+const SERIAL_MASK = 0x7ffffff;
+/** What the observer is told for an upstream attempt that never answered in time. */
+export const STATUS_NO_ANSWER = -1;
+
+interface Layer {
+  cfg: LayerConfig;
+  leaf: boolean;
+  plain: PlainPolicy | undefined;
+  guard: GuardCore | undefined;
+  /** Leaf layers: upstream model index per engine target / fallback position. */
+  models: number[];
+}
+
+/**
+ * The fan-out interpreter: turns root tasks into calls down the layers and leaf attempts to
+ * the upstream, applying each layer's retry policy (none, naive, the OpenAI SDK's, or the
+ * engine through its synchronous `GuardCall`). Event-driven through a `Scheduler`, so the
+ * simulator (virtual time) and the live driver (real time, HTTP) run the same code.
+ *
+ * A call's attempt at a non-leaf layer starts all its children and succeeds when all of them
+ * succeed; a child's failure fails the attempt when the last child ends (siblings are not
+ * cancelled), so at full outage each layer multiplies the attempts below it by its own.
+ * An attempt that times out abandons its children: they run on (their results are stale,
+ * their tokens wasted) unless their deadline stops them — which only the engine checks.
+ */
+export class TrafficInterpreter implements EventHandler, UpstreamListener {
+  readonly calls = new CallTable();
+  private readonly layers: Layer[];
+  private readonly shape: TreeShape;
+  private readonly handlerId: number;
+  private readonly prompt: () => number;
+  private readonly completion: () => number;
+  private readonly counts: Float64Array;
+  private nextSerial = 1;
+  private roots = 0;
+  private guardCalls: Array<GuardCall | undefined> = [];
+  /** Called when a root task ends (closed-loop arrivals use it). */
+  onRootDone: ((now: number) => void) | undefined = undefined;
+
+  constructor(
+    config: TrafficConfig,
+    private readonly scheduler: Scheduler,
+    private readonly transport: LeafTransport,
+    private readonly observer: TrafficObserver,
+    random: SeededRandom,
+  ) {
+    const n = config.layers.length;
+    const clock: Clock = {
+      now: () => scheduler.now(),
+      setTimer: () => {
+        throw new Error('the traffic interpreter drives guards synchronously');
+      },
+    };
+    this.layers = config.layers.map((cfg, i) => {
+      const leaf = i === n - 1;
+      const names = leaf ? (cfg.models ?? []) : [config.layers[i + 1].name];
+      const models = leaf ? names.map((m) => transport.modelIndex(m)) : [];
+      const r = random.split(`layer:${cfg.name}`);
+      const guard = cfg.retry.policy === 'engine' ? makeGuard(config.engine, cfg.retry.engine, cfg.name, names, clock, r) : undefined;
+      return { cfg, leaf, plain: plainPolicy(cfg.retry, r.split('policy')), guard, models };
+    });
+    this.shape = new TreeShape(config.layers, random.split('shape').seed);
+    this.prompt = sampler(config.tokens.prompt, random.split('prompt'));
+    this.completion = sampler(config.tokens.completion, random.split('completion'));
+    this.counts = new Float64Array(n);
+    this.handlerId = scheduler.register(this);
+    this.deadlineMs = config.deadlineMs;
+  }
+
+  private readonly deadlineMs: number;
+
+  /** The engine of a layer, for dashboards and per-second samples (undefined if it has none). */
+  guardOf(layer: number): GuardCore | undefined {
+    return this.layers[layer].guard;
+  }
+
+  /** A root task arrives; `intendedStart` is when it was meant to (for coordinated omission). */
+  startRoot(intendedStart: number, now: number): void {
+    this.observer.rootOffered(now);
+    const key = this.shape.rootKey(this.roots++);
+    this.counts.fill(0);
+    this.shape.countLogical(0, key, this.counts);
+    for (let l = 0; l < this.counts.length; l++) this.observer.logicalCall(l, this.counts[l], now);
+    this.startCall(0, -1, 0, key, intendedStart + this.deadlineMs, intendedStart, now);
+  }
+
+  handle(kind: number, id: number, now: number): void {
+    if (kind === K_RETRY) {
+      this.attempt(id, now);
+      return;
+    }
+    // K_TIMEOUT: ignore if that attempt already ended.
+    const c = this.calls;
+    if (c.serial[id] === 0 || (c.serial[id] & SERIAL_MASK) !== kind >>> SERIAL_SHIFT) return;
+    const layer = this.layers[c.layer[id]];
+    if (layer.leaf) {
+      this.transport.cancel(c.reqId[id], now);
+      c.reqId[id] = -1;
+      this.observer.upstreamResponse(layer.models[c.target[id]], STATUS_NO_ANSWER, 0, 0, now);
+    }
+    this.attemptEnded(id, Code.Timeout, TIMEOUT, -1, now);
+  }
+
+  onResponse(reqId: number, status: number, detail: number, tokens: number, retryAfterMs: number, now: number): void {
+    const id = reqId;
+    const c = this.calls;
+    const layer = this.layers[c.layer[id]];
+    const model = layer.models[c.target[id]];
+    this.observer.upstreamResponse(model, status, detail, tokens, now);
+    if (c.reqId[id] !== reqId || c.serial[id] === 0) {
+      if (tokens > 0) this.observer.wasted(tokens, now);
+      return;
+    }
+    c.reqId[id] = -1;
+    const cls = classifyUpstream(status, detail, retryAfterMs);
+    const code = codeOf(cls);
+    if (code === Code.Ok) c.tokens[id] = tokens;
+    this.attemptEnded(id, code, cls, tokens, now);
+  }
+
+  private startCall(layerIx: number, parent: number, parentSerial: number, key: number, deadline: number, start: number, now: number): void {
+    const c = this.calls;
+    const id = c.alloc();
+    if (id >= this.guardCalls.length) this.guardCalls.length = c.layer.length;
+    c.layer[id] = layerIx;
+    c.parent[id] = parent;
+    c.parentSerial[id] = parentSerial;
+    c.key[id] = key;
+    c.attempts[id] = 0;
+    c.start[id] = start;
+    c.deadline[id] = deadline;
+    c.reqId[id] = -1;
+    c.target[id] = 0;
+    const layer = this.layers[layerIx];
+    if (layer.leaf) {
+      c.prompt[id] = Math.max(1, Math.round(this.prompt()));
+      c.completion[id] = Math.max(1, Math.round(this.completion()));
+    }
+    if (layer.guard !== undefined) {
+      const tokens = layer.leaf ? c.prompt[id] + c.completion[id] : 0;
+      this.guardCalls[id] = layer.guard.start(now, { deadlineAt: deadline, tokens });
+    }
+    this.attempt(id, now);
+  }
+
+  /** Starts the next attempt of call `id`, unless the engine refuses it. */
+  private attempt(id: number, now: number): void {
+    const c = this.calls;
+    const layerIx = c.layer[id];
+    const layer = this.layers[layerIx];
+    const gc = this.guardCalls[id];
+    let isRetry: boolean;
+    let timeout = layer.cfg.timeoutMs;
+    if (gc !== undefined) {
+      if (gc.next(now) !== Step.Attempt) {
+        this.observer.shed(layerIx, gc.shedReason!, now);
+        this.finish(id, Code.NoRetry, now);
+        return;
+      }
+      c.target[id] = gc.target;
+      isRetry = gc.attempts > 1;
+      const left = c.deadline[id] - now;
+      if (left < timeout) timeout = left;
+    } else {
+      isRetry = c.attempts[id] > 0;
+    }
+    c.attempts[id]++;
+    this.observer.attempt(layerIx, now, isRetry);
+    const serial = this.nextSerial;
+    this.nextSerial = serial === 0x7fffffff ? 1 : serial + 1;
+    c.serial[id] = serial;
+    c.attemptStart[id] = now;
+    c.tokens[id] = 0;
+    c.failCode[id] = Code.Ok;
+    if (timeout !== Infinity) this.scheduler.schedule(now + timeout, this.handlerId, K_TIMEOUT | ((serial & SERIAL_MASK) << SERIAL_SHIFT), id);
+    if (layer.leaf) {
+      // The request id is the call id: a leaf call has one live request at a time, and the
+      // upstream lets an id be reused as soon as its request was answered or cancelled.
+      const req = id;
+      c.reqId[id] = req;
+      const model = layer.models[c.target[id]];
+      this.observer.upstreamAttempt(model, now);
+      this.transport.submit(req, model, c.prompt[id], c.completion[id], now);
+      return;
+    }
+    const n = this.shape.fanout(layerIx, c.key[id]);
+    c.pending[id] = n;
+    const childDeadline = Math.min(c.deadline[id], now + timeout);
+    // Children may end synchronously (shed by their engine); the last one ends this attempt.
+    const key = c.key[id];
+    for (let i = 0; i < n; i++) this.startCall(layerIx + 1, id, serial, childKey(key, i), childDeadline, now, now);
+  }
+
+  /** An attempt of call `id` ended with `code`; decide: retry later, or finish the call. */
+  private attemptEnded(id: number, code: number, cls: Classification, usedTokens: number, now: number): void {
+    const c = this.calls;
+    c.serial[id] = 0;
+    const layer = this.layers[c.layer[id]];
+    if (code !== Code.Ok) {
+      const spent = layer.leaf ? usedTokens : c.tokens[id];
+      if (spent > 0) this.observer.wasted(spent, now);
+    }
+    const gc = this.guardCalls[id];
+    let delay: number;
+    if (gc !== undefined) {
+      const step = gc.complete(cls, now - c.attemptStart[id], usedTokens, now);
+      if (step === Step.Done) return this.finish(id, Code.Ok, now);
+      if (step === Step.Shed) {
+        this.observer.shed(c.layer[id], gc.shedReason!, now);
+        return this.finish(id, Code.NoRetry, now);
+      }
+      if (step === Step.Fail) return this.finish(id, code === Code.Timeout ? Code.Retryable : codeOf(cls), now);
+      delay = gc.delayMs;
+    } else {
+      if (code === Code.Ok) return this.finish(id, Code.Ok, now);
+      delay = layer.plain!.delayAfter(c.attempts[id], cls);
+      if (delay < 0) return this.finish(id, code === Code.Timeout ? Code.Retryable : code, now);
+    }
+    this.scheduler.schedule(now + delay, this.handlerId, K_RETRY, id);
+  }
+
+  /** Call `id` is over: report it, hand the result to its parent's attempt, free it. */
+  private finish(id: number, code: number, now: number): void {
+    const c = this.calls;
+    const layerIx = c.layer[id];
+    const ok = code === Code.Ok;
+    this.observer.callDone(layerIx, c.start[id], now, ok);
+    const parent = c.parent[id];
+    const tokens = ok ? c.tokens[id] : 0;
+    const parentSerial = c.parentSerial[id];
+    if (parent < 0) {
+      this.observer.rootDone(c.start[id], now, ok, now <= c.deadline[id]);
+    }
+    this.guardCalls[id] = undefined;
+    c.release(id);
+    if (parent < 0) {
+      this.onRootDone?.(now);
+      return;
+    }
+    if (c.serial[parent] !== parentSerial) {
+      if (tokens > 0) this.observer.wasted(tokens, now); // the parent's attempt gave up on us
+      return;
+    }
+    c.tokens[parent] += tokens;
+    if (!ok && (c.failCode[parent] === Code.Ok || code === Code.NoRetry)) c.failCode[parent] = code === Code.NoRetry ? Code.NoRetry : Code.Retryable;
+    if (--c.pending[parent] === 0) {
+      const pcode = c.failCode[parent];
+      this.attemptEnded(parent, pcode, classifyCode(pcode), -1, now);
+    }
+  }
+}
+
+function makeGuard(base: EngineConfig, over: Partial<EngineConfig>, name: string, targets: string[], clock: Clock, random: SeededRandom): GuardCore {
+  const e = { ...base, ...over };
+  return new GuardCore({
+    clock,
+    random: random.split('engine'),
+    name,
+    targets,
+    maxAttempts: e.maxAttempts,
+    backoff: e.backoff,
+    retryBudget: e.retryBudget,
+    throttle: e.throttle,
+    breaker: e.breaker,
+    limits: e.limits,
+    concurrency: false,
+    minAttemptMs: e.minAttemptMs,
+  });
+}

@@ -1,0 +1,26 @@
+import type { ShedReason } from '../engine/errors.js';
+
+/**
+ * What the traffic interpreter reports as it runs. Layers and models are indexes; times are
+ * ms since the start of the run. The run layer's metrics collector implements it.
+ */
+export interface TrafficObserver {
+  rootOffered(t: number): void;
+  rootDone(intendedStart: number, t: number, ok: boolean, withinDeadline: boolean): void;
+  /** Logical calls: what the tree would make if every call succeeded first time. */
+  logicalCall(layer: number, n: number, t: number): void;
+  attempt(layer: number, t: number, isRetry: boolean): void;
+  callDone(layer: number, intendedStart: number, t: number, ok: boolean): void;
+  shed(layer: number, reason: ShedReason, t: number): void;
+  upstreamAttempt(model: number, t: number): void;
+  upstreamResponse(model: number, status: number, detail: number, tokens: number, t: number): void;
+  /** Tokens spent on attempts whose caller had already given up or failed. */
+  wasted(tokens: number, t: number): void;
+}
+
+/** How leaf attempts reach an upstream: the simulated model, or HTTP in live mode. */
+export interface LeafTransport {
+  modelIndex(name: string): number;
+  submit(reqId: number, model: number, promptTokens: number, maxOutputTokens: number, now: number): void;
+  cancel(reqId: number, now: number): void;
+}
