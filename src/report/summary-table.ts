@@ -1,0 +1,179 @@
+import { SHED_REASONS } from '../engine/errors.js';
+import type { LayerResult, ResultFile, RunResult } from '../run/metrics/result.js';
+import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from './format.js';
+
+export interface SummaryTableOptions {
+  /** Add ANSI colours (green / yellow / red by health). @default false */
+  color: boolean;
+  /** Columns to fit; variants that do not fit side by side go into further blocks. @default 80 */
+  width: number;
+}
+
+const DEFAULTS: SummaryTableOptions = { color: false, width: 80 };
+
+type Health = 'good' | 'warn' | 'bad' | 'none';
+interface Cell {
+  text: string;
+  health: Health;
+}
+type Row = { label: string; cells?: Cell[] };
+
+const GAP = 2;
+const ANSI: Record<Health | 'bold' | 'dim', string> = { good: '32', warn: '33', bad: '31', none: '', bold: '1', dim: '2' };
+
+/** Health of a value where lower is better: good up to `ok`, warning up to `warn`. */
+function lower(x: number, ok: number, warn: number): Health {
+  return x <= ok ? 'good' : x <= warn ? 'warn' : 'bad';
+}
+
+/** Health of a share where higher is better: good from 99 %, warning from 90 %. */
+function higher(share: number): Health {
+  return share >= 0.99 ? 'good' : share >= 0.9 ? 'warn' : 'bad';
+}
+
+const cell = (text: string, health: Health = 'none'): Cell => ({ text, health });
+const amp = (x: number): Cell => cell(formatTimes(x), lower(x, 1.5, 3));
+const share = (x: number): Cell => cell(formatPercent(x), lower(x, 0.01, 0.1));
+
+function recovery(v: RunResult): Cell {
+  if (!v.series.faultActive.some((f) => f > 0)) return cell('—');
+  return v.recoveryMs === null ? cell('never', 'bad') : cell(formatMs(v.recoveryMs), v.recoveryMs === 0 ? 'good' : 'warn');
+}
+
+function wasted(v: RunResult): Cell {
+  const { wastedTokens, tokensServed } = v.upstream;
+  return cell(formatCount(wastedTokens), lower(tokensServed > 0 ? wastedTokens / tokensServed : wastedTokens, 0.01, 0.1));
+}
+
+function runRows(vs: RunResult[]): Row[] {
+  const row = (label: string, f: (v: RunResult) => Cell): Row => ({ label, cells: vs.map(f) });
+  return [
+    row('amplification', (v) => amp(v.amplification)),
+    row('goodput', (v) => cell(formatRate(v.goodput), higher(v.successRate))),
+    row('success rate', (v) => cell(formatPercent(v.successRate), higher(v.successRate))),
+    row('recovery', recovery),
+    row('root p50', (v) => cell(formatMs(v.roots.latencyMs.p50))),
+    row('root p95', (v) => cell(formatMs(v.roots.latencyMs.p95))),
+    row('root p99', (v) => cell(formatMs(v.roots.latencyMs.p99))),
+    row('upstream attempts', (v) => cell(formatCount(v.upstream.attempts))),
+    row('429 share', (v) => share(v.upstream.share['429'])),
+    row('5xx share', (v) => share(v.upstream.share['5xx'])),
+    row('timeout share', (v) => share(v.upstream.share.timeout)),
+    row('wasted tokens', wasted),
+  ];
+}
+
+/** Rows for one layer, matched by name across variants ('—' where a variant lacks it). */
+function layerRows(name: string, vs: RunResult[]): Row[] {
+  const layers = vs.map((v) => v.layers.find((l) => l.name === name));
+  const row = (label: string, f: (l: LayerResult) => Cell): Row => ({ label: `  ${label}`, cells: layers.map((l) => (l ? f(l) : cell('—'))) });
+  const reasons = SHED_REASONS.filter((r) => layers.some((l) => (l?.shed[r] ?? 0) > 0));
+  const shedRows = reasons.length
+    ? reasons.map((r) => row(`shed: ${r}`, (l) => cell(formatCount(l.shed[r] ?? 0))))
+    : [row('shed', () => cell('0'))];
+  return [
+    { label: `layer ${name}` },
+    row('logical calls', (l) => cell(formatCount(l.logicalCalls))),
+    row('attempts', (l) => cell(formatCount(l.attempts))),
+    row('amplification', (l) => amp(l.amplification)),
+    row('success', (l) => cell(formatPercent(l.successRate), l.ok + l.failed > 0 ? higher(l.successRate) : 'none')),
+    row('p50', (l) => cell(formatMs(l.latencyMs.p50))),
+    row('p95', (l) => cell(formatMs(l.latencyMs.p95))),
+    row('p99', (l) => cell(formatMs(l.latencyMs.p99))),
+    ...shedRows,
+  ];
+}
+
+function allRows(vs: RunResult[]): Row[] {
+  const names: string[] = [];
+  for (const v of vs) for (const l of v.layers) if (!names.includes(l.name)) names.push(l.name);
+  return [...runRows(vs), ...names.flatMap((n) => layerRows(n, vs))];
+}
+
+function paint(text: string, style: Health | 'bold' | 'dim', color: boolean): string {
+  return color && ANSI[style] ? `\x1b[${ANSI[style]}m${text}\x1b[0m` : text;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/** Breaks ` · `-separated parts into lines of at most `width` columns. */
+function wrap(parts: string[], width: number): string[] {
+  const lines: string[] = [];
+  for (const part of parts) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 3 + part.length <= width) lines[last] += ` · ${part}`;
+    else lines.push(last >= 0 ? `  ${part}` : part);
+  }
+  return lines;
+}
+
+function headline(vs: RunResult[], width: number): string[] {
+  if (vs.length === 1) {
+    const v = vs[0];
+    return wrap([`amplification ${formatTimes(v.amplification)}`, `goodput ${formatRate(v.goodput)}`, `success ${formatPercent(v.successRate)}`], width);
+  }
+  const parts = vs.map((v) => `${v.name} ${formatTimes(v.amplification)}`);
+  return wrap([`amplification ${parts[0]}`, ...parts.slice(1)], width);
+}
+
+/** One block of the table: the label column and the variant columns `from .. to`. */
+function block(rows: Row[], vs: RunResult[], from: number, to: number, o: SummaryTableOptions): string[] {
+  const labelW = Math.max(...rows.map((r) => r.label.length));
+  const room = Math.max(4, o.width - labelW - GAP);
+  const cols = vs.slice(from, to).map((v, j) => {
+    const w = Math.min(room, Math.max(v.name.length, ...rows.map((r) => r.cells?.[from + j].text.length ?? 0)));
+    return { name: truncate(v.name, w), w };
+  });
+  const head = ' '.repeat(labelW) + cols.map((c) => ' '.repeat(GAP) + paint(c.name.padStart(c.w), 'bold', o.color)).join('');
+  const body = rows.map((r) => {
+    if (!r.cells) return paint(truncate(r.label, o.width), 'bold', o.color);
+    const cells = cols.map((c, j) => {
+      const x = r.cells![from + j];
+      return ' '.repeat(GAP) + paint(truncate(x.text, c.w).padStart(c.w), x.health, o.color);
+    });
+    return r.label.padEnd(labelW) + cells.join('');
+  });
+  return [head.trimEnd(), ...body];
+}
+
+/** Splits the variants into blocks that each fit the width side by side. */
+function blocks(rows: Row[], vs: RunResult[], o: SummaryTableOptions): string[][] {
+  const labelW = Math.max(...rows.map((r) => r.label.length));
+  const widthOf = (i: number): number => GAP + Math.max(vs[i].name.length, ...rows.map((r) => r.cells?.[i].text.length ?? 0));
+  const out: string[][] = [];
+  let from = 0;
+  while (from < vs.length) {
+    let to = from + 1;
+    let used = labelW + widthOf(from);
+    while (to < vs.length && used + widthOf(to) <= o.width) used += widthOf(to++);
+    out.push(block(rows, vs, from, to, o));
+    from = to;
+  }
+  return out;
+}
+
+function footer(file: ResultFile): string {
+  const parts = [file.scenario, `seed ${file.seed}`, file.mode];
+  if (file.timing.attemptsPerSec > 0) parts.push(`${formatCount(file.timing.attemptsPerSec)} upstream attempts/s`);
+  if (file.timing.wallMs > 0) parts.push(`${formatMs(file.timing.wallMs)} wall`);
+  return parts.join(' · ');
+}
+
+/**
+ * The terminal summary of a result file: a headline (amplification, goodput, success for one
+ * variant; each variant's amplification for several), then a table with one column per
+ * variant. Plain text unless `color` is asked for; fits `width` columns (80 by default) for
+ * two variants, and splits more variants into blocks that fit.
+ */
+export function summaryTable(file: ResultFile, opts?: Partial<SummaryTableOptions>): string {
+  const o: SummaryTableOptions = { ...DEFAULTS, ...opts };
+  const vs = file.variants;
+  if (vs.length === 0) return `${paint('no variants in this result', 'warn', o.color)}\n`;
+  const rows = allRows(vs);
+  const tables = blocks(rows, vs, o).map((lines) => lines.join('\n'));
+  const foot = wrap(footer(file).split(' · '), o.width).map((l) => paint(l, 'dim', o.color));
+  const head = headline(vs, o.width).map((l) => paint(l, 'bold', o.color));
+  return `${[head.join('\n'), ...tables, foot.join('\n')].join('\n\n')}\n`;
+}

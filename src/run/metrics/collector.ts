@@ -1,0 +1,210 @@
+import { OptionError, type ShedReason } from '../../engine/errors.js';
+import { checkPositive } from '../../engine/options.js';
+import { LatencyHistogram } from './histogram.js';
+import { LayerStats } from './layer-stats.js';
+import { recoveryTime } from './recovery-time.js';
+import type { RootResult, RunResult, RunSnapshot } from './result.js';
+import { ratio, round6 } from './round.js';
+import { RunSeries, type EngineSample } from './run-series.js';
+import { BIN_MS, binOf } from './time-series.js';
+import { UpstreamCounters } from './upstream-counters.js';
+
+export type { EngineSample } from './run-series.js';
+
+export interface MetricsCollectorOptions {
+  /** Layer names, top (root) first; methods address layers by index into this list. */
+  layers: string[];
+  /** Upstream model names; methods address models by index into this list. */
+  models: string[];
+  /** The run's length: goodput is per second of it, recovery is looked for within it. */
+  durationMs: number;
+}
+
+const SNAPSHOT_BINS = 60;
+const RECENT_BINS = 5;
+
+/**
+ * Everything a run measures, fed by the driver (sim or live) as things happen. Every method
+ * called per root, call or attempt is O(1) and allocation-free: counters live in flat typed
+ * arrays indexed by layer/model/reason, latencies in fixed-size HDR histograms, series in
+ * per-second bins, so memory is flat in the number of requests. Times are ms since the run
+ * started (virtual or real); latencies are measured from the intended start.
+ */
+export class MetricsCollector {
+  readonly layers: readonly string[];
+  readonly models: readonly string[];
+  readonly durationMs: number;
+  private readonly leaf: number;
+  private readonly series: RunSeries;
+  private readonly layerStats: LayerStats;
+  private readonly upstream: UpstreamCounters;
+  private readonly rootLatency = new LatencyHistogram();
+  private offered = 0;
+  private ok = 0;
+  private late = 0;
+  private failed = 0;
+
+  constructor(opts: MetricsCollectorOptions) {
+    if (!Array.isArray(opts.layers) || opts.layers.length === 0) throw new OptionError('metrics.layers must name at least one layer, got none');
+    if (!Array.isArray(opts.models)) throw new OptionError('metrics.models must be an array of model names');
+    this.durationMs = checkPositive('metrics.durationMs', opts.durationMs);
+    this.layers = [...opts.layers];
+    this.models = [...opts.models];
+    this.leaf = this.layers.length - 1;
+    this.series = new RunSeries(this.layers, opts.durationMs);
+    this.layerStats = new LayerStats(this.layers);
+    this.upstream = new UpstreamCounters(this.models);
+  }
+
+  /** Index of a layer by name (resolve once, outside the hot path). */
+  layerIndex(name: string): number {
+    return indexOf('layer', this.layers, name);
+  }
+
+  /** Index of a model by name (resolve once, outside the hot path). */
+  modelIndex(name: string): number {
+    return indexOf('model', this.models, name);
+  }
+
+  /** Upstream attempts so far, every model (for the driver's attempts-per-second timing). */
+  get upstreamAttempts(): number {
+    return this.upstream.totalAttempts();
+  }
+
+  rootOffered(t: number): void {
+    this.offered++;
+    this.series.offered(t);
+  }
+
+  /** A root task finished at `t`; ok within its deadline is goodput, ok after it is `late`. */
+  rootDone(intendedStart: number, t: number, ok: boolean, withinDeadline: boolean): void {
+    this.rootLatency.record(t - intendedStart);
+    if (!ok) this.failed++;
+    else if (!withinDeadline) this.late++;
+    else {
+      this.ok++;
+      this.series.ok(t);
+    }
+  }
+
+  /** `n` logical calls at `layer` (calls the tree would make if every call succeeded first time). */
+  logicalCall(layer: number, n: number, t: number): void {
+    this.layerStats.logical(layer, n);
+    if (layer === this.leaf) this.series.leafCalls(t, n);
+  }
+
+  /** An attempt made at `layer`; a retry is an attempt after the first. */
+  attempt(layer: number, t: number, isRetry: boolean): void {
+    this.layerStats.attempt(layer, isRetry);
+  }
+
+  /** A logical call at `layer` finished (after all its attempts), ok or not. */
+  callDone(layer: number, intendedStart: number, t: number, ok: boolean): void {
+    this.layerStats.done(layer, t - intendedStart, ok);
+  }
+
+  /** A call refused locally by the engine at `layer`, before it reached the next layer. */
+  shed(layer: number, reason: ShedReason, t: number): void {
+    this.layerStats.shed(layer, reason);
+    this.series.shed(t);
+  }
+
+  upstreamAttempt(model: number, t: number): void {
+    this.upstream.attempt(model);
+    this.series.upstreamAttempt(t);
+  }
+
+  /**
+   * The upstream's answer to an attempt: `status` an HTTP status, 0 for a connection reset,
+   * -1 for no answer (hang/timeout); `detail` for a 429 names the limit (1 requests, 2 tokens,
+   * 3 insufficient_quota; 0 if unknown); `tokens` the tokens the upstream served for it.
+   */
+  upstreamResponse(model: number, status: number, detail: number, tokens: number, t: number): void {
+    this.upstream.response(model, status, detail, tokens);
+    this.series.response(status, t);
+  }
+
+  /** Tokens the upstream spent on an attempt whose caller had given up or failed. */
+  wasted(tokens: number, t: number, model = -1): void {
+    this.upstream.wasted(model, tokens);
+  }
+
+  /** Samples an engine layer's state (once per second) for the throttle/budget/breaker timelines. */
+  engineState(layer: number, t: number, s: EngineSample): void {
+    this.series.engine(layer, t, s);
+  }
+
+  /** Whether a fault phase is active at `t` (once per second): the recovery time starts from the last one. */
+  faultActive(t: number, active: boolean): void {
+    this.series.fault(t, active);
+  }
+
+  /** The run's result. `durationMs` overrides the planned duration (a live run stopped early). */
+  result(meta: { name: string; durationMs?: number }): RunResult {
+    const durationMs = meta.durationMs ?? this.durationMs;
+    const runBins = Math.ceil(durationMs / BIN_MS);
+    const bins = Math.max(runBins, this.series.length);
+    const [goodput, faults] = this.series.goodputAndFaults(bins);
+    return {
+      name: meta.name,
+      durationMs,
+      ...this.headline(durationMs),
+      roots: this.roots(),
+      layers: this.layerStats.result(),
+      upstream: this.upstream.result(),
+      recoveryMs: recoveryTime(goodput, faults, runBins, BIN_MS),
+      series: this.series.result(0, bins),
+    };
+  }
+
+  /** What a live dashboard renders: totals so far, the last 5 s amplification, the last 60 s of series. */
+  snapshot(t: number): RunSnapshot {
+    const now = binOf(t);
+    const from = now - RECENT_BINS + 1;
+    const recent = ratio(...this.series.upstreamAndLeaf(from, now + 1));
+    return {
+      t,
+      durationMs: this.durationMs,
+      progress: round6(Math.min(1, Math.max(0, t / this.durationMs))),
+      ...this.headline(t),
+      amplificationLast5s: round6(recent),
+      roots: this.roots(),
+      layers: this.layerStats.result(),
+      upstream: this.upstream.result(),
+      series: this.series.result(Math.max(0, now - SNAPSHOT_BINS + 1), now + 1),
+    };
+  }
+
+  /** Frees the histograms' WebAssembly memory. The collector is unusable after. */
+  destroy(): void {
+    this.rootLatency.destroy();
+    this.layerStats.destroy();
+  }
+
+  private headline(elapsedMs: number): { amplification: number; goodput: number; successRate: number } {
+    return {
+      amplification: round6(ratio(this.upstream.totalAttempts(), this.layerStats.logicalCalls(this.leaf))),
+      goodput: round6(ratio(this.ok, elapsedMs / 1000)),
+      successRate: round6(ratio(this.ok, this.offered)),
+    };
+  }
+
+  private roots(): RootResult {
+    const h = this.rootLatency;
+    const done = this.ok + this.late + this.failed;
+    return {
+      offered: this.offered,
+      ok: this.ok,
+      late: this.late,
+      failed: this.failed,
+      unfinished: Math.max(0, this.offered - done),
+      latencyMs: { p50: h.percentile(50), p95: h.percentile(95), p99: h.percentile(99), max: h.max },
+    };
+  }
+}
+
+function indexOf(kind: string, names: readonly string[], name: string): number {
+  const i = names.indexOf(name);
+  if (i < 0) throw new OptionError(`unknown ${kind} ${JSON.stringify(name)}; known: ${names.join(', ')}`);
+  return i;
+}

@@ -1,0 +1,173 @@
+import type { ShedReason } from '../../engine/errors.js';
+
+/**
+ * The versioned result JSON (`stormlab.result/v1`). Same scenario + seed in `sim` mode ⇒
+ * byte-identical JSON, except `timing`, the only place wall-clock figures may go. Floats are
+ * rounded to 6 significant digits; latencies are whole milliseconds from the intended start
+ * (no coordinated omission).
+ */
+export const RESULT_SCHEMA = 'stormlab.result/v1';
+
+export interface Percentiles {
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+export interface RootResult {
+  offered: number;
+  /** Completed successfully within their deadline. */
+  ok: number;
+  /** Completed successfully but after their deadline (not goodput). */
+  late: number;
+  failed: number;
+  /** Offered but not finished when the run ended. */
+  unfinished: number;
+  /** Every finished root (ok, late or failed), from its intended start. */
+  latencyMs: Percentiles & { max: number };
+}
+
+export interface LayerResult {
+  name: string;
+  logicalCalls: number;
+  attempts: number;
+  retries: number;
+  /** attempts ÷ logicalCalls. */
+  amplification: number;
+  /** Logical calls finished ok and failed. */
+  ok: number;
+  failed: number;
+  /** ok ÷ (ok + failed). */
+  successRate: number;
+  latencyMs: Percentiles;
+  /** Calls shed locally, by reason; only reasons with a non-zero count appear. */
+  shed: Partial<Record<ShedReason, number>>;
+}
+
+export interface UpstreamShare {
+  /** Shares of answered upstream attempts (every status counted, timeouts included). */
+  '429': number;
+  /** 500–599, 529 included. */
+  '5xx': number;
+  /** No answer (hang, timed out) or connection reset. */
+  timeout: number;
+}
+
+export interface UpstreamFigures {
+  attempts: number;
+  /**
+   * Attempts by outcome: HTTP statuses by number (`"200"`, `"429"`, `"529"`), `"reset"` for a
+   * connection reset (status 0), `"timeout"` for no answer (status -1), `"other"` for
+   * anything else. Only non-zero entries appear.
+   */
+  status: Record<string, number>;
+  /** 429s by the limit they name: requests/min, tokens/min, or `insufficient_quota`. */
+  rateLimited: { requests: number; tokens: number; quota: number };
+  share: UpstreamShare;
+  /** Tokens the upstream spent on attempts whose caller had already given up or failed. */
+  wastedTokens: number;
+  tokensServed: number;
+}
+
+export interface ModelResult extends UpstreamFigures {
+  name: string;
+}
+
+export interface UpstreamResult extends UpstreamFigures {
+  models: ModelResult[];
+}
+
+/** Time series of the engine state at one engine layer, sampled once per second. */
+export interface EngineSeries {
+  layer: string;
+  dropProbability: number[];
+  budgetBalance: number[];
+  /** 1 when the breaker was open at a sample in that second. */
+  breakerOpen: number[];
+}
+
+/** Per-second series; index i covers [i·binMs, (i+1)·binMs) of the run. */
+export interface SeriesResult {
+  binMs: number;
+  /** Index of the first bin in these arrays (0 in a result; later in a live snapshot). */
+  fromBin: number;
+  offered: number[];
+  /** Roots completed ok within their deadline: goodput per second. */
+  ok: number[];
+  /** Calls shed locally, every layer and reason. */
+  shed: number[];
+  upstreamAttempts: number[];
+  leafCalls: number[];
+  status429: number[];
+  /** 500–599, 529 included. */
+  status5xx: number[];
+  /** Upstream timeouts (no answer) and connection resets. */
+  timeouts: number[];
+  /** 1 while a fault phase was active. */
+  faultActive: number[];
+  engine: EngineSeries[];
+}
+
+export interface RunResult {
+  /** The variant's name (e.g. `naive`, `engine`). */
+  name: string;
+  durationMs: number;
+  /** Upstream attempts ÷ logical leaf calls. */
+  amplification: number;
+  /** Roots completed ok within their deadline, per second of the run's duration. */
+  goodput: number;
+  /** roots.ok ÷ roots.offered. */
+  successRate: number;
+  roots: RootResult;
+  layers: LayerResult[];
+  upstream: UpstreamResult;
+  /**
+   * After the last fault phase ended, the time until goodput per second was back to ≥ 90 % of
+   * its pre-fault average: 0 if it never dropped (or there was no fault), null if it did not
+   * recover within the run (or no second before the first fault gives a baseline).
+   */
+  recoveryMs: number | null;
+  series: SeriesResult;
+}
+
+/** Wall-clock figures: the only part of a result file that may differ between identical runs. */
+export interface RunTiming {
+  wallMs: number;
+  /** Upstream attempts (every variant) per wall-clock second. */
+  attemptsPerSec: number;
+  /** Simulator events processed, when the driver counts them. */
+  events?: number;
+  eventsPerSec?: number;
+  /** Per variant, in the order of `variants`. */
+  variants?: Array<{ name: string; wallMs: number; attemptsPerSec: number }>;
+}
+
+export interface ResultFile {
+  schema: typeof RESULT_SCHEMA;
+  scenario: string;
+  seed: number;
+  mode: 'sim' | 'live';
+  variants: RunResult[];
+  timing: RunTiming;
+}
+
+/** What a live dashboard renders, every ~100 ms. */
+export interface RunSnapshot {
+  /** Time of the snapshot, ms since the run started. */
+  t: number;
+  durationMs: number;
+  /** t ÷ durationMs, capped at 1. */
+  progress: number;
+  amplification: number;
+  /** Upstream attempts ÷ logical leaf calls over the last 5 seconds (this one included). */
+  amplificationLast5s: number;
+  /** Roots ok within deadline per second so far. */
+  goodput: number;
+  successRate: number;
+  /** `unfinished` counts the roots in flight. */
+  roots: RootResult;
+  layers: LayerResult[];
+  upstream: UpstreamResult;
+  /** The last 60 seconds. */
+  series: SeriesResult;
+}

@@ -1,0 +1,117 @@
+import type { SeriesResult } from './result.js';
+import { round6 } from './round.js';
+import { BIN_MS, TimeSeries } from './time-series.js';
+import { STATUS_RESET, STATUS_TIMEOUT } from './upstream-counters.js';
+
+const FIELDS = ['offered', 'ok', 'shed', 'upstreamAttempts', 'leafCalls', 'status429', 'status5xx', 'timeouts', 'faultActive'] as const;
+type Field = (typeof FIELDS)[number];
+const [OFFERED, OK, SHED, UPSTREAM, LEAF, S429, S5XX, TIMEOUTS, FAULT] = FIELDS.map((_, i) => i);
+/** Engine gauges per layer, flat: layer * 3 + gauge. */
+const DROP = 0;
+const BALANCE = 1;
+const BREAKER = 2;
+
+/** An engine layer's state, sampled by the driver once per second. */
+export interface EngineSample {
+  dropProbability: number;
+  budgetBalance: number;
+  breakerOpen: boolean;
+}
+
+/**
+ * A run's per-second series: counters the hot path adds to (one bin index and one add each)
+ * and the engine gauges sampled once per second, only reported for layers that sampled them.
+ */
+export class RunSeries {
+  private readonly layers: readonly string[];
+  private readonly counters: TimeSeries<Field>;
+  private readonly gauges: TimeSeries;
+  private readonly sampled: Uint8Array;
+
+  constructor(layers: readonly string[], expectedMs: number) {
+    this.layers = layers;
+    this.counters = new TimeSeries(FIELDS, expectedMs);
+    this.gauges = new TimeSeries(layers.flatMap((_, i) => [`${i}.drop`, `${i}.balance`, `${i}.breaker`]), expectedMs);
+    this.sampled = new Uint8Array(layers.length);
+  }
+
+  /** Bins written so far. */
+  get length(): number {
+    return Math.max(this.counters.length, this.gauges.length);
+  }
+
+  offered(t: number): void {
+    this.counters.add(OFFERED, t, 1);
+  }
+
+  ok(t: number): void {
+    this.counters.add(OK, t, 1);
+  }
+
+  shed(t: number): void {
+    this.counters.add(SHED, t, 1);
+  }
+
+  upstreamAttempt(t: number): void {
+    this.counters.add(UPSTREAM, t, 1);
+  }
+
+  leafCalls(t: number, n: number): void {
+    this.counters.add(LEAF, t, n);
+  }
+
+  response(status: number, t: number): void {
+    if (status === 429) this.counters.add(S429, t, 1);
+    else if (status >= 500 && status <= 599) this.counters.add(S5XX, t, 1);
+    else if (status === STATUS_TIMEOUT || status === STATUS_RESET) this.counters.add(TIMEOUTS, t, 1);
+  }
+
+  fault(t: number, active: boolean): void {
+    this.counters.max(FAULT, t, active ? 1 : 0);
+  }
+
+  engine(layer: number, t: number, s: EngineSample): void {
+    this.sampled[layer] = 1;
+    this.gauges.set(layer * 3 + DROP, t, finite(s.dropProbability));
+    this.gauges.set(layer * 3 + BALANCE, t, finite(s.budgetBalance));
+    this.gauges.max(layer * 3 + BREAKER, t, s.breakerOpen ? 1 : 0);
+  }
+
+  /** Upstream attempts and logical leaf calls, each summed over bins `from` .. `to`. */
+  upstreamAndLeaf(from: number, to: number): [number, number] {
+    return [this.counters.sum(UPSTREAM, from, to), this.counters.sum(LEAF, from, to)];
+  }
+
+  /** Goodput and fault flags per bin, for the recovery time. */
+  goodputAndFaults(bins: number): [number[], number[]] {
+    return [this.counters.slice(OK, 0, bins), this.counters.slice(FAULT, 0, bins)];
+  }
+
+  /** Bins `from` .. `to` as plain arrays (gauges rounded to 6 significant digits). */
+  result(from: number, to: number): SeriesResult {
+    const col = (field: number): number[] => this.counters.slice(field, from, to);
+    const gauge = (field: number): number[] => this.gauges.slice(field, from, to).map(round6);
+    const engine = this.layers.flatMap((layer, i) =>
+      this.sampled[i] ? [{ layer, dropProbability: gauge(i * 3 + DROP), budgetBalance: gauge(i * 3 + BALANCE), breakerOpen: gauge(i * 3 + BREAKER) }] : [],
+    );
+    return {
+      binMs: BIN_MS,
+      fromBin: from,
+      offered: col(OFFERED),
+      ok: col(OK),
+      shed: col(SHED),
+      upstreamAttempts: col(UPSTREAM),
+      leafCalls: col(LEAF),
+      status429: col(S429),
+      status5xx: col(S5XX),
+      timeouts: col(TIMEOUTS),
+      faultActive: col(FAULT),
+      engine,
+    };
+  }
+}
+
+/** Non-finite gauges (an unlimited budget's Infinity) are stored as 0: JSON has no Infinity. */
+function finite(x: number): number {
+  return Number.isFinite(x) ? x : 0;
+}
