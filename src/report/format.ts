@@ -45,6 +45,8 @@ export function formatCount(n: number): string {
 
 /** A multiplier: `27.0×`, `1.08×`. */
 export function formatTimes(x: number): string {
+  // Below 0.01× keep two significant digits: an engine that sends 0.3 % of the load did not send none.
+  if (x > 0 && x < 0.01) return `${Number(x.toPrecision(2))}×`;
   return `${sig3(x)}×`;
 }
 

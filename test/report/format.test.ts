@@ -14,6 +14,7 @@ describe('format', () => {
 
   it('writes multipliers, rates, percentages and durations', () => {
     expect([27, 1.08, 1.5].map(formatTimes)).toEqual(['27.0×', '1.08×', '1.50×']);
+    expect([0.0030556, 0.00001, 0].map(formatTimes)).toEqual(['0.0031×', '0.00001×', '0.00×']);
     expect([0, 12.34, 4321].map(formatRate)).toEqual(['0.00/s', '12.3/s', '4.32k/s']);
     expect([0, 0.951, 1, 0.0002, 0.99996].map(formatPercent)).toEqual(['0.0 %', '95.1 %', '100.0 %', '<0.1 %', '>99.9 %']);
     expect([0, 850, 999.4, 1234, 12_345, 150_000].map(formatMs)).toEqual(['0 ms', '850 ms', '999 ms', '1.23 s', '12.3 s', '2.50 min']);
