@@ -72,9 +72,14 @@ export class AdaptiveThrottle {
    * was before this request). Draws a random number only when p > 0.
    */
   tryAcquire(now: number): boolean {
-    const p = this.dropProbability(now);
-    this.window.add(REQUESTS, 1, now);
-    return p === 0 || this.random.next() >= p;
+    const w = this.window;
+    const requests = w.total(REQUESTS, now);
+    w.add(REQUESTS, 1, now);
+    if (requests < this.minRequests) return true;
+    // p as in dropProbability, inlined: this runs once per request.
+    const p = (requests - this.k * w.total(ACCEPTS, now)) / (requests + 1);
+    if (p <= 0) return true;
+    return this.random.next() >= (p < this.maxP ? p : this.maxP);
   }
 
   /** The outcome of an allowed request: `accepted` when the upstream answered usefully. */

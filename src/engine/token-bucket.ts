@@ -34,6 +34,7 @@ export interface TokenBucketLike {
 export class TokenBucket implements TokenBucketLike {
   readonly spec: BucketSpec;
   private readonly ratePerMs: number;
+  private readonly capacity: number;
   private tokens: number;
   private owed = 0;
   private last = -Infinity;
@@ -44,6 +45,7 @@ export class TokenBucket implements TokenBucketLike {
     if (spec.initial !== undefined) checkNumber(`${name}.initial`, spec.initial, 0, spec.capacity);
     this.spec = { ...spec };
     this.ratePerMs = spec.refillPerSec / 1000;
+    this.capacity = spec.capacity;
     this.tokens = spec.initial ?? spec.capacity;
   }
 
@@ -81,17 +83,17 @@ export class TokenBucket implements TokenBucketLike {
 
   waitMs(n: number, now: number): number {
     this.refill(now);
-    if (n > this.spec.capacity) return Infinity;
+    if (n > this.capacity) return Infinity;
     const missing = n + this.owed - this.tokens;
     if (missing <= 0) return 0;
     return this.ratePerMs > 0 ? missing / this.ratePerMs : Infinity;
   }
 
   private refill(now: number): void {
-    if (now <= this.last) return;
-    const elapsed = this.last === -Infinity ? 0 : now - this.last;
+    const last = this.last;
+    if (now <= last) return;
     this.last = now;
-    if (elapsed > 0) this.credit(elapsed * this.ratePerMs);
+    if (last !== -Infinity) this.credit((now - last) * this.ratePerMs);
   }
 
   private credit(n: number): void {
@@ -101,6 +103,6 @@ export class TokenBucket implements TokenBucketLike {
       n -= paid;
     }
     const t = this.tokens + n;
-    this.tokens = t > this.spec.capacity ? this.spec.capacity : t;
+    this.tokens = t > this.capacity ? this.capacity : t;
   }
 }

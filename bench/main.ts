@@ -1,0 +1,39 @@
+import { writeFileSync } from 'node:fs';
+import { engineSuite } from './engine.bench.js';
+import type { Row } from './measure.js';
+
+/**
+ * `npm run bench [-- --json FILE] [-- --suite engine]`: prints each suite's table and, with
+ * --json, writes every figure as rows {suite, name, value, unit}.
+ */
+const SUITES: Record<string, () => Promise<Row[]>> = { engine: engineSuite };
+
+function parseArgs(argv: string[]): { json?: string; suites: string[] } {
+  const out: { json?: string; suites: string[] } = { suites: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--json') out.json = argv[++i];
+    else if (a === '--suite') out.suites.push(argv[++i]);
+    else {
+      console.error(`bench: unknown argument ${JSON.stringify(a)} (use --json FILE, --suite ${Object.keys(SUITES).join('|')})`);
+      process.exit(2);
+    }
+  }
+  for (const s of out.suites) {
+    if (!(s in SUITES)) {
+      console.error(`bench: unknown suite ${JSON.stringify(s)} (known: ${Object.keys(SUITES).join(', ')})`);
+      process.exit(2);
+    }
+  }
+  if (out.suites.length === 0) out.suites = Object.keys(SUITES);
+  return out;
+}
+
+const args = parseArgs(process.argv.slice(2));
+const rows: Row[] = [];
+console.log(`node ${process.version}, ${new Date().toISOString()}`);
+for (const s of args.suites) rows.push(...(await SUITES[s]()));
+if (args.json) {
+  writeFileSync(args.json, JSON.stringify(rows, null, 2) + '\n');
+  console.log(`\nwrote ${rows.length} rows to ${args.json}`);
+}

@@ -1,0 +1,222 @@
+import { planRetry } from './backoff.js';
+import type { Classification } from './classify.js';
+import type { ShedReason } from './errors.js';
+import type { GuardEvent } from './guard-events.js';
+import type { GuardCore } from './guard-core.js';
+import type { Reservation } from './limiter.js';
+
+/**
+ * What a call should do next. Numbers, not objects, so the simulator can drive millions of
+ * calls without allocating a step per decision; the details sit on the `GuardCall`.
+ */
+export const Step = {
+  /** Make attempt `call.attempt` against target `call.target` now. */
+  Attempt: 1,
+  /** Wait `call.delayMs` (0 means at once), then ask `next` again. */
+  Wait: 2,
+  /** The upstream answered with success. */
+  Done: 3,
+  /** Refused locally: see `call.shedReason` and `call.retryAfterMs`. */
+  Shed: 4,
+  /** The upstream's answer ends the call (not retryable, or attempts exhausted): see `call.last`. */
+  Fail: 5,
+} as const;
+export type StepCode = (typeof Step)[keyof typeof Step];
+
+/**
+ * One logical call going through a guard: the seeds' safe execution chain as a synchronous
+ * state machine. `next(now)` decides whether the next attempt may go
+ * (budget → limit → deadline → breaker → throttle), `complete(...)` records the attempt's
+ * outcome everywhere and decides: done, fail, fall back, or retry after a backoff that
+ * honours `retry-after` and never waits past the deadline. `guard.run` and the simulator
+ * both drive calls through these two methods, so they cannot disagree.
+ */
+export class GuardCall {
+  /** Index of the current target in the guard's fallback chain. */
+  target = 0;
+  /** Attempts made on the current target (1 during the first). */
+  attempt = 0;
+  /** Attempts made on all targets. */
+  attempts = 0;
+  /** After `Step.Wait`: how long to wait. */
+  delayMs = 0;
+  /** After `Step.Shed`: why. */
+  shedReason: ShedReason | undefined = undefined;
+  /** After `Step.Shed`: when trying again could work, if known. */
+  retryAfterMs: number | undefined = undefined;
+  /** The classification of the last completed attempt. */
+  last: Classification | undefined = undefined;
+  /** Set by drivers that pass an AbortSignal to attempts. */
+  signal: AbortSignal | undefined = undefined;
+  readonly deadlineAt: number;
+  readonly tokens: number;
+  readonly keys: Record<string, string> | undefined;
+
+  private readonly g: GuardCore;
+  private ticket = -1;
+  private reservation: Reservation | undefined = undefined;
+  private retrying = false;
+  private prevDelay = 0;
+
+  constructor(core: GuardCore, deadlineAt: number, tokens: number, keys: Record<string, string> | undefined) {
+    this.g = core;
+    this.deadlineAt = deadlineAt;
+    this.tokens = tokens;
+    this.keys = keys;
+  }
+
+  /** Name of the current target. */
+  get targetName(): string {
+    return this.g.targets[this.target];
+  }
+
+  /** True when the call has moved past the first target of the fallback chain. */
+  get degraded(): boolean {
+    return this.target > 0;
+  }
+
+  /** Whether the attempt about to be made (or being made) is a retry on its target. */
+  get isRetry(): boolean {
+    return this.retrying;
+  }
+
+  /** Milliseconds of the deadline left at `now`. */
+  remainingMs(now: number): number {
+    const left = this.deadlineAt - now;
+    return left > 0 ? left : 0;
+  }
+
+  next(now: number): StepCode {
+    const g = this.g;
+    for (;;) {
+      const t = this.target;
+      if (this.retrying && g.budget !== undefined && !g.budget.canRetry(now)) return this.shed('budget', now, undefined);
+      if (this.deadlineAt - now <= 0 || this.deadlineAt - now < g.minAttemptMs) return this.shed('deadline', now, undefined);
+      if (g.limiter !== undefined) {
+        const r = g.limiter.reserve({ tokens: this.tokens, keys: this.keys }, now);
+        if (!r.ok) return this.shed('limit', now, r.retryAfterMs);
+        this.reservation = r;
+        if (g.listener) g.emit({ type: 'reserve', at: now, target: g.targets[t], tokens: r.tokens });
+      }
+      if (g.breakers !== undefined) {
+        this.ticket = g.breakers[t].tryAcquire(now);
+        if (this.ticket < 0) {
+          this.releaseReservation(now);
+          if (this.fallBack(now, 'breaker_open')) continue;
+          return this.shed('breaker', now, g.breakers[t].retryAfterMs(now));
+        }
+      }
+      if (g.throttles !== undefined && !g.throttles[t].tryAcquire(now)) {
+        this.dropTicket(now);
+        this.releaseReservation(now);
+        return this.shed('throttle', now, undefined);
+      }
+      if (g.budget !== undefined) {
+        if (this.retrying) g.budget.withdraw(now);
+        else g.budget.recordFirst(now);
+      }
+      this.attempt++;
+      this.attempts++;
+      if (g.listener) g.emit({ type: 'attempt', at: now, target: g.targets[t], attempt: this.attempt });
+      return Step.Attempt;
+    }
+  }
+
+  /**
+   * Records the outcome of the attempt that `next` allowed. `usedTokens` is what the upstream
+   * reported (prompt + completion), or −1 when unknown: then a success keeps its reservation
+   * and a failure is refunded (providers do not bill refused requests).
+   */
+  complete(cls: Classification, latencyMs: number, usedTokens: number, now: number): StepCode {
+    const g = this.g;
+    const t = this.target;
+    if (this.ticket >= 0) {
+      g.breakers![t].record(this.ticket, cls.breaker, latencyMs, now);
+      this.ticket = -1;
+    }
+    if (g.throttles !== undefined && cls.counted) g.throttles[t].record(cls.accept, now);
+    this.settleReservation(cls, usedTokens, now);
+    this.last = cls;
+    switch (cls.action) {
+      case 'done':
+        return Step.Done;
+      case 'fail':
+        return Step.Fail;
+      case 'fallback':
+        return this.fallBack(now, cls.class) ? this.waitFor(0) : Step.Fail;
+      default:
+        return this.planNext(cls, now);
+    }
+  }
+
+  /** The caller gave up on an attempt in flight: free what it held, count nothing. */
+  abandon(now: number): void {
+    this.dropTicket(now);
+    this.releaseReservation(now);
+  }
+
+  private planNext(cls: Classification, now: number): StepCode {
+    const g = this.g;
+    if (this.attempt >= g.maxAttempts) return this.fallBack(now, 'attempts_exhausted') ? this.waitFor(0) : Step.Fail;
+    if (g.budget !== undefined && !g.budget.canRetry(now)) return this.shed('budget', now, undefined);
+    const backoffMs = g.backoff.delayMs(this.attempt, this.prevDelay);
+    const plan = planRetry({ backoffMs, retryAfterMs: cls.retryAfterMs, now, deadlineAt: this.deadlineAt, minAttemptMs: g.minAttemptMs });
+    if (!plan.ok) return this.shed('deadline', now, plan.wouldWaitMs);
+    this.prevDelay = plan.delayMs;
+    this.retrying = true;
+    if (g.listener) g.emit({ type: 'retry', at: now, target: g.targets[this.target], attempt: this.attempt, delayMs: plan.delayMs, class: cls.class });
+    return this.waitFor(plan.delayMs);
+  }
+
+  private waitFor(ms: number): StepCode {
+    this.delayMs = ms;
+    return Step.Wait;
+  }
+
+  /** Moves to the next available target, as a fresh call there. False if there is none. */
+  private fallBack(now: number, why: Extract<GuardEvent, { type: 'fallback' }>['why']): boolean {
+    const g = this.g;
+    const next = g.chain.next(this.target, now);
+    if (next < 0) return false;
+    if (g.listener) g.emit({ type: 'fallback', at: now, from: g.targets[this.target], to: g.targets[next], why });
+    this.target = next;
+    this.attempt = 0;
+    this.retrying = false;
+    this.prevDelay = 0;
+    return true;
+  }
+
+  private shed(reason: ShedReason, now: number, retryAfterMs: number | undefined): StepCode {
+    this.shedReason = reason;
+    this.retryAfterMs = retryAfterMs;
+    const g = this.g;
+    if (g.listener) {
+      const e: GuardEvent = { type: 'shed', at: now, target: g.targets[this.target], reason, retry: this.retrying };
+      if (retryAfterMs !== undefined) e.retryAfterMs = retryAfterMs;
+      g.emit(e);
+    }
+    return Step.Shed;
+  }
+
+  private dropTicket(now: number): void {
+    if (this.ticket < 0) return;
+    this.g.breakers![this.target].record(this.ticket, 'ignored', 0, now);
+    this.ticket = -1;
+  }
+
+  private releaseReservation(now: number): void {
+    if (this.reservation === undefined) return;
+    this.reservation.release(now);
+    this.reservation = undefined;
+  }
+
+  private settleReservation(cls: Classification, usedTokens: number, now: number): void {
+    const r = this.reservation;
+    if (r === undefined) return;
+    this.reservation = undefined;
+    const actual = usedTokens >= 0 ? usedTokens : cls.action === 'done' ? r.tokens : 0;
+    r.reconcile(actual, now);
+    const g = this.g;
+    if (g.listener) g.emit({ type: 'reconcile', at: now, target: g.targets[this.target], reserved: r.tokens, actual });
+  }
+}

@@ -1,0 +1,121 @@
+import { AdaptiveThrottle } from './adaptive-throttle.js';
+import { Backoff } from './backoff.js';
+import { CircuitBreaker, type BreakerTransition } from './circuit-breaker.js';
+import type { Clock } from './clock.js';
+import { ConcurrencyLimiter } from './concurrency-limiter.js';
+import { FallbackChain } from './fallback-chain.js';
+import { GuardCall } from './guard-call.js';
+import type { GuardEvent, GuardListener } from './guard-events.js';
+import { resolveGuardOptions, type GuardOptions, type ResolvedGuardOptions } from './guard-options.js';
+import { Limiter } from './limiter.js';
+import type { Random } from './random.js';
+import { RetryBudget } from './retry-budget.js';
+import { MemoryStore, type StateStore } from './store.js';
+
+export interface StartOptions {
+  /** Absolute deadline on the guard's clock. @default now + the guard's timeoutMs */
+  deadlineAt?: number;
+  /** Token estimate for the limiter's token dimensions (prompt + max output). @default 0 */
+  tokens?: number;
+  /** Keys that pick the limiter's buckets, e.g. `{ tenant: 't1', model: 'gpt-4o' }`. */
+  keys?: Record<string, string>;
+}
+
+export interface GuardSnapshot {
+  at: number;
+  budget?: { firsts: number; retries: number; balance: number };
+  targets: Array<{
+    name: string;
+    throttle?: { requests: number; accepts: number; dropProbability: number };
+    breaker?: ReturnType<CircuitBreaker['snapshot']>;
+  }>;
+  limits: ReturnType<Limiter['snapshot']>;
+  concurrency?: { inFlight: number; queued: number };
+}
+
+/**
+ * The primitives a guard composes, built once from its options, plus the synchronous entry
+ * point `start`. Everything a `GuardCall` touches per decision is a plain field here.
+ */
+export class GuardCore {
+  readonly options: ResolvedGuardOptions;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly store: StateStore;
+  readonly targets: readonly string[];
+  readonly maxAttempts: number;
+  readonly minAttemptMs: number;
+  readonly backoff: Backoff;
+  readonly chain: FallbackChain<string>;
+  readonly budget: RetryBudget | undefined;
+  readonly throttles: AdaptiveThrottle[] | undefined;
+  readonly breakers: CircuitBreaker[] | undefined;
+  readonly limiter: Limiter | undefined;
+  readonly concurrency: ConcurrencyLimiter | undefined;
+  listener: GuardListener | undefined;
+  private listeners: GuardListener[] = [];
+
+  constructor(options: GuardOptions) {
+    const o = resolveGuardOptions(options);
+    this.options = o;
+    this.clock = o.clock;
+    this.random = o.random;
+    this.store = options.store ?? new MemoryStore();
+    this.targets = o.targets;
+    this.maxAttempts = o.maxAttempts;
+    this.minAttemptMs = o.minAttemptMs;
+    this.backoff = new Backoff(o.backoff, o.random);
+    const prefix = o.name;
+    this.budget = o.retryBudget === false ? undefined : new RetryBudget(o.retryBudget, this.store, `${prefix}:budget`);
+    this.throttles = o.throttle === false ? undefined : o.targets.map((t) => new AdaptiveThrottle(o.throttle || {}, o.random, this.store, `${prefix}:throttle:${t}`));
+    this.breakers = o.breaker === false ? undefined : o.targets.map((t) => this.makeBreaker(t, o.breaker || {}));
+    this.limiter = o.limits.length > 0 ? new Limiter({ dimensions: o.limits, store: this.store }) : undefined;
+    this.concurrency = o.concurrency === false ? undefined : new ConcurrencyLimiter(o.concurrency);
+    const breakers = this.breakers;
+    this.chain = new FallbackChain(o.targets.map((name, i) => ({ name, value: name, available: breakers ? (now: number) => breakers[i].state(now) !== 'open' : undefined })));
+    if (options.onEvent) this.subscribe(options.onEvent);
+  }
+
+  /** Begins a logical call at `now`; drive it with `call.next(now)` and `call.complete(...)`. */
+  start(now: number, opts?: StartOptions): GuardCall {
+    const deadlineAt = opts?.deadlineAt ?? now + this.options.timeoutMs;
+    return new GuardCall(this, deadlineAt, opts?.tokens ?? 0, opts?.keys);
+  }
+
+  /** Adds a listener for `GuardEvent`s; returns a function that removes it. */
+  subscribe(listener: GuardListener): () => void {
+    this.listeners.push(listener);
+    this.listener = this.listeners.length === 1 ? listener : this.fanOut;
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+      this.listener = this.listeners.length === 0 ? undefined : this.listeners.length === 1 ? this.listeners[0] : this.fanOut;
+    };
+  }
+
+  emit(event: GuardEvent): void {
+    this.listener?.(event);
+  }
+
+  snapshot(now: number): GuardSnapshot {
+    return {
+      at: now,
+      budget: this.budget?.snapshot(now),
+      targets: this.targets.map((name, i) => ({ name, throttle: this.throttles?.[i].snapshot(now), breaker: this.breakers?.[i].snapshot(now) })),
+      limits: this.limiter?.snapshot(now) ?? [],
+      concurrency: this.concurrency ? { inFlight: this.concurrency.inFlight, queued: this.concurrency.queued } : undefined,
+    };
+  }
+
+  private readonly fanOut: GuardListener = (event) => {
+    for (const l of this.listeners) l(event);
+  };
+
+  private makeBreaker(target: string, options: object): CircuitBreaker {
+    const onTransition = (t: BreakerTransition): void => {
+      if (!this.listener) return;
+      if (t.to === 'open') this.emit({ type: 'trip', at: t.at, target, cause: t.cause as never, openMs: t.openMs ?? 0 });
+      else this.emit({ type: 'recover', at: t.at, target, state: t.to });
+    };
+    return new CircuitBreaker(target, { ...options, onTransition }, this.store);
+  }
+}

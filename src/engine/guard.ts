@@ -1,0 +1,212 @@
+import { classify, classifyStatus, type AttemptResult, type Classification } from './classify.js';
+import { sleep } from './clock.js';
+import { ShedError, StormlabError } from './errors.js';
+import { Step, type GuardCall } from './guard-call.js';
+import { GuardCore, type StartOptions } from './guard-core.js';
+import type { GuardOptions } from './guard-options.js';
+import { withIdempotency } from './with-idempotency.js';
+
+const SUCCESS = classifyStatus(200);
+/** `settle`'s answer when the call goes on after a wait. */
+const WAIT = Symbol('wait');
+
+/** What an attempt function sees: which try this is, where it goes, and its cut-off signal. */
+export interface AttemptContext {
+  /** 1 for the first attempt on the current target. */
+  readonly attempt: number;
+  /** Name of the target this attempt goes to (the first name of `targets` unless degraded). */
+  readonly targetName: string;
+  /** Aborts when the attempt times out, the deadline passes or the caller aborts. */
+  readonly signal: AbortSignal | undefined;
+  readonly deadlineAt: number;
+  readonly degraded: boolean;
+}
+
+export interface RunOptions<R> extends StartOptions {
+  /** Deadline for this call, relative to now; ignored when `deadlineAt` is given. */
+  timeoutMs?: number;
+  /** The caller's own cancel signal: aborting it ends the call (not counted against the upstream). */
+  signal?: AbortSignal;
+  /** Turns a returned value into an attempt result, for APIs that return errors (fetch's Response). */
+  classify?: (value: R) => AttemptResult | undefined;
+  /** Tokens the upstream reported for a returned value (prompt + completion), to reconcile buckets. */
+  usage?: (value: R) => number | undefined;
+  /** With the guard's `idempotency` store: run at most once per key; duplicates get the receipt. */
+  idempotencyKey?: string;
+}
+
+export interface GuardResult<R> {
+  value: R;
+  /** False when the value is the upstream's final error answer (from `classify`). */
+  ok: boolean;
+  /** True when a fallback target answered. */
+  degraded: boolean;
+  target: string;
+  attempts: number;
+  /** True when the value is a stored receipt of an earlier run with the same idempotency key. */
+  replayed: boolean;
+}
+
+/** An attempt outlived its timeout or the call's deadline. Classified as `timeout`. */
+export class AttemptTimeoutError extends StormlabError {
+  constructor(ms: number) {
+    super('ERR_STORMLAB_TIMEOUT', `attempt timed out after ${Math.round(ms)} ms`);
+    this.name = 'TimeoutError';
+  }
+}
+
+/**
+ * The engine for users: `await guard.run(fn)` runs `fn` under the retry budget, adaptive
+ * throttle, circuit breakers, token buckets, concurrency limit, deadline, backoff and
+ * fallback chain, in the order of the seeds' safe execution chain. The decisions are the
+ * synchronous `GuardCall` state machine; this class only awaits, sleeps and times out.
+ */
+export class Guard extends GuardCore {
+  private readonly idem: GuardOptions['idempotency'];
+
+  constructor(options: GuardOptions) {
+    super(options);
+    this.idem = options.idempotency;
+  }
+
+  run<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts?: RunOptions<R>): Promise<GuardResult<R>> {
+    if (opts?.idempotencyKey !== undefined && this.idem !== undefined) return this.runOnce(fn, opts);
+    const now = this.clock.now();
+    const call = this.begin(now, opts);
+    if (this.concurrency !== undefined) return this.loop(fn, opts, call, false, undefined);
+    // Fast path for the first attempt: no async frame, one `then`. Retries continue in `loop`.
+    if (call.next(now) !== Step.Attempt) return Promise.reject(this.shedError(call, undefined));
+    const cancel = this.arm(call, now, opts?.signal);
+    let pending: Promise<R>;
+    try {
+      pending = Promise.resolve(fn(call));
+    } catch (err) {
+      pending = Promise.reject(err);
+    }
+    return pending.then(
+      (value) => {
+        cancel?.();
+        const r = this.settle(call, now, value, undefined, false, opts);
+        return r === WAIT ? this.loop(fn, opts, call, true, value) : r;
+      },
+      (err: unknown) => {
+        cancel?.();
+        const r = this.settle(call, now, undefined, err, true, opts);
+        return r === WAIT ? this.loop(fn, opts, call, true, err) : r;
+      },
+    );
+  }
+
+  private begin<R>(now: number, opts: RunOptions<R> | undefined): GuardCall {
+    if (opts?.timeoutMs === undefined || opts.deadlineAt !== undefined) return this.start(now, opts);
+    return this.start(now, { ...opts, deadlineAt: now + opts.timeoutMs });
+  }
+
+  private async runOnce<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts: RunOptions<R>): Promise<GuardResult<R>> {
+    const { store, leaseMs } = this.idem!;
+    const run = (): Promise<GuardResult<R>> => this.loop(fn, opts, this.begin(this.clock.now(), opts), false, undefined);
+    const r = await withIdempotency({ store, key: opts.idempotencyKey!, clock: this.clock, random: this.random, leaseMs }, run);
+    return r.status === 'replayed' ? { ...r.value, replayed: true } : r.value;
+  }
+
+  /** The general path: concurrency slots, backoff waits, retries and fallbacks. */
+  private async loop<R>(
+    fn: (ctx: AttemptContext) => R | Promise<R>,
+    opts: RunOptions<R> | undefined,
+    call: GuardCall,
+    waiting: boolean,
+    lastOutcome: unknown,
+  ): Promise<GuardResult<R>> {
+    const clock = this.clock;
+    for (;;) {
+      if (waiting && call.delayMs > 0) await sleep(clock, call.delayMs, opts?.signal);
+      waiting = true;
+      const release = this.concurrency === undefined ? undefined : await this.admit(call, opts?.signal);
+      const now = clock.now();
+      // next() answers Attempt or Shed; moving past an open breaker to a fallback happens inside it.
+      if (call.next(now) !== Step.Attempt) {
+        release?.();
+        throw this.shedError(call, lastOutcome);
+      }
+      const cancel = this.arm(call, now, opts?.signal);
+      let value: R | undefined;
+      let err: unknown;
+      let threw = false;
+      try {
+        value = await fn(call);
+      } catch (e) {
+        err = e;
+        threw = true;
+      }
+      cancel?.();
+      release?.();
+      lastOutcome = threw ? err : value;
+      const r = this.settle(call, now, value, err, threw, opts);
+      if (r !== WAIT) return r;
+    }
+  }
+
+  /**
+   * Records an attempt's outcome and answers: a final result, `WAIT` (retry or fall back
+   * after `call.delayMs`), or throws the error that ends the call.
+   */
+  private settle<R>(call: GuardCall, started: number, value: R | undefined, err: unknown, threw: boolean, opts: RunOptions<R> | undefined): GuardResult<R> | typeof WAIT {
+    let cls: Classification;
+    let used = -1;
+    const now = this.clock.now();
+    if (threw) {
+      cls = classify({ error: err, cancelled: opts?.signal?.aborted === true }, now);
+    } else {
+      const res = opts?.classify?.(value as R);
+      cls = res === undefined ? SUCCESS : classify(res, now);
+      if (opts?.usage) used = opts.usage(value as R) ?? -1;
+    }
+    const step = call.complete(cls, now - started, used, now);
+    if (step === Step.Done) return this.result(call, value as R, true);
+    if (step === Step.Wait) return WAIT;
+    const error = step === Step.Shed ? this.shedError(call, threw ? err : value) : threw ? err : undefined;
+    if (error === undefined) return this.result(call, value as R, false);
+    throw error;
+  }
+
+  private shedError(call: GuardCall, cause: unknown): ShedError {
+    return new ShedError(call.shedReason!, { retryAfterMs: call.retryAfterMs, cause });
+  }
+
+  private result<R>(call: GuardCall, value: R, ok: boolean): GuardResult<R> {
+    return { value, ok, degraded: call.degraded, target: call.targetName, attempts: call.attempts, replayed: false };
+  }
+
+  /** Waits for a concurrency slot; a refusal is a shed like any other. */
+  private async admit(call: GuardCall, signal: AbortSignal | undefined): Promise<() => void> {
+    try {
+      return await this.concurrency!.acquire(this.clock, signal);
+    } catch (err) {
+      if (err instanceof ShedError && this.listener) {
+        this.emit({ type: 'shed', at: this.clock.now(), target: call.targetName, reason: err.reason, retryAfterMs: err.retryAfterMs, retry: call.isRetry });
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Gives the attempt a signal that aborts at min(attempt timeout, deadline) or when the
+   * caller aborts. Costs nothing when there is neither a limit nor a caller signal.
+   */
+  private arm(call: GuardCall, now: number, outer: AbortSignal | undefined): (() => void) | undefined {
+    const limit = Math.min(this.options.attemptTimeoutMs, call.deadlineAt - now);
+    if (limit === Infinity && outer === undefined) {
+      call.signal = undefined;
+      return undefined;
+    }
+    const ac = new AbortController();
+    call.signal = ac.signal;
+    const onAbort = (): void => ac.abort(outer!.reason);
+    outer?.addEventListener('abort', onAbort, { once: true });
+    const cancel = limit === Infinity ? undefined : this.clock.setTimer(limit, () => ac.abort(new AttemptTimeoutError(limit)));
+    return () => {
+      cancel?.();
+      outer?.removeEventListener('abort', onAbort);
+    };
+  }
+}
