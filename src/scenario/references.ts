@@ -1,0 +1,51 @@
+import { isMapping } from './schema-kit.js';
+
+/**
+ * The checks that need more than one field: names must be unique, models named by the last
+ * layer or by faults must exist, only the last layer calls models. They read the raw document
+ * (it may be invalid elsewhere: every problem is reported at once), skipping whatever is not
+ * the right type, which the schema reports.
+ */
+export function referenceProblems(doc: unknown): string[] {
+  if (!isMapping(doc)) return [];
+  const upstream = isMapping(doc.upstream) ? doc.upstream : {};
+  const models = listOf(upstream.models);
+  const layers = listOf(doc.layers);
+  const known = names(models);
+  return [
+    ...duplicates(models, 'upstream.models', 'model'),
+    ...duplicates(layers, 'layers', 'layer'),
+    ...layers.flatMap((layer, i) => layerModels(layer, i, layers.length, known)),
+    ...listOf(upstream.faults).flatMap((f, i) => (isMapping(f) ? unknownModel(f.model, `upstream.faults[${i}].model`, known) : [])),
+  ];
+}
+
+function listOf(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function names(items: unknown[]): string[] {
+  return items.flatMap((m) => (isMapping(m) && typeof m.name === 'string' ? [m.name] : []));
+}
+
+function duplicates(items: unknown[], path: string, what: string): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  items.forEach((m, i) => {
+    if (!isMapping(m) || typeof m.name !== 'string') return;
+    if (seen.has(m.name)) out.push(`${path}[${i}].name: duplicate ${what} name ${JSON.stringify(m.name)}`);
+    seen.add(m.name);
+  });
+  return out;
+}
+
+function layerModels(layer: unknown, i: number, count: number, known: string[]): string[] {
+  if (!isMapping(layer) || layer.models === undefined) return [];
+  if (i < count - 1) return [`layers[${i}].models: only the last layer calls models (this is layer ${i + 1} of ${count})`];
+  return listOf(layer.models).flatMap((m, j) => unknownModel(m, `layers[${i}].models[${j}]`, known));
+}
+
+function unknownModel(name: unknown, path: string, known: string[]): string[] {
+  if (typeof name !== 'string' || name === '' || known.includes(name)) return [];
+  return [`${path}: unknown model ${JSON.stringify(name)} (known: ${known.length > 0 ? known.join(', ') : 'none'})`];
+}

@@ -1,0 +1,39 @@
+import type { TrafficConfig } from '../traffic/config.js';
+import type { UpstreamConfig } from '../upstream/config.js';
+
+/** One `path = value` change to a scenario document, from `--set` or a variant. */
+export interface Override {
+  /** `arrival.rate`, `upstream.faults[0].rate`, `layers[*].retry.policy`. */
+  path: string;
+  value: unknown;
+}
+
+/** A policy variant for `compare`: overrides applied on top of the base scenario. */
+export interface Variant {
+  name: string;
+  set: Override[];
+}
+
+/** A scenario after loading, overrides, validation and defaults: what the runners take. */
+export interface Scenario {
+  name: string;
+  description: string;
+  seed: number;
+  durationMs: number;
+  /** After durationMs no new roots arrive; the run waits at most this long for work in flight. @default 120_000 */
+  drainMs: number;
+  traffic: TrafficConfig;
+  upstream: UpstreamConfig;
+  /** Named policy variants for `compare`; each is a list of overrides applied on top of the base. @default naive and engine */
+  variants: Variant[];
+  /** Expectations (strings like 'amplification < 1.5'), kept raw for a later issue. */
+  expect: string[];
+  /** Where it came from, for messages: a file path, `<inline>`, with ` (variant x)` for a variant. */
+  source: string;
+  /**
+   * The document as the user wrote it, after `--set` and before defaults: `resolveVariant`
+   * applies a variant's overrides to it (their paths name the user-facing keys, like
+   * `arrival.rate` or `layers[0].timeout`, not the resolved ones) and validates it again.
+   */
+  document: unknown;
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { parseDuration } from './duration.js';
+import { didYouMean } from './suggest.js';
+
+/**
+ * Building blocks of the scenario schema. Every schema here carries its own message in the
+ * one style the user sees — `expected <what>, got <value>` or `missing, expected <what>` — so
+ * zod's default wording never reaches the user; `issueLines` only adds the path.
+ */
+
+/** A value as a message shows it: strings quoted, collections by kind. */
+export function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object' && value !== null) return 'a mapping';
+  return String(value);
+}
+
+export function expectedMessage(what: string, input: unknown): string {
+  return input === undefined ? `missing, expected ${what}` : `expected ${what}, got ${show(input)}`;
+}
+
+/** A zod error map giving `expected <what>, got <input>`. */
+export function expecting(what: string): z.core.$ZodErrorMap {
+  return (iss) => expectedMessage(what, iss.input);
+}
+
+export function oneOfMessage(values: readonly string[], input: unknown): string {
+  const hint = typeof input === 'string' ? didYouMean(input, values) : '';
+  return `${expectedMessage(`one of ${values.join(', ')}`, input)}${hint}`;
+}
+
+/**
+ * The map for issues no schema gave a message to: unknown keys (one line per key, each with
+ * the closest known key — `issueLines` splits them), tags no variant of a tagged union has,
+ * and a neutral fallback.
+ */
+export const fallbackErrorMap: z.core.$ZodErrorMap = (iss) => {
+  if (iss.code === 'unrecognized_keys') {
+    const shape = (iss.inst as { _zod?: { def?: { shape?: object } } } | undefined)?._zod?.def?.shape ?? {};
+    return iss.keys.map((k) => didYouMean(k, Object.keys(shape))).join('\n');
+  }
+  if (iss.code === 'invalid_union' && 'discriminator' in iss && typeof iss.discriminator === 'string') {
+    const options = ((iss as { options?: unknown[] }).options ?? []).map(String);
+    return oneOfMessage(options, (iss.input as Record<string, unknown>)[iss.discriminator]);
+  }
+  if (iss.code === 'invalid_type') return expectedMessage(`a value of type ${iss.expected}`, iss.input);
+  return expectedMessage('a valid value', iss.input);
+};
+
+/** A finite number passing `ok`, described by `what` ('a positive integer'). */
+export function num(what: string, ok: (n: number) => boolean = () => true) {
+  const error = expecting(what);
+  return z.number({ error }).refine(ok, { error });
+}
+
+export const positiveInt = () => num('a positive integer', (n) => Number.isInteger(n) && n > 0);
+export const nonNegativeInt = () => num('an integer >= 0', (n) => Number.isInteger(n) && n >= 0);
+export const positive = () => num('a positive number', (n) => n > 0);
+export const nonNegative = () => num('a number >= 0', (n) => n >= 0);
+export const ratio = () => num('a number from 0 to 1', (n) => n >= 0 && n <= 1);
+export const httpStatus = () => num('an HTTP status from 100 to 599', (n) => Number.isInteger(n) && n >= 100 && n <= 599);
+
+export const text = (what = 'a non-empty string') => z.string({ error: expecting(what) }).min(1, { error: expecting(what) });
+export const bool = () => z.boolean({ error: expecting('true or false') });
+
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, { error: (iss) => oneOfMessage(values, iss.input) });
+}
+
+export const DURATION_HINT = 'a duration like 30s or 500ms';
+
+/** A duration in ms from a number (ms) or a string with units; `positive` refuses 0. */
+export function duration(opts: { positive?: boolean } = {}) {
+  return z.unknown().transform((v, ctx): number => {
+    const ms = parseDuration(v);
+    if (ms !== undefined && (ms > 0 || !opts.positive)) return ms;
+    const what = ms === undefined ? DURATION_HINT : 'a duration above 0';
+    ctx.issues.push({ code: 'custom', message: expectedMessage(what, v), input: v });
+    return z.NEVER;
+  });
+}
+
+/** A mapping with exactly these keys; others are reported as unknown, with a suggestion. */
+export function obj<S extends z.core.$ZodLooseShape>(shape: S, what = 'a mapping') {
+  return z.strictObject(shape, { error: (iss) => (iss.code === 'unrecognized_keys' ? undefined : expectedMessage(what, iss.input)) });
+}
+
+export function isMapping(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * A value whose schema depends on its shape (a number or a `{dist: ...}` mapping; options or
+ * `false`). A plain `z.union` would report every branch's complaints; this reports only the
+ * complaints of the branch the value was evidently meant for, or `expected <what>` if none.
+ */
+export function switchOn<T>(what: string, pick: (v: unknown) => z.ZodType<T> | undefined) {
+  return z.unknown().transform((v, ctx): T => {
+    const schema = pick(v);
+    if (schema === undefined) {
+      ctx.issues.push({ code: 'custom', message: expectedMessage(what, v), input: v });
+      return z.NEVER;
+    }
+    const r = schema.safeParse(v, { error: fallbackErrorMap, reportInput: true });
+    if (r.success) return r.data;
+    // Already finalised (message and relative path set); the outer parse prefixes the path.
+    for (const iss of r.error.issues) ctx.issues.push(iss as unknown as z.core.$ZodRawIssue);
+    return z.NEVER;
+  });
+}
+
+/**
+ * Engine options or `false` (off); `true` means "on, with the defaults", so
+ * `--set engine.breaker=true` turns a breaker back on.
+ */
+export function orFalse<T>(schema: z.ZodType<T>, what: string) {
+  return switchOn<T | false>(`${what}, true or false`, (v) => {
+    if (v === false) return z.literal(false);
+    if (v === true) return z.literal(true).transform(() => ({}) as T);
+    return isMapping(v) ? schema : undefined;
+  });
+}
+
+/** A tagged union (`type:`, `dist:`, `kind:`): an unknown tag reads `expected one of ...`. */
+export function tagged<const Types extends readonly [z.core.$ZodTypeDiscriminable, ...z.core.$ZodTypeDiscriminable[]], Disc extends string>(tag: Disc, options: Types, what = 'a mapping') {
+  // The union raises `invalid_type` for a non-mapping, though its params' type only names union issues.
+  const error: z.core.$ZodErrorMap = (iss) => (iss.code === 'invalid_type' ? expectedMessage(what, iss.input) : undefined);
+  return z.discriminatedUnion(tag, options, { error } as z.core.$ZodDiscriminatedUnionParams);
+}

@@ -1,0 +1,43 @@
+import type { z } from 'zod';
+import { issueLines } from './issues.js';
+import { referenceProblems } from './references.js';
+import type { Scenario } from './scenario.js';
+import { defaultVariants, scenarioSchema, type ParsedScenario } from './schema.js';
+import { fallbackErrorMap } from './schema-kit.js';
+
+export type Validation = { ok: true; scenario: Scenario } | { ok: false; problems: string[] };
+
+let schema: z.ZodType<ParsedScenario> | undefined;
+
+/**
+ * Checks a raw scenario document (parsed YAML/JSON, overrides applied) and resolves it:
+ * every problem, one line each with its path, or the `Scenario` with defaults filled in.
+ * Variants are not checked here (see `variantProblems`).
+ */
+export function validateDocument(doc: unknown, source: string): Validation {
+  schema ??= scenarioSchema();
+  const r = schema.safeParse(doc, { error: fallbackErrorMap, reportInput: true });
+  const problems = [...(r.success ? [] : issueLines(r.error.issues)), ...referenceProblems(doc)];
+  if (!r.success || problems.length > 0) return { ok: false, problems };
+  return { ok: true, scenario: resolve(r.data, doc, source) };
+}
+
+function resolve(p: ParsedScenario, doc: unknown, source: string): Scenario {
+  const layers = p.traffic.layers;
+  const last = layers[layers.length - 1];
+  // The last layer calls the first model unless it names its own (and its fallbacks).
+  if (last.models === undefined) layers[layers.length - 1] = { ...last, models: [p.upstream.models[0].name] };
+  return {
+    name: p.name,
+    description: p.description,
+    seed: p.seed,
+    durationMs: p.durationMs,
+    drainMs: p.drainMs,
+    traffic: p.traffic,
+    upstream: p.upstream,
+    variants: p.variants ?? defaultVariants(),
+    expect: p.expect,
+    source,
+    document: doc,
+  };
+}
