@@ -32,7 +32,7 @@ export async function main(clock: Clock = systemClock) {
 
   const messages = [{ role: 'user', content: 'What is the capital of France?' }];
   try {
-    const r = await guard.run(
+    const r = await guard.runDetailed(
       (ctx) => createChatCompletion({ model: ctx.targetName, messages, max_tokens: 100 }),
       { tokens: 120, keys: { tenant: 'acme', model: 'gpt-4o' }, usage: (res) => res.usage.total_tokens },
     );

@@ -69,11 +69,25 @@ export class Guard extends GuardCore {
     this.idem = options.idempotency;
   }
 
-  run<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts?: RunOptions<R>): Promise<GuardResult<R>> {
-    if (opts?.idempotencyKey !== undefined && this.idem !== undefined) return this.runOnce(fn, opts);
+  /**
+   * Runs `fn` under the guard and resolves to its value. Throws the upstream's own error when
+   * the guard gives up, or a `ShedError` when it refused locally. A value that `opts.classify`
+   * calls a final failure (e.g. a 400 Response) is returned as it is.
+   */
+  run<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts?: RunOptions<R>): Promise<R> {
+    return this.exec(fn, opts, false) as Promise<R>;
+  }
+
+  /** Like `run`, with what happened: `{ value, ok, degraded, target, attempts, replayed }`. */
+  runDetailed<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts?: RunOptions<R>): Promise<GuardResult<R>> {
+    return this.exec(fn, opts, true) as Promise<GuardResult<R>>;
+  }
+
+  private exec<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts: RunOptions<R> | undefined, detailed: boolean): Promise<R | GuardResult<R>> {
+    if (opts?.idempotencyKey !== undefined && this.idem !== undefined) return this.runOnce(fn, opts, detailed);
     const now = this.clock.now();
     const call = this.begin(now, opts);
-    if (this.concurrency !== undefined) return this.loop(fn, opts, call, false, undefined);
+    if (this.concurrency !== undefined) return this.loop(fn, opts, call, false, undefined, detailed);
     // Fast path for the first attempt: no async frame, one `then`. Retries continue in `loop`.
     if (call.next(now) !== Step.Attempt) return Promise.reject(this.shedError(call, undefined));
     const cancel = this.arm(call, now, opts?.signal);
@@ -86,13 +100,13 @@ export class Guard extends GuardCore {
     return pending.then(
       (value) => {
         cancel?.();
-        const r = this.settle(call, now, value, undefined, false, opts);
-        return r === WAIT ? this.loop(fn, opts, call, true, value) : r;
+        const r = this.settle(call, now, value, undefined, false, opts, detailed);
+        return r === WAIT ? this.loop(fn, opts, call, true, value, detailed) : r;
       },
       (err: unknown) => {
         cancel?.();
-        const r = this.settle(call, now, undefined, err, true, opts);
-        return r === WAIT ? this.loop(fn, opts, call, true, err) : r;
+        const r = this.settle(call, now, undefined, err, true, opts, detailed);
+        return r === WAIT ? this.loop(fn, opts, call, true, err, detailed) : r;
       },
     );
   }
@@ -102,11 +116,13 @@ export class Guard extends GuardCore {
     return this.start(now, { ...opts, deadlineAt: now + opts.timeoutMs });
   }
 
-  private async runOnce<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts: RunOptions<R>): Promise<GuardResult<R>> {
+  /** At most once per idempotency key: the stored receipt is the detailed result. */
+  private async runOnce<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts: RunOptions<R>, detailed: boolean): Promise<R | GuardResult<R>> {
     const { store, leaseMs } = this.idem!;
-    const run = (): Promise<GuardResult<R>> => this.loop(fn, opts, this.begin(this.clock.now(), opts), false, undefined);
+    const run = (): Promise<GuardResult<R>> => this.loop(fn, opts, this.begin(this.clock.now(), opts), false, undefined, true) as Promise<GuardResult<R>>;
     const r = await withIdempotency({ store, key: opts.idempotencyKey!, clock: this.clock, random: this.random, leaseMs }, run);
-    return r.status === 'replayed' ? { ...r.value, replayed: true } : r.value;
+    const result = r.status === 'replayed' ? { ...r.value, replayed: true } : r.value;
+    return detailed ? result : result.value;
   }
 
   /** The general path: concurrency slots, backoff waits, retries and fallbacks. */
@@ -116,7 +132,8 @@ export class Guard extends GuardCore {
     call: GuardCall,
     waiting: boolean,
     lastOutcome: unknown,
-  ): Promise<GuardResult<R>> {
+    detailed: boolean,
+  ): Promise<R | GuardResult<R>> {
     const clock = this.clock;
     for (;;) {
       if (waiting && call.delayMs > 0) await sleep(clock, call.delayMs, opts?.signal);
@@ -141,7 +158,7 @@ export class Guard extends GuardCore {
       cancel?.();
       release?.();
       lastOutcome = threw ? err : value;
-      const r = this.settle(call, now, value, err, threw, opts);
+      const r = this.settle(call, now, value, err, threw, opts, detailed);
       if (r !== WAIT) return r;
     }
   }
@@ -150,7 +167,15 @@ export class Guard extends GuardCore {
    * Records an attempt's outcome and answers: a final result, `WAIT` (retry or fall back
    * after `call.delayMs`), or throws the error that ends the call.
    */
-  private settle<R>(call: GuardCall, started: number, value: R | undefined, err: unknown, threw: boolean, opts: RunOptions<R> | undefined): GuardResult<R> | typeof WAIT {
+  private settle<R>(
+    call: GuardCall,
+    started: number,
+    value: R | undefined,
+    err: unknown,
+    threw: boolean,
+    opts: RunOptions<R> | undefined,
+    detailed: boolean,
+  ): R | GuardResult<R> | typeof WAIT {
     let cls: Classification;
     let used = -1;
     const now = this.clock.now();
@@ -162,10 +187,10 @@ export class Guard extends GuardCore {
       if (opts?.usage) used = opts.usage(value as R) ?? -1;
     }
     const step = call.complete(cls, now - started, used, now);
-    if (step === Step.Done) return this.result(call, value as R, true);
+    if (step === Step.Done) return detailed ? this.result(call, value as R, true) : (value as R);
     if (step === Step.Wait) return WAIT;
     const error = step === Step.Shed ? this.shedError(call, threw ? err : value) : threw ? err : undefined;
-    if (error === undefined) return this.result(call, value as R, false);
+    if (error === undefined) return detailed ? this.result(call, value as R, false) : (value as R);
     throw error;
   }
 

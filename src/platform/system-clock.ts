@@ -21,11 +21,10 @@ export const preciseClock: Clock = {
 /** How many reads a cached time may serve before it is read again, even inside one turn. */
 const READS_PER_REFRESH = 256;
 
-let cached = 0;
-let fresh = false;
-let reads = 0;
+// One object rather than module-level `let`s: property access is cheaper than checked bindings.
+const state = { cached: 0, fresh: false, reads: 0 };
 const expire = (): void => {
-  fresh = false;
+  state.fresh = false;
 };
 
 /**
@@ -38,15 +37,16 @@ const expire = (): void => {
  */
 export const systemClock: Clock = {
   now(): number {
-    if (fresh && ++reads < READS_PER_REFRESH) return cached;
+    const s = state;
+    if (s.fresh && ++s.reads < READS_PER_REFRESH) return s.cached;
     const t = origin + perf.now();
-    if (t > cached) cached = t;
-    reads = 0;
-    if (!fresh) {
-      fresh = true;
+    if (t > s.cached) s.cached = t;
+    s.reads = 0;
+    if (!s.fresh) {
+      s.fresh = true;
       setTimeout(expire, 1).unref();
     }
-    return cached;
+    return s.cached;
   },
   setTimer,
 };

@@ -44,15 +44,20 @@ describe('Guard.run', () => {
   it('returns the value of a first-time success', async () => {
     const { guard, clock } = setup();
     const s = scripted([200]);
-    const r = await drive(clock, guard.run(s.fn));
+    const r = await drive(clock, guard.runDetailed(s.fn));
     expect(r).toEqual({ value: 'ok from default', ok: true, degraded: false, target: 'default', attempts: 1, replayed: false });
+  });
+
+  it('run resolves to the bare value', async () => {
+    const { guard, clock } = setup();
+    await expect(drive(clock, guard.run(scripted([503, 200]).fn))).resolves.toBe('ok from default');
   });
 
   it('retries a 503 with backoff and succeeds', async () => {
     const { guard, clock, events } = setup({ backoff: { strategy: 'exponential', baseMs: 100 } });
     const s = scripted([503, 503, 200]);
     const start = clock.now();
-    const r = await drive(clock, guard.run(s.fn));
+    const r = await drive(clock, guard.runDetailed(s.fn));
     expect(r.attempts).toBe(3);
     expect(clock.now() - start).toBe(100 + 200);
     expect(events.filter((e) => e.type === 'retry').map((e) => (e as { delayMs: number }).delayMs)).toEqual([100, 200]);
@@ -61,7 +66,7 @@ describe('Guard.run', () => {
   it('does not retry a 400 and rethrows it', async () => {
     const { guard, clock } = setup();
     const s = scripted([400]);
-    await expect(drive(clock, guard.run(s.fn))).rejects.toMatchObject({ status: 400 });
+    await expect(drive(clock, guard.runDetailed(s.fn))).rejects.toMatchObject({ status: 400 });
     expect(s.calls()).toBe(1);
   });
 
@@ -69,7 +74,7 @@ describe('Guard.run', () => {
     const { guard, clock } = setup({ backoff: { strategy: 'exponential', baseMs: 10 } });
     const s = scripted([429, 200], { 'retry-after-ms': '1500' });
     const start = clock.now();
-    await drive(clock, guard.run(s.fn));
+    await drive(clock, guard.runDetailed(s.fn));
     expect(clock.now() - start).toBe(1500);
   });
 
@@ -77,7 +82,7 @@ describe('Guard.run', () => {
     const { guard, clock } = setup();
     const s = scripted([429, 200], { 'retry-after': '30' });
     const start = clock.now();
-    const err = await drive(clock, guard.run(s.fn, { timeoutMs: 10_000 })).catch((e) => e);
+    const err = await drive(clock, guard.runDetailed(s.fn, { timeoutMs: 10_000 })).catch((e) => e);
     expect(err).toBeInstanceOf(ShedError);
     expect(err.reason).toBe('deadline');
     expect(err.cause).toMatchObject({ status: 429 });
@@ -87,7 +92,7 @@ describe('Guard.run', () => {
   it('gives up with the last error when attempts run out', async () => {
     const { guard, clock } = setup({ maxAttempts: 2, backoff: { strategy: 'exponential', baseMs: 1 } });
     const s = scripted([500]);
-    await expect(drive(clock, guard.run(s.fn))).rejects.toMatchObject({ status: 500 });
+    await expect(drive(clock, guard.runDetailed(s.fn))).rejects.toMatchObject({ status: 500 });
     expect(s.calls()).toBe(2);
   });
 
@@ -95,10 +100,10 @@ describe('Guard.run', () => {
     const { guard, clock, events } = setup({ retryBudget: { ratio: 0, minRetriesPerSec: 0.1, windowMs: 10_000 }, backoff: { strategy: 'exponential', baseMs: 1 }, breaker: false });
     const s = scripted([503]);
     // The floor allows one retry in the window: the first call gets it, then is refused a second.
-    const first = await drive(clock, guard.run(s.fn)).catch((e) => e);
+    const first = await drive(clock, guard.runDetailed(s.fn)).catch((e) => e);
     expect(first).toMatchObject({ reason: 'budget', cause: { status: 503 } });
     expect(s.calls()).toBe(2);
-    const err = await drive(clock, guard.run(s.fn)).catch((e) => e);
+    const err = await drive(clock, guard.runDetailed(s.fn)).catch((e) => e);
     expect(err).toBeInstanceOf(ShedError);
     expect(err.reason).toBe('budget');
     expect(s.calls()).toBe(3);
@@ -117,12 +122,12 @@ describe('Guard.run', () => {
       return 'fallback answer';
     };
     for (let i = 0; i < 4; i++) {
-      const r = await drive(clock, guard.run(fn));
+      const r = await drive(clock, guard.runDetailed(fn));
       expect(r.degraded).toBe(true); // attempts exhausted on primary → secondary
     }
     expect(events.some((e) => e.type === 'trip' && e.target === 'primary' && e.cause === 'failure_ratio')).toBe(true);
     const before = events.filter((e) => e.type === 'attempt' && e.target === 'primary').length;
-    const r = await drive(clock, guard.run(fn));
+    const r = await drive(clock, guard.runDetailed(fn));
     expect(r).toMatchObject({ value: 'fallback answer', degraded: true, target: 'secondary', attempts: 1 });
     expect(events.filter((e) => e.type === 'attempt' && e.target === 'primary').length).toBe(before);
     expect(events.some((e) => e.type === 'fallback' && e.why === 'breaker_open')).toBe(true);
@@ -134,15 +139,15 @@ describe('Guard.run', () => {
       if (ctx.targetName === 'small') throw new HttpError(400, {}, { code: 'context_length_exceeded', message: 'too long' });
       return 'done by large';
     };
-    const r = await drive(clock, guard.run(fn));
+    const r = await drive(clock, guard.runDetailed(fn));
     expect(r).toMatchObject({ value: 'done by large', degraded: true, attempts: 2 });
   });
 
   it('sheds on an open breaker when no fallback is left, with a retry-after hint', async () => {
     const { guard, clock } = setup({ maxAttempts: 1, throttle: false, breaker: { minimumCalls: 2, failureRatio: 0.5, openMs: 5000 } });
     const s = scripted([500]);
-    for (let i = 0; i < 2; i++) await drive(clock, guard.run(s.fn)).catch(() => {});
-    const err = await drive(clock, guard.run(s.fn)).catch((e) => e);
+    for (let i = 0; i < 2; i++) await drive(clock, guard.runDetailed(s.fn)).catch(() => {});
+    const err = await drive(clock, guard.runDetailed(s.fn)).catch((e) => e);
     expect(err).toMatchObject({ reason: 'breaker', retryAfterMs: 5000 });
   });
 
@@ -154,7 +159,7 @@ describe('Guard.run', () => {
         if (n++ > 0) return resolve('second try');
         ctx.signal!.addEventListener('abort', () => reject(ctx.signal!.reason));
       });
-    const r = await drive(clock, guard.run(fn));
+    const r = await drive(clock, guard.runDetailed(fn));
     expect(r.value).toBe('second try');
     expect(events.find((e) => e.type === 'retry')).toMatchObject({ class: 'timeout' });
   });
@@ -162,13 +167,13 @@ describe('Guard.run', () => {
   it('reserves tokens per attempt, reconciles from usage, and sheds on an empty bucket', async () => {
     const { guard, clock, events } = setup({ limits: [{ name: 'model_tpm', unit: 'tokens', rate: 1000, per: 'minute' }] });
     const fn = async () => ({ usage: 300 });
-    await drive(clock, guard.run(fn, { tokens: 600, usage: (v) => v.usage }));
+    await drive(clock, guard.runDetailed(fn, { tokens: 600, usage: (v) => v.usage }));
     expect(events.filter((e) => e.type === 'reserve' || e.type === 'reconcile')).toEqual([
       { type: 'reserve', at: clock.now(), target: 'default', tokens: 600 },
       { type: 'reconcile', at: clock.now(), target: 'default', reserved: 600, actual: 300 },
     ]);
-    await drive(clock, guard.run(fn, { tokens: 600, usage: (v) => v.usage })); // 700 left → fits
-    const err = await drive(clock, guard.run(fn, { tokens: 600 })).catch((e) => e);
+    await drive(clock, guard.runDetailed(fn, { tokens: 600, usage: (v) => v.usage })); // 700 left → fits
+    const err = await drive(clock, guard.runDetailed(fn, { tokens: 600 })).catch((e) => e);
     expect(err).toBeInstanceOf(ShedError);
     expect(err.reason).toBe('limit');
     expect(err.retryAfterMs).toBeCloseTo(((600 - 400) / 1000) * 60_000, 6);
@@ -176,7 +181,7 @@ describe('Guard.run', () => {
 
   it('returns a classified error value instead of throwing when classify says so', async () => {
     const { guard, clock } = setup();
-    const r = await drive(clock, guard.run(async () => ({ status: 404 }), { classify: (v) => ({ status: v.status }) }));
+    const r = await drive(clock, guard.runDetailed(async () => ({ status: 404 }), { classify: (v) => ({ status: v.status }) }));
     expect(r).toMatchObject({ ok: false, value: { status: 404 }, attempts: 1 });
   });
 
@@ -184,8 +189,8 @@ describe('Guard.run', () => {
     const { guard, clock } = setup({ idempotency: { store: new MemoryIdempotencyStore() } });
     let runs = 0;
     const fn = async () => `receipt-${++runs}`;
-    const a = await drive(clock, guard.run(fn, { idempotencyKey: 't1:u9:send_email:thread123:v3' }));
-    const b = await drive(clock, guard.run(fn, { idempotencyKey: 't1:u9:send_email:thread123:v3' }));
+    const a = await drive(clock, guard.runDetailed(fn, { idempotencyKey: 't1:u9:send_email:thread123:v3' }));
+    const b = await drive(clock, guard.runDetailed(fn, { idempotencyKey: 't1:u9:send_email:thread123:v3' }));
     expect(runs).toBe(1);
     expect(a).toMatchObject({ value: 'receipt-1', replayed: false });
     expect(b).toMatchObject({ value: 'receipt-1', replayed: true });
@@ -195,10 +200,10 @@ describe('Guard.run', () => {
     const { guard, clock } = setup({ concurrency: { maxInFlight: 1, maxQueue: 1, maxWaitMs: 1000 } });
     let release!: () => void;
     const slow = () => new Promise<string>((r) => (release = () => r('slow')));
-    const first = guard.run(slow);
+    const first = guard.runDetailed(slow);
     await Promise.resolve();
-    const second = guard.run(async () => 'queued');
-    const third = guard.run(async () => 'refused');
+    const second = guard.runDetailed(async () => 'queued');
+    const third = guard.runDetailed(async () => 'refused');
     await expect(third).rejects.toMatchObject({ reason: 'concurrency' });
     await new Promise((r) => setImmediate(r));
     release();

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { initHistograms } from '../../../src/run/metrics/histogram.js';
 import { Simulation, type RunSpec } from '../../../src/run/sim/simulation.js';
 import type { RunResult } from '../../../src/run/metrics/result.js';
+import type { Dist } from '../../../src/upstream/distribution.js';
 import { OUTAGE, engine, naive, none, spec } from './spec.js';
 
 function run(s: RunSpec): RunResult {
@@ -19,7 +20,7 @@ describe('simulation fidelity', () => {
     [2, 4, 2, 16],
     [3, 2, 3, 9],
     [3, 3, { dist: 'choice', values: [1, 2, 4], weights: [1, 1, 1] }, 27],
-  ] as const)('full outage, naive %i attempts × %i layers (fan-out %j) ⇒ amplification %i', (a, L, fanout, expected) => {
+  ] as Array<[number, number, Dist, number]>)('full outage, naive %i attempts × %i layers (fan-out %j) ⇒ amplification %i', (a, L, fanout, expected) => {
     const r = run(spec({ layers: L, policy: naive(a), fanout, faults: OUTAGE }));
     expect(r.amplification).toBe(expected);
     expect(r.successRate).toBe(0);

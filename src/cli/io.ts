@@ -1,0 +1,23 @@
+/** What a command may touch of the outside world; tests pass captured ones. */
+export interface Io {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Writes a file (for --json and friends). */
+  writeFile(path: string, data: string): void;
+  cwd: string;
+  env: Record<string, string | undefined>;
+  isTTY: boolean;
+  /** Wall-clock milliseconds, for the `timing` part of results only. */
+  wallNow(): number;
+}
+
+/** A problem with what the user gave us: one line on stderr, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** Exit codes of DESIGN.md: 0 ok, 1 expectations failed, 2 bad input or usage. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

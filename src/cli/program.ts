@@ -1,0 +1,77 @@
+import { Command, CommanderError } from 'commander';
+import { initHistograms } from '../run/metrics/histogram.js';
+import { ScenarioError } from '../scenario/scenario-error.js';
+import { EXIT, UsageError, type Io } from './io.js';
+import { compareCommand, report, runCommand, type RunFlags } from './commands/run.js';
+import { scenariosCommand } from './commands/scenarios.js';
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+function scenarioOptions(cmd: Command): Command {
+  return cmd
+    .option('--seed <n>', 'seed for every random draw (same seed, same result)')
+    .option('--set <path=value>', 'override a scenario field, e.g. upstream.faults[0].rate=0.5 (repeatable)', collect)
+    .option('--duration <d>', 'run length, e.g. 30s or 2m')
+    .option('--json <file>', 'write the result as JSON (schema stormlab.result/v1)')
+    .option('-q, --quiet', 'print only the headline');
+}
+
+/** Builds the CLI; `run(argv)` resolves to the exit code. Nothing here touches process.* directly. */
+export function createProgram(io: Io): { run(argv: string[]): Promise<number> } {
+  let code: number = EXIT.ok;
+  const program = new Command('stormlab')
+    .description('Retry storms in LLM and multi-agent backends: reproduce them, measure them, tame them with the engine.')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s), outputError: () => {} })
+    .showSuggestionAfterError(true);
+
+  scenarioOptions(program.command('run').argument('<scenario>', 'a scenario file, or the name of a bundled one').description('run a scenario once (in simulation) and print its summary'))
+    .option('--variant <name>', 'run one of the scenario\'s variants instead of the scenario as written')
+    .action((arg: string, flags: RunFlags) => {
+      code = report(io, runCommand(io, arg, flags), flags);
+    });
+
+  scenarioOptions(program.command('compare').argument('<scenario>', 'a scenario file, or the name of a bundled one').description('run the same scenario and seed under each policy variant, side by side'))
+    .option('--variants <list>', 'comma-separated variant names (default: all the scenario defines)')
+    .action((arg: string, flags: RunFlags) => {
+      code = report(io, compareCommand(io, arg, flags), flags);
+    });
+
+  program
+    .command('scenarios')
+    .description('list the bundled scenarios')
+    .action(() => {
+      code = scenariosCommand(io);
+    });
+
+  return {
+    async run(argv: string[]): Promise<number> {
+      try {
+        await initHistograms();
+        await program.parseAsync(argv, { from: 'user' });
+        return code;
+      } catch (err) {
+        return failure(io, err);
+      }
+    },
+  };
+}
+
+/** Turns what went wrong into one clear line per problem and an exit code; never a stack for bad input. */
+function failure(io: Io, err: unknown): number {
+  if (err instanceof CommanderError) {
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+    io.stderr(`stormlab: ${err.message.replace(/^error: /, '')}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof ScenarioError) {
+    for (const line of err.problems) io.stderr(`${err.source}: ${line}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof UsageError) {
+    io.stderr(`stormlab: ${err.message}\n`);
+    return EXIT.usage;
+  }
+  io.stderr(`stormlab: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return 70;
+}
