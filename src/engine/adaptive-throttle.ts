@@ -35,6 +35,12 @@ const ACCEPTS = 1;
  * little reaches it. `accepts` counts requests the upstream answered usefully. With K = 2 the
  * upstream sees at most about twice what it accepts. Both counts live in a sliding window, so
  * once failures stop (or traffic stops) p falls back to 0 by itself as the window slides.
+ *
+ * Requests still in flight are left out of the formula until their answer is known
+ * (`requests` below means requests − in flight): an LLM call takes seconds, and while the
+ * window fills at start-up the calls not yet answered would otherwise look like refusals —
+ * with 2 s calls at 40/s, 80 unanswered requests and no accept yet give p ≈ 1 on a healthy
+ * upstream. Dropped requests are answered at once (by the drop), so they count in full.
  */
 export class AdaptiveThrottle {
   readonly options: AdaptiveThrottleOptions;
@@ -42,6 +48,8 @@ export class AdaptiveThrottle {
   private readonly k: number;
   private readonly maxP: number;
   private readonly minRequests: number;
+  /** Allowed requests whose outcome is not recorded yet. */
+  private inFlight = 0;
   private readonly random: Random;
 
   constructor(options: Partial<AdaptiveThrottleOptions> | undefined, random: Random, store: StateStore = new MemoryStore(), key = 'throttle') {
@@ -61,7 +69,7 @@ export class AdaptiveThrottle {
 
   /** The drop probability the next request would face. */
   dropProbability(now: number): number {
-    const requests = this.window.total(REQUESTS, now);
+    const requests = this.known(now);
     if (requests < this.minRequests) return 0;
     const p = (requests - this.k * this.window.total(ACCEPTS, now)) / (requests + 1);
     return p <= 0 ? 0 : p < this.maxP ? p : this.maxP;
@@ -73,21 +81,33 @@ export class AdaptiveThrottle {
    */
   tryAcquire(now: number): boolean {
     const w = this.window;
-    const requests = w.total(REQUESTS, now);
+    const requests = this.known(now);
     w.add(REQUESTS, 1, now);
-    if (requests < this.minRequests) return true;
     // p as in dropProbability, inlined: this runs once per request.
-    const p = (requests - this.k * w.total(ACCEPTS, now)) / (requests + 1);
-    if (p <= 0) return true;
-    return this.random.next() >= (p < this.maxP ? p : this.maxP);
+    if (requests >= this.minRequests) {
+      const p = (requests - this.k * w.total(ACCEPTS, now)) / (requests + 1);
+      if (p > 0 && this.random.next() < (p < this.maxP ? p : this.maxP)) return false;
+    }
+    this.inFlight++;
+    return true;
   }
 
-  /** The outcome of an allowed request: `accepted` when the upstream answered usefully. */
+  /**
+   * The outcome of an allowed request: `accepted` when the upstream answered usefully. Every
+   * allowed request must be recorded once (a request given up on records `false`).
+   */
   record(accepted: boolean, now: number): void {
+    if (this.inFlight > 0) this.inFlight--;
     if (accepted) this.window.add(ACCEPTS, 1, now);
   }
 
-  snapshot(now: number): { requests: number; accepts: number; dropProbability: number } {
-    return { requests: this.window.total(REQUESTS, now), accepts: this.window.total(ACCEPTS, now), dropProbability: this.dropProbability(now) };
+  /** Requests in the window whose answer is known (dropped, or allowed and recorded). */
+  private known(now: number): number {
+    const r = this.window.total(REQUESTS, now) - this.inFlight;
+    return r > 0 ? r : 0;
+  }
+
+  snapshot(now: number): { requests: number; inFlight: number; accepts: number; dropProbability: number } {
+    return { requests: this.window.total(REQUESTS, now), inFlight: this.inFlight, accepts: this.window.total(ACCEPTS, now), dropProbability: this.dropProbability(now) };
   }
 }

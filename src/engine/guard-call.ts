@@ -134,7 +134,7 @@ export class GuardCall {
       g.breakers![t].record(this.ticket, cls.breaker, latencyMs, now);
       this.ticket = -1;
     }
-    if (g.throttles !== undefined && cls.counted) g.throttles[t].record(cls.accept, now);
+    if (g.throttles !== undefined) g.throttles[t].record(cls.accept, now);
     this.settleReservation(cls, usedTokens, now);
     this.last = cls;
     switch (cls.action) {
@@ -149,10 +149,11 @@ export class GuardCall {
     }
   }
 
-  /** The caller gave up on an attempt in flight: free what it held, count nothing. */
+  /** The caller gave up on an attempt in flight: free what it held; the throttle counts no accept. */
   abandon(now: number): void {
     this.dropTicket(now);
     this.releaseReservation(now);
+    this.g.throttles?.[this.target].record(false, now);
   }
 
   private planNext(cls: Classification, now: number): StepCode {

@@ -30,7 +30,11 @@ describe('AdaptiveThrottle', () => {
   it('drops about p of the requests at full outage and caps p at maxDropProbability', () => {
     const t = new AdaptiveThrottle({ k: 2, maxDropProbability: 0.9 }, rng());
     let allowed = 0;
-    for (let i = 0; i < 20_000; i++) if (t.tryAcquire(i)) allowed++;
+    for (let i = 0; i < 20_000; i++) {
+      if (!t.tryAcquire(i)) continue;
+      allowed++;
+      t.record(false, i);
+    }
     expect(t.dropProbability(20_000)).toBe(0.9);
     expect(allowed / 20_000).toBeGreaterThan(0.09);
     expect(allowed / 20_000).toBeLessThan(0.115);
@@ -38,15 +42,26 @@ describe('AdaptiveThrottle', () => {
 
   it('recovers by itself once the window slides past the failures', () => {
     const t = new AdaptiveThrottle({ windowMs: 120_000, buckets: 120 }, rng());
-    for (let i = 0; i < 1000; i++) t.tryAcquire(i);
+    for (let i = 0; i < 1000; i++) if (t.tryAcquire(i)) t.record(false, i);
     expect(t.dropProbability(1000)).toBeGreaterThan(0.8);
     expect(t.dropProbability(120_999)).toBe(0);
   });
 
   it('does not drop below minRequests in the window', () => {
     const t = new AdaptiveThrottle({ minRequests: 10, maxDropProbability: 1 }, rng());
-    for (let i = 0; i < 10; i++) expect(t.tryAcquire(0)).toBe(true);
+    for (let i = 0; i < 10; i++) {
+      expect(t.tryAcquire(0)).toBe(true);
+      t.record(false, 0);
+    }
     expect(t.dropProbability(0)).toBeCloseTo(10 / 11, 12);
+  });
+
+  it('leaves requests in flight out of the formula (slow calls are not refusals)', () => {
+    const t = new AdaptiveThrottle({ minRequests: 0, maxDropProbability: 1 }, rng());
+    for (let i = 0; i < 100; i++) expect(t.tryAcquire(i)).toBe(true); // 100 calls of several seconds
+    expect(t.dropProbability(100)).toBe(0);
+    for (let i = 0; i < 100; i++) t.record(false, 200);
+    expect(t.dropProbability(200)).toBeCloseTo(100 / 101, 12);
   });
 
   it('rejects bad options', () => {
