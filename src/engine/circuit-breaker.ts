@@ -142,6 +142,12 @@ export class CircuitBreaker {
   private tripAt = 0;
   private probesGranted = 0;
   private probesSucceeded = 0;
+  /**
+   * Before this time a fast success cannot trip the breaker: the last check found at least
+   * minimumCalls and no trigger firing, and until the window next drops a bucket (or switches
+   * from its since-close counts to the store's) a success only lowers every ratio.
+   */
+  private quietUntil = -Infinity;
 
   constructor(key: string, options: Partial<CircuitBreakerOptions> = {}, store: StateStore = new MemoryStore()) {
     this.key = checkNonEmptyString('circuitBreaker.key', key);
@@ -211,7 +217,9 @@ export class CircuitBreaker {
     this.count(CALLS, now);
     if (outcome === 'failure') this.count(FAILURES, now);
     else if (outcome === 'throttled') this.count(THROTTLED, now);
-    if (latencyMs > this.opts.slowCallMs) this.count(SLOW, now);
+    const slow = latencyMs > this.opts.slowCallMs;
+    if (slow) this.count(SLOW, now);
+    if (outcome === 'success' && !slow && now < this.quietUntil) return;
     const cause = this.firedTrigger(now);
     if (cause !== null) this.trip(cause, now);
   }
@@ -239,6 +247,8 @@ export class CircuitBreaker {
     if (o.failureRatio !== false && this.tally(FAILURES, now) / calls >= o.failureRatio) return 'failure_ratio';
     if (o.slowCallRatio !== false && this.tally(SLOW, now) / calls >= o.slowCallRatio) return 'slow_call_ratio';
     if (o.throttledRatio !== false && this.tally(THROTTLED, now) / calls >= o.throttledRatio) return 'throttled_ratio';
+    const stable = this.window.stableUntil(now);
+    this.quietUntil = now < this.cleanAt && this.cleanAt < stable ? this.cleanAt : stable;
     return null;
   }
 
@@ -276,6 +286,7 @@ export class CircuitBreaker {
 
   private move(to: BreakerState, at: number, cause: TransitionCause, openMs?: number): void {
     const from = this.current;
+    this.quietUntil = -Infinity;
     this.current = to;
     this.since = at;
     this.gen++;

@@ -135,7 +135,7 @@ export class GuardCall {
       this.ticket = -1;
     }
     if (g.throttles !== undefined) g.throttles[t].record(cls.accept, now);
-    this.settleReservation(cls, usedTokens, now);
+    if (this.reservation !== undefined) this.settleReservation(cls, usedTokens, now);
     this.last = cls;
     switch (cls.action) {
       case 'done':

@@ -45,6 +45,8 @@ export class GuardCore {
   readonly targets: readonly string[];
   readonly maxAttempts: number;
   readonly minAttemptMs: number;
+  /** Default deadline of a call, ms from its start. */
+  readonly timeoutMs: number;
   readonly backoff: Backoff;
   readonly chain: FallbackChain<string>;
   readonly budget: RetryBudget | undefined;
@@ -64,6 +66,7 @@ export class GuardCore {
     this.targets = o.targets;
     this.maxAttempts = o.maxAttempts;
     this.minAttemptMs = o.minAttemptMs;
+    this.timeoutMs = o.timeoutMs;
     this.backoff = new Backoff(o.backoff, o.random);
     const prefix = o.name;
     this.budget = o.retryBudget === false ? undefined : new RetryBudget(o.retryBudget, this.store, `${prefix}:budget`);
@@ -78,8 +81,8 @@ export class GuardCore {
 
   /** Begins a logical call at `now`; drive it with `call.next(now)` and `call.complete(...)`. */
   start(now: number, opts?: StartOptions): GuardCall {
-    const deadlineAt = opts?.deadlineAt ?? now + this.options.timeoutMs;
-    return new GuardCall(this, deadlineAt, opts?.tokens ?? 0, opts?.keys);
+    if (opts === undefined) return new GuardCall(this, now + this.timeoutMs, 0, undefined);
+    return new GuardCall(this, opts.deadlineAt ?? now + this.timeoutMs, opts.tokens ?? 0, opts.keys);
   }
 
   /** Adds a listener for `GuardEvent`s; returns a function that removes it. */

@@ -63,10 +63,13 @@ export class AttemptTimeoutError extends StormlabError {
  */
 export class Guard extends GuardCore {
   private readonly idem: GuardOptions['idempotency'];
+  /** No attempt timeout: an attempt needs a timer only for a deadline or a caller's signal. */
+  private readonly untimed: boolean;
 
   constructor(options: GuardOptions) {
     super(options);
     this.idem = options.idempotency;
+    this.untimed = this.options.attemptTimeoutMs === Infinity;
   }
 
   /**
@@ -84,13 +87,13 @@ export class Guard extends GuardCore {
   }
 
   private exec<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts: RunOptions<R> | undefined, detailed: boolean): Promise<R | GuardResult<R>> {
-    if (opts?.idempotencyKey !== undefined && this.idem !== undefined) return this.runOnce(fn, opts, detailed);
+    if (this.idem !== undefined && opts?.idempotencyKey !== undefined) return this.runOnce(fn, opts, detailed);
     const now = this.clock.now();
     const call = this.begin(now, opts);
     if (this.concurrency !== undefined) return this.loop(fn, opts, call, false, undefined, detailed);
     // Fast path for the first attempt: no async frame, one `then`. Retries continue in `loop`.
     if (call.next(now) !== Step.Attempt) return Promise.reject(this.shedError(call, undefined));
-    const cancel = this.arm(call, now, opts?.signal);
+    const cancel = this.untimed && call.deadlineAt === Infinity && opts?.signal === undefined ? undefined : this.arm(call, now, opts?.signal);
     let pending: Promise<R>;
     try {
       pending = Promise.resolve(fn(call));
@@ -179,7 +182,9 @@ export class Guard extends GuardCore {
     let cls: Classification;
     let used = -1;
     const now = this.clock.now();
-    if (threw) {
+    if (opts === undefined && !threw) {
+      cls = SUCCESS;
+    } else if (threw) {
       cls = classify({ error: err, cancelled: opts?.signal?.aborted === true }, now);
     } else {
       const res = opts?.classify?.(value as R);

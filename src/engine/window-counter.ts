@@ -14,6 +14,8 @@ export interface WindowCounterLike {
   readonly spec: WindowSpec;
   add(field: number, n: number, now: number): void;
   total(field: number, now: number): number;
+  /** Until when (exclusive) nothing leaves the window: the end of the bucket holding `now`. */
+  stableUntil(now: number): number;
 }
 
 /**
@@ -54,6 +56,11 @@ export class WindowCounter implements WindowCounterLike {
   total(field: number, now: number): number {
     if (now >= this.headStart + this.bucketMs) this.slide(now);
     return this.totals[field];
+  }
+
+  stableUntil(now: number): number {
+    if (now >= this.headStart + this.bucketMs) this.slide(now);
+    return this.headStart + this.bucketMs;
   }
 
   /** Moves the head to the bucket that holds `now`, forgetting the buckets it passes. */
