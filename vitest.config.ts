@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     environment: 'node',
+    // Builds dist/ when missing or stale: test/cli/bin.test.ts runs the real bin/stormlab.js.
+    globalSetup: ['./test/global-setup.ts'],
     testTimeout: 20_000,
   },
 });

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { loadScenario } from '../scenario/load-scenario.js';
 import { BUNDLED_DIR, resolveScenarioPath } from '../scenario/bundled.js';
+import { ScenarioError } from '../scenario/scenario-error.js';
 import { resolveVariant } from '../scenario/variants.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { parseDuration } from '../scenario/duration.js';
@@ -12,34 +13,58 @@ export interface ScenarioFlags {
   duration?: string;
 }
 
-/** Parses `--seed`: a non-negative integer. */
+/** The largest seed a scenario takes (seeds are 32-bit). */
+const MAX_SEED = 0xffffffff;
+
+/** Parses `--seed`: an integer from 0 to 2^32 − 1, checked here so the message names the flag, not the file. */
 export function parseSeed(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n)) throw new UsageError(`--seed: expected a non-negative integer, got ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw.trim()) || n > MAX_SEED) throw new UsageError(`--seed: expected an integer from 0 to ${MAX_SEED}, got ${JSON.stringify(raw)}`);
   return n;
+}
+
+/**
+ * Checks `--duration`. A unit is required: in a scenario a bare number is milliseconds, so
+ * `--duration 10` would quietly run for 10 ms when 10 s was almost surely meant.
+ */
+export function checkDuration(raw: string): void {
+  const ms = parseDuration(raw);
+  const got = JSON.stringify(raw);
+  if (ms === undefined) throw new UsageError(`--duration: expected a duration like 30s or 2m, got ${got}`);
+  if (/^\s*[\d.]+\s*$/.test(raw)) throw new UsageError(`--duration: expected a duration with a unit, like 30s or 2m, got ${got}`);
+  if (ms <= 0) throw new UsageError(`--duration: expected a duration above 0, like 30s or 2m, got ${got}`);
 }
 
 /** Loads the scenario a command names, with --set, --duration and --seed applied. */
 export function scenarioFromFlags(arg: string, flags: ScenarioFlags, cwd: string): Scenario {
   const set = [...(flags.set ?? [])];
   if (flags.duration !== undefined) {
-    if (parseDuration(flags.duration) === undefined) throw new UsageError(`--duration: expected a duration like 30s or 500ms, got ${JSON.stringify(flags.duration)}`);
+    checkDuration(flags.duration);
     set.push(`duration=${flags.duration}`);
   }
   const seed = parseSeed(flags.seed);
   if (seed !== undefined) set.push(`seed=${seed}`);
   const path = arg.includes('/') || arg.includes('.') ? resolve(cwd, arg) : arg;
-  return loadScenario(resolveScenarioPath(path, BUNDLED_DIR), { set });
+  try {
+    // Messages (and variants resolved later) name the scenario as the user wrote it, not its absolute path.
+    return { ...loadScenario(resolveScenarioPath(path, BUNDLED_DIR), { set }), source: arg };
+  } catch (e) {
+    if (e instanceof ScenarioError && e.source !== arg) throw new ScenarioError(arg, e.problems);
+    throw e;
+  }
 }
 
-/** The variants a compare runs: those asked for, in order, or all the scenario has. */
-export function pickVariants(s: Scenario, wanted: string | undefined): Array<{ name: string; scenario: Scenario }> {
+/**
+ * The variants a compare runs: those asked for, in order, or all the scenario has. `flag` is
+ * the option they came from (`--variants`, or `--variant` for run), for messages.
+ */
+export function pickVariants(s: Scenario, wanted: string | undefined, flag = '--variants'): Array<{ name: string; scenario: Scenario }> {
   const names = wanted === undefined ? s.variants.map((v) => v.name) : wanted.split(',').map((v) => v.trim()).filter(Boolean);
-  if (names.length === 0) throw new UsageError(`--variants: expected a comma-separated list of variant names, got ${JSON.stringify(wanted)}`);
+  if (names.length === 0) throw new UsageError(`${flag}: expected a comma-separated list of variant names, got ${JSON.stringify(wanted)}`);
   return names.map((name) => {
     if (!s.variants.some((v) => v.name === name)) {
-      throw new UsageError(`--variants: unknown variant ${JSON.stringify(name)} (known: ${s.variants.map((v) => v.name).join(', ')})`);
+      throw new UsageError(`${flag}: unknown variant ${JSON.stringify(name)} (known: ${s.variants.map((v) => v.name).join(', ')})`);
     }
     return { name, scenario: resolveVariant(s, name) };
   });

@@ -6,6 +6,8 @@ export function scenariosCommand(io: Io): number {
   const list = listBundledScenarios(BUNDLED_DIR);
   const width = Math.max(...list.map((s) => s.name.length));
   for (const s of list) io.stdout(`${s.name.padEnd(width)}  ${s.description}\n`);
-  io.stdout(`\nrun one: npx stormlab run scenarios/${list[0]?.name ?? 'retry-storm'}.yaml   compare: npx stormlab compare ${list[0]?.name ?? 'retry-storm'}\n`);
+  // Bare names: they work from any directory, where a scenarios/ path would not.
+  const example = list.find((s) => s.name === 'retry-storm')?.name ?? list[0]?.name ?? 'retry-storm';
+  io.stdout(`\nrun one: npx stormlab run ${example}   compare: npx stormlab compare ${example}\n`);
   return EXIT.ok;
 }

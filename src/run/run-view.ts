@@ -1,0 +1,33 @@
+import type { GuardSnapshot } from '../engine/guard-core.js';
+import type { FaultPhase } from '../upstream/config.js';
+import type { UpstreamStats } from '../upstream/upstream-model.js';
+import type { RunSnapshot } from './metrics/result.js';
+
+/** What a dashboard shows of one running variant at one moment. */
+export interface RunView {
+  /** The variant's name (`naive`, `engine`, or the scenario's name for a plain run). */
+  name: string;
+  /** Totals, per-layer figures and the last 60 s of per-second series. */
+  snapshot: RunSnapshot;
+  /** The engine's state at each layer that runs the engine (throttle, budget, breakers, buckets). */
+  engines: Array<{ layer: string; guard: GuardSnapshot }>;
+  /** The upstream right now: busy slots and queue depth per model, statuses so far. */
+  upstream: UpstreamStats;
+  /** True once the run has finished. */
+  done: boolean;
+}
+
+/** Everything one dashboard frame renders: the run's identity, clock, faults and variants. */
+export interface DashboardModel {
+  scenario: string;
+  mode: 'sim' | 'live';
+  seed: number;
+  /** Run time shown (virtual in sim), ms since the start. */
+  t: number;
+  durationMs: number;
+  /** Playback speed in sim (e.g. 10 = ten times real time; Infinity = as fast as it goes). */
+  speed: number;
+  paused: boolean;
+  faults: FaultPhase[];
+  variants: RunView[];
+}
