@@ -1,9 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { initHistograms } from '../run/metrics/histogram.js';
 import { ScenarioError } from '../scenario/scenario-error.js';
 import { EXIT, UsageError, type Io } from './io.js';
 import { compareCommand, report, runCommand, type RunFlags } from './commands/run.js';
 import { scenariosCommand } from './commands/scenarios.js';
+
+/** The package's version (package.json sits two folders up from src/cli and dist/cli alike). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -21,6 +27,7 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
   let code: number = EXIT.ok;
   const program = new Command('stormlab')
     .description('Retry storms in LLM and multi-agent backends: reproduce them, measure them, tame them with the engine.')
+    .version(packageVersion(), '-V, --version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s), outputError: () => {} })
     .showSuggestionAfterError(true);

@@ -215,4 +215,10 @@ describe('help', () => {
     expect(run.code).toBe(0);
     for (const o of ['--seed', '--set', '--duration', '--json', '--quiet', '--variant']) expect(run.out).toContain(o);
   });
+
+  it('--version prints the package version and exits 0', async () => {
+    const r = await cli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.out.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
 });
