@@ -3,6 +3,7 @@ import type { TrafficConfig } from '../../traffic/config.js';
 import { Arrivals } from '../../traffic/arrivals.js';
 import { TrafficInterpreter } from '../../traffic/interpreter.js';
 import type { UpstreamConfig } from '../../upstream/config.js';
+import type { UpstreamListener } from '../../upstream/response.js';
 import type { EventHandler } from '../../upstream/scheduler.js';
 import { UpstreamModel } from '../../upstream/upstream-model.js';
 import { MetricsCollector } from '../metrics/collector.js';
@@ -44,7 +45,12 @@ export class Simulation implements EventHandler {
     const layers = spec.traffic.layers.map((l) => l.name);
     const models = spec.upstream.models.map((m) => m.name);
     this.metrics = new MetricsCollector({ layers, models, durationMs: spec.durationMs });
-    this.upstream = new UpstreamModel(spec.upstream, this.heap, random.split('upstream'), { onResponse: (...a) => this.traffic.onResponse(...a) });
+    // The upstream answers the interpreter, built after it (it is the interpreter's transport).
+    // Arguments spelled out: a rest/spread forwarder would build an array per response.
+    const listener: UpstreamListener = {
+      onResponse: (reqId, status, detail, tokens, retryAfterMs, now) => this.traffic.onResponse(reqId, status, detail, tokens, retryAfterMs, now),
+    };
+    this.upstream = new UpstreamModel(spec.upstream, this.heap, random.split('upstream'), listener);
     this.traffic = new TrafficInterpreter(spec.traffic, this.heap, this.upstream, this.metrics, random.split('traffic'));
     this.arrivals = new Arrivals(spec.traffic.arrival, spec.durationMs, this.heap, (intended, now) => this.traffic.startRoot(intended, now), random);
     this.traffic.onRootDone = (now) => this.arrivals.userDone(now);
