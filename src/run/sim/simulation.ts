@@ -8,6 +8,7 @@ import type { EventHandler } from '../../upstream/scheduler.js';
 import { UpstreamModel } from '../../upstream/upstream-model.js';
 import { MetricsCollector } from '../metrics/collector.js';
 import type { RunResult, RunSnapshot } from '../metrics/result.js';
+import type { RunView } from '../run-view.js';
 import { EventHeap } from './event-heap.js';
 
 /** One variant of a scenario, resolved: everything a run needs. */
@@ -84,12 +85,40 @@ export class Simulation implements EventHandler {
   }
 
   result(): RunResult {
+    this.flushWasted(this.now);
     return this.metrics.result({ name: this.spec.name, durationMs: this.spec.durationMs });
   }
 
   snapshot(): RunSnapshot {
     return this.metrics.snapshot(this.now);
   }
+
+  /** What a dashboard shows of this run now. */
+  view(name = this.spec.name): RunView {
+    const now = this.now;
+    this.flushWasted(now);
+    const engines: RunView['engines'] = [];
+    this.spec.traffic.layers.forEach((l, i) => {
+      const g = this.traffic.guardOf(i);
+      if (g !== undefined) engines.push({ layer: l.name, guard: g.snapshot(now) });
+    });
+    return { name, snapshot: this.metrics.snapshot(now), engines, upstream: this.upstream.stats(now), done: this.done };
+  }
+
+  /**
+   * Work the upstream did for callers that had given up (it goes on unless cancel-on-disconnect)
+   * is wasted too; the upstream counts it as it finishes, and this hands it to the metrics.
+   */
+  private flushWasted(now: number): void {
+    const models = this.upstream.stats(now).models;
+    for (let i = 0; i < models.length; i++) {
+      const delta = models[i].wastedTokens - (this.wastedSeen[i] ?? 0);
+      if (delta > 0) this.metrics.wasted(delta, now, i);
+      this.wastedSeen[i] = models[i].wastedTokens;
+    }
+  }
+
+  private readonly wastedSeen: number[] = [];
 
   /** The once-a-second sample of engine state and fault activity. */
   handle(_kind: number, _id: number, now: number): void {
@@ -105,6 +134,7 @@ export class Simulation implements EventHandler {
         breakerOpen: g.breakers ? g.breakers.some((b) => b.state(now) === 'open') : false,
       });
     }
+    this.flushWasted(now);
     // Keep sampling while anything else is still to happen.
     if (this.heap.pending > 0) this.heap.schedule(now + SAMPLE_MS, this.sampler, 0, 0);
   }

@@ -63,6 +63,20 @@ describe('simulation fidelity', () => {
     if (rate >= 0.3) expect(r.upstream.attempts).toBeGreaterThan(1.05 * r.layers[1].logicalCalls); // the budget is really used
   });
 
+  it('counts work done for callers that gave up as wasted, unless the upstream cancels on disconnect', () => {
+    const slow = (cancelOnDisconnect: boolean): RunSpec => {
+      const s = spec({ layers: 2, policy: naive(2) });
+      s.traffic.layers[1].timeoutMs = 50; // every leaf attempt gives up before its 100 ms of service
+      s.upstream = { ...s.upstream, cancelOnDisconnect, models: [{ ...s.upstream.models[0], ttftMs: 100 }] };
+      return s;
+    };
+    const kept = run(slow(false));
+    const cancelled = run(slow(true));
+    expect(kept.upstream.status.timeout).toBe(kept.upstream.attempts);
+    expect(kept.upstream.wastedTokens).toBeGreaterThan(0);
+    expect(cancelled.upstream.wastedTokens).toBe(0);
+  });
+
   it('is deterministic, and stopping at a virtual time then going on changes nothing', () => {
     const s = spec({ layers: 3, policy: engine(), faults: [{ kind: 'errors', fromMs: 5000, toMs: 15_000, rate: 0.5, status: { 503: 0.5, 429: 0.5 } }] });
     const a = JSON.stringify(run(s));
