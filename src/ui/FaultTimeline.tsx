@@ -1,0 +1,82 @@
+import type { FaultKind, FaultPhase } from '../upstream/config.js';
+import { formatPercent } from '../report/format.js';
+import { formatSeconds } from '../report/progress-line.js';
+import { seg, textWidth, type Line, type Tone } from './line.js';
+import { Lines } from './Lines.js';
+
+/** One glyph per kind, so phases read without colour: full outages solid, latency light. */
+const GLYPH: Record<FaultKind, string> = { outage: '█', quota: '█', errors: '▓', reset: '▓', hang: '▓', midstream: '▓', latency: '▒' };
+const NO_FAULT = '·';
+const NOW = '│';
+
+function kindTone(kind: FaultKind): Tone {
+  return kind === 'latency' ? 'warn' : 'bad';
+}
+
+/** `outage 503`, `errors 30 % 503/429`, `latency ×4`, `hang 10 %`, with `@model` when it hits one. */
+export function describePhase(p: FaultPhase): string {
+  const statuses = p.status === undefined ? '' : typeof p.status === 'number' ? ` ${p.status}` : ` ${Object.keys(p.status).join('/')}`;
+  const rate = p.rate < 1 ? ` ${formatPercent(p.rate)}` : '';
+  const what =
+    p.kind === 'latency' ? `latency ×${p.factor ?? 1}` : p.kind === 'outage' ? `outage${statuses || ' 503'}` : p.kind === 'errors' ? `errors${rate}${statuses}` : `${p.kind}${rate}`;
+  return p.model === undefined ? what : `${what} @${p.model}`;
+}
+
+const active = (p: FaultPhase, t: number): boolean => p.fromMs <= t && t < p.toMs;
+
+/** What is happening now: the active phases until when, else the next one, else none. */
+function status(faults: readonly FaultPhase[], t: number): Line {
+  const now = faults.filter((p) => active(p, t));
+  if (now.length > 0) {
+    const until = Math.min(...now.map((p) => p.toMs));
+    return [seg('now ', 'bold'), ...now.flatMap((p, i) => [...(i ? [seg(' + ')] : []), seg(describePhase(p), kindTone(p.kind))]), seg(` until ${formatSeconds(until)}`, 'dim')];
+  }
+  const next = faults.filter((p) => p.fromMs > t).sort((a, b) => a.fromMs - b.fromMs)[0];
+  if (next) return [seg('now ✓ no fault', 'good'), seg(` · next ${describePhase(next)} at ${formatSeconds(next.fromMs)}`, 'dim')];
+  return [seg('now ✓ no fault', 'good')];
+}
+
+/**
+ * The fault phases over the run as one bar (`█` outage/quota, `▓` errors/reset/hang/midstream,
+ * `▒` latency, `·` none), `│` at the current time, then the active phase named:
+ *
+ *   faults ·····▒▒▒▒▒·····████████│████████·········· now outage 503 until 50.0s
+ */
+export function faultLines(faults: readonly FaultPhase[], t: number, durationMs: number, width: number): Line[] {
+  const label = 'faults ';
+  if (faults.length === 0) return [[seg(label, 'bold'), seg('none in this scenario', 'dim')]];
+  const statusLine = status(faults, t);
+  const statusW = statusLine.reduce((w, s) => w + textWidth(s.text), 0);
+  // The bar takes what the status leaves, 20 to 60 columns; below 20 the status is cut instead.
+  const barW = Math.max(20, Math.min(60, width - textWidth(label) - 1 - statusW));
+  const span = Math.max(1, durationMs);
+  const cell = (i: number): FaultPhase | undefined => {
+    const from = (i * span) / barW;
+    const to = ((i + 1) * span) / barW;
+    return faults.find((p) => p.fromMs < to && p.toMs > from);
+  };
+  const nowCell = Math.min(barW - 1, Math.max(0, Math.floor((Math.min(t, span) / span) * barW)));
+  const bar: Line = [];
+  for (let i = 0; i < barW; i++) {
+    const p = cell(i);
+    const s = i === nowCell ? seg(NOW, 'bold') : p ? seg(GLYPH[p.kind], i < nowCell ? kindTone(p.kind) : 'dim') : seg(NO_FAULT, 'dim');
+    const last = bar.at(-1);
+    if (last && last.tone === s.tone && s.text !== NOW && last.text.at(-1) !== NOW) last.text += s.text;
+    else bar.push({ ...s });
+  }
+  return [[seg(label, 'bold'), ...bar, seg(' '), ...statusLine]];
+}
+
+export interface FaultTimelineProps {
+  faults: readonly FaultPhase[];
+  /** The current run time, ms. */
+  t: number;
+  durationMs: number;
+  width: number;
+  color: boolean;
+}
+
+/** The fault phases as a bar over the run's duration, the current time marked, the active phase named. */
+export function FaultTimeline({ faults, t, durationMs, width, color }: FaultTimelineProps) {
+  return <Lines lines={faultLines(faults, t, durationMs, width)} width={width} color={color} />;
+}

@@ -1,0 +1,85 @@
+import type { DashboardModel, RunView } from '../run/run-view.js';
+import { formatRate } from '../report/format.js';
+import { formatSeconds } from '../report/progress-line.js';
+import { joined, lineWidth, seg, type Line } from './line.js';
+import { Lines } from './Lines.js';
+import { amplificationCell } from './SummaryPanel.js';
+
+/** `10x`, `0.5x`, `max` (as fast as it goes). */
+export function formatSpeed(speed: number): string {
+  return Number.isFinite(speed) ? `${Number(speed.toPrecision(3))}x` : 'max';
+}
+
+/** Where the run is: done, paused, draining (past its duration, finishing in-flight work) or running. */
+function state(model: DashboardModel): Line {
+  if (model.variants.length > 0 && model.variants.every((v) => v.done)) return [seg('■ done', 'good')];
+  if (model.paused) return [seg('‖ paused', 'warn')];
+  if (model.t > model.durationMs) return [seg('▶ draining', 'accent')];
+  return [seg('▶ running', 'accent')];
+}
+
+function statusLine(model: DashboardModel): Line {
+  const pace = model.mode === 'sim' ? `${formatSpeed(model.speed)} speed` : 'real time';
+  return [seg('stormlab ', 'bold'), seg(model.scenario, 'bold'), seg(` · ${model.mode} · seed ${model.seed} · ${pace} · `, 'dim'), ...state(model)];
+}
+
+function progressBarLine(model: DashboardModel, width: number): Line {
+  const share = model.durationMs > 0 ? Math.min(1, Math.max(0, model.t / model.durationMs)) : 1;
+  const clock = `${formatSeconds(model.t)}/${formatSeconds(model.durationMs)} ${model.mode === 'sim' ? 'virtual' : 'real'} `;
+  const pct = ` ${String(Math.floor(share * 100)).padStart(3)}%`;
+  const left = model.t < model.durationMs ? ` · ${formatSeconds(model.durationMs - model.t)} left` : model.variants.every((v) => v.done) ? '' : ' · draining';
+  const barW = Math.max(10, Math.min(60, width - clock.length - pct.length - left.length - 2));
+  const full = Math.round(share * barW);
+  return [seg(clock), seg('['), seg('█'.repeat(full), 'accent'), seg('░'.repeat(barW - full), 'dim'), seg(']'), seg(pct), seg(left, 'dim')];
+}
+
+/** Candidate headlines, longest first: the first that fits the width is shown. */
+function headlineCandidates(variants: readonly RunView[]): Line[][] {
+  const overall = (v: RunView) => amplificationCell(v, 'overall');
+  const now = (v: RunView) => amplificationCell(v, 'now');
+  const label = seg('amplification ', 'bold');
+  if (variants.length === 1) {
+    const v = variants[0];
+    return [
+      [[label, ...overall(v), seg(' overall · now ', 'dim'), ...now(v), seg(' (last 5 s)', 'dim'), seg(` · goodput ${formatRate(v.snapshot.goodput)}`, 'dim')]],
+      [[label, ...overall(v), seg(' overall · now ', 'dim'), ...now(v)]],
+    ];
+  }
+  const full = (v: RunView): Line => [seg(`${v.name} `, 'bold'), ...overall(v), seg(' (now ', 'dim'), ...now(v), seg(')', 'dim')];
+  const short = (v: RunView): Line => [seg(`${v.name} `, 'bold'), ...overall(v)];
+  return [
+    [[label, ...joined(variants.map(full))]],
+    [[label, ...joined(variants.map(short))]],
+    // One variant per line when even the short form does not fit side by side.
+    [[label], ...variants.map((v) => [seg('  '), ...full(v)])],
+  ];
+}
+
+/** The headline: amplification overall and now, for each variant side by side when they fit. */
+export function headlineLines(variants: readonly RunView[], width: number): Line[] {
+  if (variants.length === 0) return [[seg('amplification ', 'bold'), seg('— (starting)', 'dim')]];
+  const candidates = headlineCandidates(variants);
+  return candidates.find((c) => c.every((l) => lineWidth(l) <= width)) ?? candidates[candidates.length - 1];
+}
+
+/** Status line, progress bar and the amplification headline. */
+export function headerLines(model: DashboardModel, width: number): Line[] {
+  return [statusLine(model), progressBarLine(model, width), ...headlineLines(model.variants, width)];
+}
+
+export interface HeaderProps {
+  model: DashboardModel;
+  width: number;
+  color: boolean;
+}
+
+/**
+ * The top of the dashboard:
+ *
+ *   stormlab retry-storm · sim · seed 1 · 10x speed · ▶ running
+ *   32.4s/60.0s virtual [███████████████████████░░░░░░░░░░░░░░░░░░]  54% · 27.6s left
+ *   amplification naive ✗ 14.2× (now ✗ 27.0×) · engine ✓ 1.08× (now ✓ 0.42×)
+ */
+export function Header({ model, width, color }: HeaderProps) {
+  return <Lines lines={headerLines(model, width)} width={width} color={color} />;
+}

@@ -1,0 +1,55 @@
+import type { SeriesResult } from '../run/metrics/result.js';
+import type { RunView } from '../run/run-view.js';
+import { formatCount, formatPercent, formatRate } from '../report/format.js';
+import { amplificationHealth, errorShareHealth, marked, tone } from './health.js';
+import { padEnd, padStart, seg, type Line } from './line.js';
+import { Lines } from './Lines.js';
+import type { PanelProps } from './SummaryPanel.js';
+import { sparkline } from './Sparkline.js';
+
+/** The values of the bins that are over by `t` (the second in progress would read low). */
+export function completeBins(series: SeriesResult, values: readonly number[], t: number): number[] {
+  const done = Math.floor(t / series.binMs) - series.fromBin;
+  return values.slice(0, Math.max(0, Math.min(values.length, done)));
+}
+
+const LABEL = 9;
+const VALUE = 8;
+
+/**
+ * The upstream: attempts/s against logical leaf calls/s on one scale (the gap between the two
+ * lines is the amplification), error shares, queue, busy slots and wasted tokens.
+ *
+ *   upstream · last 60 s
+ *   attempts ▁▁▁▁▁▁▁▁▁████████████ 1.62k/s
+ *   logical  ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁    60.0/s
+ *   429 0.0 %  5xx 95.6 %  timeout 0.0 %
+ *   queue 128  busy 64  wasted 1.23M tok
+ */
+export function upstreamLines(view: RunView, width: number): Line[] {
+  const s = view.snapshot;
+  const attempts = completeBins(s.series, s.series.upstreamAttempts, s.t);
+  const logical = completeBins(s.series, s.series.leafCalls, s.t);
+  const perSec = 1000 / s.series.binMs;
+  const max = Math.max(0, ...attempts, ...logical);
+  const spark = Math.max(4, Math.min(60, width - LABEL - VALUE - 1));
+  const nowAttempts = (attempts.at(-1) ?? 0) * perSec;
+  const nowLogical = (logical.at(-1) ?? 0) * perSec;
+  const ampTone = tone(amplificationHealth(nowLogical > 0 ? nowAttempts / nowLogical : 0));
+  const share = s.upstream.share;
+  const shareItem = (label: string, x: number): Line => [seg(`${label} `), ...marked(formatPercent(x), errorShareHealth(x)).slice(1)];
+  const busy = view.upstream.models.reduce((n, m) => n + m.busy, 0);
+  const queued = view.upstream.models.reduce((n, m) => n + m.queued, 0);
+  return [
+    [seg('upstream', 'bold'), seg(' · last 60 s', 'dim')],
+    [seg(padEnd('attempts', LABEL)), seg(sparkline(attempts, spark, max), ampTone), seg(padStart(formatRate(nowAttempts), VALUE + 1))],
+    [seg(padEnd('logical', LABEL)), seg(sparkline(logical, spark, max), 'accent'), seg(padStart(formatRate(nowLogical), VALUE + 1))],
+    [...shareItem('429', share['429']), seg('  '), ...shareItem('5xx', share['5xx']), seg('  '), ...shareItem('timeout', share.timeout)],
+    [seg(`queue ${formatCount(queued)}  busy ${formatCount(busy)}  wasted `), seg(`${formatCount(s.upstream.wastedTokens)} tok`, s.upstream.wastedTokens > 0 ? 'warn' : 'plain')],
+  ];
+}
+
+/** Upstream load and health for one variant. */
+export function UpstreamPanel({ view, width, color }: PanelProps) {
+  return <Lines lines={upstreamLines(view, width)} width={width} color={color} />;
+}
