@@ -80,6 +80,7 @@ function layerRows(name: string, vs: RunResult[]): Row[] {
     row('p50', (l) => cell(formatMs(l.latencyMs.p50))),
     row('p95', (l) => cell(formatMs(l.latencyMs.p95))),
     row('p99', (l) => cell(formatMs(l.latencyMs.p99))),
+    row('wasted tokens', (l) => cell(formatCount(l.wastedTokens))),
     ...shedRows,
   ];
 }

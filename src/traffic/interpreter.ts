@@ -127,7 +127,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const model = layer.models[c.target[id]];
     this.observer.upstreamResponse(model, status, detail, tokens, now);
     if (c.reqId[id] !== reqId || c.serial[id] === 0) {
-      if (tokens > 0) this.observer.wasted(tokens, now);
+      if (tokens > 0) this.observer.wasted(tokens, now, model, c.layer[id]);
       return;
     }
     c.reqId[id] = -1;
@@ -217,7 +217,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const layer = this.layers[c.layer[id]];
     if (code !== Code.Ok) {
       const spent = layer.leaf ? usedTokens : c.tokens[id];
-      if (spent > 0) this.observer.wasted(spent, now);
+      if (spent > 0) this.observer.wasted(spent, now, layer.leaf ? layer.models[c.target[id]] : -1, c.layer[id]);
     }
     const gc = this.guardCalls[id];
     let delay: number;
@@ -257,7 +257,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       return;
     }
     if (c.serial[parent] !== parentSerial) {
-      if (tokens > 0) this.observer.wasted(tokens, now); // the parent's attempt gave up on us
+      if (tokens > 0) this.observer.wasted(tokens, now, -1, layerIx - 1); // the parent's attempt gave up on us
       return;
     }
     c.tokens[parent] += tokens;

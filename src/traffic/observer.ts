@@ -14,8 +14,11 @@ export interface TrafficObserver {
   shed(layer: number, reason: ShedReason, t: number): void;
   upstreamAttempt(model: number, t: number): void;
   upstreamResponse(model: number, status: number, detail: number, tokens: number, t: number): void;
-  /** Tokens spent on attempts whose caller had already given up or failed. */
-  wasted(tokens: number, t: number): void;
+  /**
+   * Tokens spent on attempts whose caller had already given up or failed; `layer` is the
+   * layer whose call threw the result away, `model` the model that spent them (−1 if unknown).
+   */
+  wasted(tokens: number, t: number, model: number, layer: number): void;
 }
 
 /** How leaf attempts reach an upstream: the simulated model, or HTTP in live mode. */

@@ -125,8 +125,9 @@ export class MetricsCollector {
   }
 
   /** Tokens the upstream spent on an attempt whose caller had given up or failed. */
-  wasted(tokens: number, t: number, model = -1): void {
+  wasted(tokens: number, t: number, model = -1, layer = -1): void {
     this.upstream.wasted(model, tokens);
+    if (layer >= 0) this.layerStats.wasted(layer, tokens);
   }
 
   /** Samples an engine layer's state (once per second) for the throttle/budget/breaker timelines. */

@@ -14,7 +14,8 @@ const ATTEMPTS = 1;
 const RETRIES = 2;
 const OK = 3;
 const FAILED = 4;
-const FIELDS = 5;
+const WASTED = 5;
+const FIELDS = 6;
 
 /** Call counters, shed counters and a latency histogram for each layer of the call tree. */
 export class LayerStats {
@@ -42,6 +43,11 @@ export class LayerStats {
   done(layer: number, latencyMs: number, ok: boolean): void {
     this.counts[layer * FIELDS + (ok ? OK : FAILED)]++;
     this.latency[layer].record(latencyMs);
+  }
+
+  /** Tokens whose result this layer's calls threw away (a failed or abandoned attempt). */
+  wasted(layer: number, tokens: number): void {
+    this.counts[layer * FIELDS + WASTED] += tokens;
   }
 
   shed(layer: number, reason: ShedReason): void {
@@ -77,6 +83,7 @@ export class LayerStats {
       ok: c(OK),
       failed: c(FAILED),
       successRate: round6(ratio(c(OK), c(OK) + c(FAILED))),
+      wastedTokens: round6(c(WASTED)),
       latencyMs: { p50: h.percentile(50), p95: h.percentile(95), p99: h.percentile(99) },
       shed,
     };

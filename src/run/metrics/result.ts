@@ -40,6 +40,8 @@ export interface LayerResult {
   /** ok ÷ (ok + failed). */
   successRate: number;
   latencyMs: Percentiles;
+  /** Tokens whose results this layer threw away: spent on attempts of its calls that failed or that it gave up on. */
+  wastedTokens: number;
   /** Calls shed locally, by reason; only reasons with a non-zero count appear. */
   shed: Partial<Record<ShedReason, number>>;
 }

@@ -113,7 +113,8 @@ export class Simulation implements EventHandler {
     const models = this.upstream.stats(now).models;
     for (let i = 0; i < models.length; i++) {
       const delta = models[i].wastedTokens - (this.wastedSeen[i] ?? 0);
-      if (delta > 0) this.metrics.wasted(delta, now, i);
+      // The leaf layer gave up on these requests (a timeout), so the waste is its.
+      if (delta > 0) this.metrics.wasted(delta, now, i, this.spec.traffic.layers.length - 1);
       this.wastedSeen[i] = models[i].wastedTokens;
     }
   }
