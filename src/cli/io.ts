@@ -9,6 +9,13 @@ export interface Io {
   isTTY: boolean;
   /** Wall-clock milliseconds, for the `timing` part of results only. */
   wallNow(): number;
+  /** The interactive terminal, when there is one (the dashboard draws on it). */
+  terminal?: Terminal;
+}
+
+export interface Terminal {
+  stdout: NodeJS.WriteStream;
+  stdin: NodeJS.ReadStream;
 }
 
 /** A problem with what the user gave us: one line on stderr, exit code 2. */

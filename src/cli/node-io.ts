@@ -12,5 +12,6 @@ export function nodeIo(): Io {
     env: process.env,
     isTTY: process.stdout.isTTY === true,
     wallNow: () => Date.now(),
+    terminal: process.stdout.isTTY ? { stdout: process.stdout, stdin: process.stdin } : undefined,
   };
 }

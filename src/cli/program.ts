@@ -19,7 +19,9 @@ function scenarioOptions(cmd: Command): Command {
     .option('--set <path=value>', 'override a scenario field, e.g. upstream.faults[0].rate=0.5 (repeatable)', collect)
     .option('--duration <d>', 'run length, e.g. 30s or 2m')
     .option('--json <file>', 'write the result as JSON (schema stormlab.result/v1)')
-    .option('-q, --quiet', 'print only the headline');
+    .option('-q, --quiet', 'print only the headline')
+    .option('--no-ui', 'no dashboard: plain progress lines, as when stdout is not a terminal or CI=true')
+    .option('--speed <x>', 'dashboard playback speed of the simulated run: 10x, 0.5x or max (default: about 15 s to watch)');
 }
 
 /** Builds the CLI; `run(argv)` resolves to the exit code. Nothing here touches process.* directly. */
@@ -34,14 +36,14 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
 
   scenarioOptions(program.command('run').argument('<scenario>', 'a scenario file, or the name of a bundled one').description('run a scenario once (in simulation) and print its summary'))
     .option('--variant <name>', 'run one of the scenario\'s variants instead of the scenario as written')
-    .action((arg: string, flags: RunFlags) => {
-      code = report(io, runCommand(io, arg, flags), flags);
+    .action(async (arg: string, flags: RunFlags) => {
+      code = report(io, await runCommand(io, arg, flags), flags);
     });
 
   scenarioOptions(program.command('compare').argument('<scenario>', 'a scenario file, or the name of a bundled one').description('run the same scenario and seed under each policy variant, side by side'))
     .option('--variants <list>', 'comma-separated variant names (default: all the scenario defines)')
-    .action((arg: string, flags: RunFlags) => {
-      code = report(io, compareCommand(io, arg, flags), flags);
+    .action(async (arg: string, flags: RunFlags) => {
+      code = report(io, await compareCommand(io, arg, flags), flags);
     });
 
   program

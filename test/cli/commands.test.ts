@@ -14,6 +14,13 @@ function withoutTiming(json: string): string {
   return cut;
 }
 
+/** Without a terminal, stderr carries only plain progress lines: no escape codes, one per tenth. */
+function expectOnlyProgress(err: string): void {
+  const lines = err.trimEnd().split('\n').filter(Boolean);
+  for (const line of lines) expect(line).toMatch(/^\[ *[\d.]+m?s\/[\d.]+m?s +\d+%\] /);
+  expect(err).not.toContain('\x1b');
+}
+
 async function resultOf(argv: string[], wallStepMs = 0): Promise<{ text: string; json: any }> {
   const r = await cli([...argv, '--json', 'out.json', '-q'], { wallStepMs });
   expect(r.err).toBe('');
@@ -47,7 +54,7 @@ function expectVariantShape(v: any): void {
 describe('stormlab run', () => {
   it('prints the summary of the bundled retry-storm with amplification 27.0× and exits 0', async () => {
     const r = await cli(['run', 'retry-storm']);
-    expect(r.err).toBe('');
+    expectOnlyProgress(r.err);
     expect(r.code).toBe(0);
     const lines = r.out.split('\n');
     expect(lines[0]).toMatch(HEADLINE_27);
@@ -62,7 +69,7 @@ describe('stormlab run', () => {
   it('--quiet prints only the headline', async () => {
     const r = await cli(['run', 'retry-storm', '--quiet']);
     expect(r.code).toBe(0);
-    expect(r.err).toBe('');
+    expectOnlyProgress(r.err);
     expect(r.out.split('\n')).toHaveLength(2);
     expect(r.out.trimEnd()).toMatch(HEADLINE_27);
     const short = await cli(['run', 'retry-storm', '-q', '--json', 'x.json']);
@@ -86,7 +93,7 @@ describe('stormlab run', () => {
 
   it('--set layers[*].retry.attempts=2 gives 2 × 2 × 2 = 8.0×', async () => {
     const r = await cli(['run', 'retry-storm', '--set', 'layers[*].retry.attempts=2', '-q']);
-    expect(r.err).toBe('');
+    expectOnlyProgress(r.err);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^amplification 8\.00× /);
     const { json } = await resultOf(['run', 'retry-storm', '--set', 'layers[*].retry.attempts=2']);
@@ -110,7 +117,7 @@ describe('stormlab run', () => {
 
   it('--variant engine runs that variant only, named after it', async () => {
     const r = await cli(['run', 'retry-storm', '--variant', 'engine']);
-    expect(r.err).toBe('');
+    expectOnlyProgress(r.err);
     expect(r.code).toBe(0);
     expect(r.out.split('\n')[2].trim()).toBe('engine');
     const { json } = await resultOf(['run', 'retry-storm', '--variant', 'engine']);
@@ -121,7 +128,7 @@ describe('stormlab run', () => {
   it('takes a scenario file by path, relative to the working directory', async () => {
     // Not the process's directory: the path must be resolved against io.cwd.
     const r = await cli(['run', './retry-storm.yaml', '-q', '--duration', '5s'], { cwd: BUNDLED_DIR });
-    expect(r.err).toBe('');
+    expectOnlyProgress(r.err);
     expect(r.out.trimEnd()).toMatch(HEADLINE_27);
   });
 });
@@ -129,7 +136,7 @@ describe('stormlab run', () => {
 describe('stormlab compare', () => {
   it('prints naive and engine side by side', async () => {
     const r = await cli(['compare', 'retry-storm']);
-    expect(r.err).toBe('');
+    expectOnlyProgress(r.err);
     expect(r.code).toBe(0);
     const lines = r.out.split('\n');
     const head = /^amplification naive 27\.0× · engine (\S+)×$/.exec(lines[0]);
@@ -189,7 +196,7 @@ describe('determinism', () => {
 describe('stormlab scenarios', () => {
   it('lists the six bundled scenarios with their descriptions', async () => {
     const r = await cli(['scenarios']);
-    expect(r.err).toBe('');
+    expectOnlyProgress(r.err);
     expect(r.code).toBe(0);
     const names = ['brownout', 'fallback', 'metastable', 'retry-storm', 'sdk-stack', 'tpm-burst'];
     const lines = r.out.split('\n').filter((l) => l !== '');

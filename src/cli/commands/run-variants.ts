@@ -1,5 +1,4 @@
-import type { RunResult } from '../../run/metrics/result.js';
-import type { ResultFile } from '../../run/metrics/result.js';
+import type { ResultFile, RunResult } from '../../run/metrics/result.js';
 import { RESULT_SCHEMA } from '../../run/metrics/result.js';
 import { Simulation, type RunSpec } from '../../run/sim/simulation.js';
 import type { Scenario } from '../../scenario/scenario.js';
@@ -10,32 +9,52 @@ export function specOf(s: Scenario, name: string): RunSpec {
   return { name, seed: s.seed, durationMs: s.durationMs, drainMs: s.drainMs, traffic: s.traffic, upstream: s.upstream };
 }
 
-/**
- * Runs each (name, scenario) pair in simulation with the same seed and gathers a result file.
- * Wall-clock figures go in `timing` only.
- */
-export function simulateAll(io: Io, scenarioName: string, seed: number, runs: Array<{ name: string; scenario: Scenario }>): ResultFile {
-  const variants: RunResult[] = [];
-  const perVariant: Array<{ name: string; wallMs: number; attemptsPerSec: number }> = [];
-  const t0 = io.wallNow();
-  let attempts = 0;
+/** A variant being simulated, with the wall time spent stepping it. */
+export interface SimRun {
+  name: string;
+  sim: Simulation;
+  wallMs: number;
+}
+
+export function startRuns(runs: Array<{ name: string; scenario: Scenario }>): SimRun[] {
+  return runs.map((r) => ({ name: r.name, sim: new Simulation(specOf(r.scenario, r.name)), wallMs: 0 }));
+}
+
+/** Steps every run to virtual time `t`, charging each its own wall time. */
+export function advanceAll(io: Io, runs: SimRun[], t: number): void {
   for (const r of runs) {
     const start = io.wallNow();
-    const sim = new Simulation(specOf(r.scenario, r.name));
-    const result = sim.run();
-    sim.metrics.destroy();
-    const wallMs = io.wallNow() - start;
-    attempts += result.upstream.attempts;
-    variants.push(result);
-    perVariant.push({ name: r.name, wallMs, attemptsPerSec: wallMs > 0 ? Math.round((result.upstream.attempts / wallMs) * 1000) : 0 });
+    r.sim.advanceTo(t);
+    r.wallMs += io.wallNow() - start;
   }
-  const wallMs = io.wallNow() - t0;
+}
+
+/**
+ * Gathers the runs' results (partial ones for runs stopped early) into a result file and frees
+ * their histograms. Wall-clock figures go in `timing` only.
+ */
+export function collect(scenarioName: string, seed: number, runs: SimRun[]): ResultFile {
+  const variants: RunResult[] = [];
+  let attempts = 0;
+  let wallMs = 0;
+  for (const r of runs) {
+    const result = r.sim.result();
+    r.sim.metrics.destroy();
+    attempts += result.upstream.attempts;
+    wallMs += r.wallMs;
+    variants.push(result);
+  }
+  const rate = (n: number, ms: number): number => (ms > 0 ? Math.round((n / ms) * 1000) : 0);
   return {
     schema: RESULT_SCHEMA,
     scenario: scenarioName,
     seed,
     mode: 'sim',
     variants,
-    timing: { wallMs, attemptsPerSec: wallMs > 0 ? Math.round((attempts / wallMs) * 1000) : 0, variants: perVariant },
-  } as ResultFile;
+    timing: {
+      wallMs,
+      attemptsPerSec: rate(attempts, wallMs),
+      variants: runs.map((r, i) => ({ name: r.name, wallMs: r.wallMs, attemptsPerSec: rate(variants[i].upstream.attempts, r.wallMs) })),
+    },
+  };
 }

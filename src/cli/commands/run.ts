@@ -1,15 +1,48 @@
+import { progressLine } from '../../report/progress-line.js';
 import { resultJson } from '../../report/result-json.js';
 import { summaryTable } from '../../report/summary-table.js';
 import type { ResultFile } from '../../run/metrics/result.js';
+import type { Scenario } from '../../scenario/scenario.js';
+import { formatDuration } from '../../scenario/duration.js';
+import { showDashboard } from '../dashboard.js';
 import { EXIT, UsageError, type Io } from '../io.js';
+import { Playback, parseSpeed } from '../playback.js';
 import { pickVariants, scenarioFromFlags, type ScenarioFlags } from '../scenario-args.js';
-import { simulateAll } from './run-variants.js';
+import { advanceAll, collect, startRuns } from './run-variants.js';
 
 export interface RunFlags extends ScenarioFlags {
   json?: string;
   quiet?: boolean;
   variant?: string;
   variants?: string;
+  /** False with --no-ui. */
+  ui?: boolean;
+  speed?: string;
+}
+
+/** Progress lines a plain (non-TTY) run prints: one per tenth of the run, and the end. */
+const PLAIN_STEPS = 10;
+
+/**
+ * Simulates the runs: in a TTY (and not under CI or --no-ui) in the dashboard, played back at
+ * --speed; otherwise with a plain progress line per tenth of the run. Either way the result is
+ * the same, and a run stopped with q or Ctrl-C still gives its partial result.
+ */
+async function execute(io: Io, scenario: Scenario, runs: Array<{ name: string; scenario: Scenario }>, flags: RunFlags): Promise<ResultFile> {
+  const speed = parseSpeed(flags.speed, scenario.durationMs);
+  if (speed === undefined) throw new UsageError(`--speed: expected a speed like 10x, 0.5x or max, got ${JSON.stringify(flags.speed)}`);
+  const sims = startRuns(runs);
+  const playback = new Playback(scenario, sims, speed, (t) => advanceAll(io, sims, t));
+  if (io.terminal !== undefined && flags.ui !== false && io.env.CI !== 'true' && !flags.quiet) {
+    await showDashboard(io, io.terminal, playback, (wallMs) => playback.tick(wallMs));
+    if (playback.interrupted) io.stderr(`stopped at ${formatDuration(playback.now)} of ${formatDuration(scenario.durationMs)}: the result below is partial\n`);
+  } else {
+    for (let k = 1; k <= PLAIN_STEPS && !playback.done; k++) {
+      playback.advanceTo(k === PLAIN_STEPS ? Infinity : (scenario.durationMs * k) / PLAIN_STEPS);
+      if (!flags.quiet) io.stderr(`${progressLine(playback.frame())}\n`); // stdout keeps only the summary
+    }
+  }
+  return collect(scenario.name, scenario.seed, sims);
 }
 
 /** Writes what a finished run or compare shows: the summary (or headline) and the JSON file. */
@@ -43,17 +76,17 @@ function writeOutput(io: Io, flag: string, path: string, data: string): void {
 }
 
 /** `stormlab run <scenario>`: one run of the scenario as written (or of one variant). */
-export function runCommand(io: Io, arg: string, flags: RunFlags): ResultFile {
+export function runCommand(io: Io, arg: string, flags: RunFlags): Promise<ResultFile> {
   if (flags.variant !== undefined && (flags.variant.includes(',') || flags.variant.trim() === '')) {
     throw new UsageError(`--variant: expected one variant name (compare --variants a,b runs several), got ${JSON.stringify(flags.variant)}`);
   }
   const scenario = scenarioFromFlags(arg, flags, io.cwd);
   const runs = flags.variant === undefined ? [{ name: scenario.name, scenario }] : pickVariants(scenario, flags.variant, '--variant');
-  return simulateAll(io, scenario.name, scenario.seed, runs);
+  return execute(io, scenario, runs, flags);
 }
 
 /** `stormlab compare <scenario>`: the same scenario and seed under each policy variant. */
-export function compareCommand(io: Io, arg: string, flags: RunFlags): ResultFile {
+export function compareCommand(io: Io, arg: string, flags: RunFlags): Promise<ResultFile> {
   const scenario = scenarioFromFlags(arg, flags, io.cwd);
-  return simulateAll(io, scenario.name, scenario.seed, pickVariants(scenario, flags.variants));
+  return execute(io, scenario, pickVariants(scenario, flags.variants), flags);
 }

@@ -144,7 +144,9 @@ export class EventHeap implements Scheduler {
       this.fired++;
       registry[handler].handle(kind, id, time);
     }
-    if (until > this.t && until !== Infinity) this.t = until;
+    // Time moves on to `until` only while something is still to happen: once the queue is
+    // empty the run is over, and its clock stays at its last event.
+    if (until > this.t && until !== Infinity && this.queued > 0) this.t = until;
   }
 
   /** The lane an event `delay` ahead, at `time`, joins; -1 for the heap. */

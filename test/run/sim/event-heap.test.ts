@@ -22,10 +22,21 @@ describe('EventHeap', () => {
     const heap = new EventHeap();
     const seen: number[] = [];
     const h = heap.register({ handle: (_k, _i, now) => seen.push(now) });
+    heap.schedule(200, h, 0, 0);
     heap.runUntil(100);
+    expect(heap.now()).toBe(100);
     heap.schedule(50, h, 0, 0);
     heap.runUntil(Infinity);
-    expect(seen).toEqual([100]);
+    expect(seen).toEqual([100, 200]);
+  });
+
+  it('keeps its clock at the last event once nothing is left', () => {
+    const heap = new EventHeap();
+    const h = heap.register({ handle: () => {} });
+    heap.schedule(30, h, 0, 0);
+    heap.runUntil(1000);
+    expect(heap.now()).toBe(30);
+    expect(heap.pending).toBe(0);
   });
 
   it('property: pops a stable sort of what was pushed, events scheduled from handlers included', () => {

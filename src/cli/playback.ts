@@ -1,0 +1,101 @@
+import type { DashboardModel, RunView } from '../run/run-view.js';
+import type { Simulation } from '../run/sim/simulation.js';
+import type { Scenario } from '../scenario/scenario.js';
+
+/**
+ * Plays simulations back at a chosen speed for the dashboard: each `tick(wallMs)` moves every
+ * variant's virtual clock on by `speed × wallMs` (all of them to the same virtual time, so
+ * they stay side by side). The result does not depend on the speed: a simulation gives the
+ * same result however it is stepped.
+ */
+export class Playback {
+  private t = 0;
+  private isPaused = false;
+  private stopped = false;
+  private readonly listeners = new Set<() => void>();
+  private views: RunView[] | undefined;
+
+  /** `advance(t)` steps every run to virtual time t (the caller keeps the wall-time books). */
+  constructor(
+    readonly scenario: Scenario,
+    readonly runs: Array<{ name: string; sim: Simulation }>,
+    readonly speed: number,
+    private readonly advance: (t: number) => void = (t) => runs.forEach((r) => r.sim.advanceTo(t)),
+  ) {}
+
+  get now(): number {
+    return this.t;
+  }
+
+  get paused(): boolean {
+    return this.isPaused;
+  }
+
+  /** True when every run has finished, or the user stopped. */
+  get done(): boolean {
+    return this.stopped || this.runs.every((r) => r.sim.done);
+  }
+
+  /** The user stopped: the runs keep what they have, as a partial result. */
+  get interrupted(): boolean {
+    return this.stopped && !this.runs.every((r) => r.sim.done);
+  }
+
+  togglePause(): void {
+    this.isPaused = !this.isPaused;
+    this.changed();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.changed();
+  }
+
+  /** Moves virtual time on by `speed × wallMs` (to the end at speed Infinity). */
+  tick(wallMs: number): void {
+    if (this.isPaused || this.done) return;
+    this.advanceTo(this.speed === Infinity ? Infinity : this.t + this.speed * wallMs);
+  }
+
+  /** Moves every run to virtual time `t` (at once, whatever the speed). */
+  advanceTo(t: number): void {
+    this.t = t;
+    this.advance(t);
+    if (this.runs.every((r) => r.sim.done)) this.t = Math.max(...this.runs.map((r) => r.sim.now));
+    this.changed();
+  }
+
+  frame(): DashboardModel {
+    this.views ??= this.runs.map((r) => r.sim.view(r.name));
+    return {
+      scenario: this.scenario.name,
+      mode: 'sim',
+      seed: this.scenario.seed,
+      t: Math.min(this.t, Math.max(...this.runs.map((r) => r.sim.now))),
+      durationMs: this.scenario.durationMs,
+      speed: this.speed,
+      paused: this.isPaused,
+      faults: this.scenario.upstream.faults,
+      variants: this.views,
+    };
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    this.views = undefined;
+    for (const l of this.listeners) l();
+  }
+}
+
+/** `--speed`: `10x`, `10`, `0.5x` or `max`; by default a run takes about 15 s to watch. */
+export function parseSpeed(raw: string | undefined, durationMs: number): number | undefined {
+  if (raw === undefined) return Math.max(1, durationMs / 15_000);
+  if (raw === 'max') return Infinity;
+  const m = /^(\d+(?:\.\d+)?)x?$/.exec(raw.trim());
+  const n = m ? Number(m[1]) : NaN;
+  return n > 0 ? n : undefined;
+}
