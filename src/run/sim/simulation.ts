@@ -86,7 +86,9 @@ export class Simulation implements EventHandler {
 
   result(): RunResult {
     this.flushWasted(this.now);
-    return this.metrics.result({ name: this.spec.name, durationMs: this.spec.durationMs });
+    // A run stopped early (q in the dashboard) is measured over the time it ran.
+    const durationMs = this.done ? this.spec.durationMs : Math.min(this.spec.durationMs, Math.max(1, this.now));
+    return this.metrics.result({ name: this.spec.name, durationMs });
   }
 
   snapshot(): RunSnapshot {
