@@ -50,7 +50,7 @@ function latencyColumn(p: 'p50' | 'p95' | 'p99'): Column {
 const CORE: Column[] = [
   { head: 'calls', width: 7, cell: (l) => [seg(formatCount(l.logicalCalls))], item: () => [] },
   { head: 'attempts', width: 9, cell: (l) => [seg(formatCount(l.attempts))], item: () => [] },
-  { head: 'amp', width: 8, cell: (l) => marked(formatTimes(l.amplification), amplificationHealth(l.amplification)), item: () => [] },
+  { head: 'amp', width: 10, cell: (l) => marked(formatTimes(l.amplification), amplificationHealth(l.amplification)), item: () => [] },
 ];
 
 const OPTIONAL: Column[] = [

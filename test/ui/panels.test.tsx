@@ -64,8 +64,8 @@ describe('LayersPanel', () => {
     const { lastFrame } = renderAt(<LayersPanel view={engineView()} width={120} color={false} />, 120, 10);
     const lines = linesOf(lastFrame());
     expect(lines[0]).toMatch(/^layer\s+calls\s+attempts\s+amp\s+ok\s+p50\s+p95\s+p99\s+shed$/);
-    expect(lines[1]).toMatch(/^orchestrator\s+648\s+652 ✓ 1\.01×\s+! 68\.8 %\s+610 ms\s+1\.30 s\s+2\.10 s\s+deadline 4$/);
-    expect(lines[3]).toMatch(/^llm\s+1,944\s+2,100 ✓ 1\.08×\s+! 69\.2 %\s+300 ms\s+800 ms\s+1\.40 s\s+throttle 512, budget 12, breaker 388$/);
+    expect(lines[1]).toMatch(/^orchestrator\s+648\s+652\s+✓ 1\.01×\s+! 68\.8 %\s+610 ms\s+1\.30 s\s+2\.10 s\s+deadline 4$/);
+    expect(lines[3]).toMatch(/^llm\s+1,944\s+2,100\s+✓ 1\.08×\s+! 69\.2 %\s+300 ms\s+800 ms\s+1\.40 s\s+throttle 512, budget 12, breaker 388$/);
     expect(lines).toHaveLength(4);
   });
 
@@ -73,7 +73,7 @@ describe('LayersPanel', () => {
     const { lastFrame } = render(<LayersPanel view={naiveView()} width={39} color={false} />);
     const out = text(lastFrame());
     expect(widest(lastFrame())).toBeLessThanOrEqual(39);
-    expect(out).toMatch(/llm\s+1,944\s+27\.6k ✗ 14\.2×/);
+    expect(out).toMatch(/llm\s+1,944\s+27\.6k\s+✗ 14\.2×/);
     expect(out).toContain('ok ! 69.4 %  p50 310 ms  p95 1.10 s');
     expect(out).toContain('p99 1.90 s');
     expect(out).not.toContain('shed');
