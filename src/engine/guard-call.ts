@@ -26,7 +26,9 @@ export type StepCode = (typeof Step)[keyof typeof Step];
 /**
  * One logical call going through a guard: the seeds' safe execution chain as a synchronous
  * state machine. `next(now)` decides whether the next attempt may go
- * (budget → limit → deadline → breaker → throttle), `complete(...)` records the attempt's
+ * (budget → limit → deadline → breaker → throttle; a target that refuses locally — breaker
+ * open, throttle drop, no budget for a retry — hands the call to the next target of the
+ * fallback chain when there is one), `complete(...)` records the attempt's
  * outcome everywhere and decides: done, fail, fall back, or retry after a backoff that
  * honours `retry-after` and never waits past the deadline. `guard.run` and the simulator
  * both drive calls through these two methods, so they cannot disagree.
@@ -90,7 +92,11 @@ export class GuardCall {
     const g = this.g;
     for (;;) {
       const t = this.target;
-      if (this.retrying && g.budget !== undefined && !g.budget.canRetry(now)) return this.shed('budget', now, undefined);
+      if (this.retrying && g.budget !== undefined && !g.budget.canRetry(now)) {
+        // No retry here; a first attempt at the next target needs no budget.
+        if (this.fallBack(now, 'budget')) continue;
+        return this.shed('budget', now, undefined);
+      }
       if (this.deadlineAt - now <= 0 || this.deadlineAt - now < g.minAttemptMs) return this.shed('deadline', now, undefined);
       if (g.limiter !== undefined) {
         const r = g.limiter.reserve({ tokens: this.tokens, keys: this.keys }, now);
@@ -109,6 +115,7 @@ export class GuardCall {
       if (g.throttles !== undefined && !g.throttles[t].tryAcquire(now)) {
         this.dropTicket(now);
         this.releaseReservation(now);
+        if (this.fallBack(now, 'throttled')) continue;
         return this.shed('throttle', now, undefined);
       }
       if (g.budget !== undefined) {
@@ -159,7 +166,7 @@ export class GuardCall {
   private planNext(cls: Classification, now: number): StepCode {
     const g = this.g;
     if (this.attempt >= g.maxAttempts) return this.fallBack(now, 'attempts_exhausted') ? this.waitFor(0) : Step.Fail;
-    if (g.budget !== undefined && !g.budget.canRetry(now)) return this.shed('budget', now, undefined);
+    if (g.budget !== undefined && !g.budget.canRetry(now)) return this.fallBack(now, 'budget') ? this.waitFor(0) : this.shed('budget', now, undefined);
     const backoffMs = g.backoff.delayMs(this.attempt, this.prevDelay);
     const plan = planRetry({ backoffMs, retryAfterMs: cls.retryAfterMs, now, deadlineAt: this.deadlineAt, minAttemptMs: g.minAttemptMs });
     if (!plan.ok) return this.shed('deadline', now, plan.wouldWaitMs);

@@ -133,6 +133,23 @@ describe('Guard.run', () => {
     expect(events.some((e) => e.type === 'fallback' && e.why === 'breaker_open')).toBe(true);
   });
 
+  it('falls back instead of shedding when the budget refuses a retry on the primary', async () => {
+    const { guard, clock, events } = setup({
+      targets: ['primary', 'secondary'],
+      breaker: false,
+      throttle: false,
+      retryBudget: { ratio: 0, minRetriesPerSec: 0 },
+    });
+    const fn = async (ctx: AttemptContext) => {
+      if (ctx.targetName === 'primary') throw new HttpError(503);
+      return 'from secondary';
+    };
+    const r = await drive(clock, guard.runDetailed(fn));
+    expect(r).toMatchObject({ value: 'from secondary', degraded: true, attempts: 2 });
+    expect(events.some((e) => e.type === 'fallback' && e.why === 'budget')).toBe(true);
+    expect(events.some((e) => e.type === 'shed')).toBe(false);
+  });
+
   it('falls back at once on a context-length error', async () => {
     const { guard, clock } = setup({ targets: ['small', 'large'] });
     const fn = async (ctx: AttemptContext) => {
