@@ -167,7 +167,8 @@ export class MetricsCollector {
       t,
       durationMs: this.durationMs,
       progress: round6(Math.min(1, Math.max(0, t / this.durationMs))),
-      ...this.headline(t),
+      // Per second of the run so far, and of the run once past its end (the drain adds no seconds).
+      ...this.headline(Math.min(t, this.durationMs)),
       amplificationLast5s: round6(recent),
       roots: this.roots(),
       layers: this.layerStats.result(),
