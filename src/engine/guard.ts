@@ -65,11 +65,14 @@ export class Guard extends GuardCore {
   private readonly idem: GuardOptions['idempotency'];
   /** No attempt timeout: an attempt needs a timer only for a deadline or a caller's signal. */
   private readonly untimed: boolean;
+  /** No deadline, no attempt timeout, no concurrency limit: calls without options take `execPlain`. */
+  private readonly plain: boolean;
 
   constructor(options: GuardOptions) {
     super(options);
     this.idem = options.idempotency;
     this.untimed = this.options.attemptTimeoutMs === Infinity;
+    this.plain = this.untimed && this.timeoutMs === Infinity && this.concurrency === undefined;
   }
 
   /**
@@ -87,6 +90,7 @@ export class Guard extends GuardCore {
   }
 
   private exec<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts: RunOptions<R> | undefined, detailed: boolean): Promise<R | GuardResult<R>> {
+    if (opts === undefined && this.plain) return this.execPlain(fn, detailed);
     if (this.idem !== undefined && opts?.idempotencyKey !== undefined) return this.runOnce(fn, opts, detailed);
     const now = this.clock.now();
     const call = this.begin(now, opts);
@@ -110,6 +114,34 @@ export class Guard extends GuardCore {
         cancel?.();
         const r = this.settle(call, now, undefined, err, true, opts, detailed);
         return r === WAIT ? this.loop(fn, opts, call, true, err, detailed) : r;
+      },
+    );
+  }
+
+  /**
+   * The commonest call — no options, no attempt timeout, no concurrency limit — with the
+   * fewest moving parts: the same GuardCall decisions, one `then`, handlers that close over
+   * only the call.
+   */
+  private execPlain<R>(fn: (ctx: AttemptContext) => R | Promise<R>, detailed: boolean): Promise<R | GuardResult<R>> {
+    const now = this.clock.now();
+    const call = this.start(now);
+    if (call.next(now) !== Step.Attempt) return Promise.reject(this.shedError(call, undefined));
+    let pending: Promise<R>;
+    try {
+      pending = Promise.resolve(fn(call));
+    } catch (err) {
+      pending = Promise.reject(err);
+    }
+    return pending.then(
+      (value) => {
+        const end = this.clock.now();
+        call.complete(SUCCESS, end - now, -1, end); // a success is always Step.Done
+        return detailed ? this.result(call, value, true) : value;
+      },
+      (err: unknown) => {
+        const r = this.settle<R>(call, now, undefined, err, true, undefined, detailed);
+        return r === WAIT ? this.loop(fn, undefined, call, true, err, detailed) : r;
       },
     );
   }
