@@ -98,12 +98,7 @@ export class Guard extends GuardCore {
     // Fast path for the first attempt: no async frame, one `then`. Retries continue in `loop`.
     if (call.next(now) !== Step.Attempt) return Promise.reject(this.shedError(call, undefined));
     const cancel = this.untimed && call.deadlineAt === Infinity && opts?.signal === undefined ? undefined : this.arm(call, now, opts?.signal);
-    let pending: Promise<R>;
-    try {
-      pending = Promise.resolve(fn(call));
-    } catch (err) {
-      pending = Promise.reject(err);
-    }
+    const pending = invoke(fn, call);
     return pending.then(
       (value) => {
         cancel?.();
@@ -127,12 +122,7 @@ export class Guard extends GuardCore {
     const now = this.clock.now();
     const call = this.start(now);
     if (call.next(now) !== Step.Attempt) return Promise.reject(this.shedError(call, undefined));
-    let pending: Promise<R>;
-    try {
-      pending = Promise.resolve(fn(call));
-    } catch (err) {
-      pending = Promise.reject(err);
-    }
+    const pending = invoke(fn, call);
     return pending.then(
       (value) => {
         const end = this.clock.now();
@@ -270,5 +260,14 @@ export class Guard extends GuardCore {
       cancel?.();
       outer?.removeEventListener('abort', onAbort);
     };
+  }
+}
+
+/** Calls the attempt function; a synchronous throw becomes a rejection like an async one. */
+function invoke<R>(fn: (ctx: AttemptContext) => R | Promise<R>, call: GuardCall): Promise<R> {
+  try {
+    return Promise.resolve(fn(call));
+  } catch (err) {
+    return Promise.reject(err);
   }
 }
