@@ -63,6 +63,17 @@ describe('Guard.run', () => {
     expect(events.filter((e) => e.type === 'retry').map((e) => (e as { delayMs: number }).delayMs)).toEqual([100, 200]);
   });
 
+  it('treats a synchronous throw like a rejection', async () => {
+    const { guard, clock } = setup({ backoff: { strategy: 'exponential', baseMs: 1 } });
+    let n = 0;
+    const fn = (): string => {
+      if (n++ === 0) throw new HttpError(503);
+      return 'second';
+    };
+    await expect(drive(clock, guard.run(fn))).resolves.toBe('second');
+    expect(n).toBe(2);
+  });
+
   it('does not retry a 400 and rethrows it', async () => {
     const { guard, clock } = setup();
     const s = scripted([400]);
