@@ -91,6 +91,7 @@ export class Guard extends GuardCore {
 
   private exec<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts: RunOptions<R> | undefined, detailed: boolean): Promise<R | GuardResult<R>> {
     if (opts === undefined && this.plain) return this.execPlain(fn, detailed);
+    if (opts?.signal?.aborted) return Promise.reject(opts.signal.reason);
     if (this.idem !== undefined && opts?.idempotencyKey !== undefined) return this.runOnce(fn, opts, detailed);
     const now = this.clock.now();
     const call = this.begin(now, opts);
@@ -163,6 +164,7 @@ export class Guard extends GuardCore {
     for (;;) {
       if (waiting && call.delayMs > 0) await sleep(clock, call.delayMs, opts?.signal);
       waiting = true;
+      opts?.signal?.throwIfAborted(); // the caller gave up while we waited: no attempt
       const release = this.concurrency === undefined ? undefined : await this.admit(call, opts?.signal);
       const now = clock.now();
       // next() answers Attempt or Shed; moving past an open breaker to a fallback happens inside it.

@@ -63,6 +63,15 @@ describe('Guard.run', () => {
     expect(events.filter((e) => e.type === 'retry').map((e) => (e as { delayMs: number }).delayMs)).toEqual([100, 200]);
   });
 
+  it('makes no attempt for a caller that has already given up', async () => {
+    const { guard, clock } = setup();
+    const s = scripted([200]);
+    const ac = new AbortController();
+    ac.abort(new Error('caller left'));
+    await expect(drive(clock, guard.run(s.fn, { signal: ac.signal }))).rejects.toThrow('caller left');
+    expect(s.calls()).toBe(0);
+  });
+
   it('treats a synchronous throw like a rejection', async () => {
     const { guard, clock } = setup({ backoff: { strategy: 'exponential', baseMs: 1 } });
     let n = 0;
