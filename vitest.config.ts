@@ -3,7 +3,12 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   // Examples import the package by name, as users do; in tests that name is the source.
-  resolve: { alias: { 'stormlab/engine': fileURLToPath(new URL('./src/entry/engine.ts', import.meta.url)) } },
+  resolve: {
+    alias: {
+      'stormlab/engine': fileURLToPath(new URL('./src/entry/engine.ts', import.meta.url)),
+      'stormlab/undici': fileURLToPath(new URL('./src/entry/undici.ts', import.meta.url)),
+    },
+  },
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     environment: 'node',

@@ -6,10 +6,11 @@ import { describe, expect, it } from 'vitest';
  * DESIGN.md's one-way imports:
  *   engine ← upstream ← traffic ← run ← scenario ← report ← ui ← cli
  * A module may import from its own layer and the layers to its left, never to its right.
- * `platform` (real clock, OS randomness) sits just right of engine; `entry` files are the
+ * `platform` (real clock, OS randomness) sits just right of engine, and `integrations` (the
+ * engine in front of undici and fetch) right of platform; `entry` files are the
  * package's public doors and may import anything but cli.
  */
-const ORDER = ['engine', 'platform', 'upstream', 'traffic', 'run', 'scenario', 'report', 'ui', 'cli', 'entry'];
+const ORDER = ['engine', 'platform', 'integrations', 'upstream', 'traffic', 'run', 'fake-upstream', 'scenario', 'report', 'ui', 'cli', 'entry'];
 const SRC = resolve(__dirname, '../src');
 
 function files(dir: string): string[] {

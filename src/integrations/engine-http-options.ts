@@ -1,0 +1,97 @@
+import { OptionError } from '../engine/errors.js';
+import { Guard } from '../engine/guard.js';
+import type { GuardOptions } from '../engine/guard-options.js';
+import type { TokenEstimator } from '../engine/token-estimator.js';
+import { systemClock } from '../platform/system-clock.js';
+import { systemRandom } from '../platform/system-random.js';
+
+/** What `keys` sees of a request: enough to pick a tenant or a model bucket. */
+export interface HttpRequestInfo {
+  method: string;
+  /** The request's own URL, before any fallback rewrite. */
+  url: string;
+  /** A request header (pass the name in lower case), or undefined. */
+  header(name: string): string | undefined;
+  /** The parsed JSON body, when the body is JSON the integration could read; otherwise undefined. */
+  json: unknown;
+}
+
+/**
+ * Options of the HTTP integrations: a `Guard`'s options with the real clock and OS randomness
+ * as defaults, plus how to read requests.
+ */
+export interface EngineHttpOptions extends Omit<GuardOptions, 'clock' | 'random'> {
+  /** @default systemClock */
+  clock?: GuardOptions['clock'];
+  /** @default systemRandom() */
+  random?: GuardOptions['random'];
+  /**
+   * The fallback chain as origins, e.g. `['https://a.example', 'https://b.example']`. A request
+   * to any of them goes to the first available one (its origin is rewritten, path and query
+   * kept); requests to other origins pass through unguarded. Without `targets`, every request
+   * is guarded as one target named `default` and keeps its own origin.
+   */
+  targets?: string[];
+  /** Counts tokens of the request's text for the reservation. @default charsPerToken(3) */
+  estimator?: TokenEstimator;
+  /**
+   * Limiter bucket keys for a request, e.g. `(r) => ({ tenant: r.header('x-tenant') ?? 'anon' })`.
+   * `model` is filled from the JSON body's `model` unless this returns one.
+   */
+  keys?: (req: HttpRequestInfo) => Record<string, string>;
+  /**
+   * A request body that is a stream is read into memory (so that it can be sent again) up to
+   * this many bytes; a larger one goes out unguarded, as it cannot be replayed.
+   * @default 4 MiB
+   */
+  maxBufferedRequestBytes?: number;
+}
+
+/** The parts the fetch wrapper and the interceptor share. */
+export interface HttpGuard {
+  readonly guard: Guard;
+  readonly estimator: TokenEstimator | undefined;
+  /** Normalised target origins, or undefined when the guard has no origin targets. */
+  readonly origins: ReadonlySet<string> | undefined;
+  readonly keys: EngineHttpOptions['keys'];
+  readonly maxBufferedRequestBytes: number;
+}
+
+const DEFAULT_MAX_BUFFERED = 4 * 1024 * 1024;
+
+/** Builds the one `Guard` behind an integration and checks the HTTP-only options. */
+export function createHttpGuard(options: EngineHttpOptions = {}): HttpGuard {
+  const targets = options.targets?.map((t, i) => toOrigin(t, i));
+  const guard = new Guard({ ...options, clock: options.clock ?? systemClock, random: options.random ?? systemRandom(), targets });
+  const max = options.maxBufferedRequestBytes ?? DEFAULT_MAX_BUFFERED;
+  if (!(max >= 0 && max < Infinity)) throw new OptionError(`maxBufferedRequestBytes must be a finite number >= 0, got ${String(max)}`);
+  if (options.keys !== undefined && typeof options.keys !== 'function') throw new OptionError(`keys must be a function, got ${typeof options.keys}`);
+  return { guard, estimator: options.estimator, origins: targets && new Set(targets), keys: options.keys, maxBufferedRequestBytes: max };
+}
+
+/** `https://api.example.com/` → `https://api.example.com`; a path, query or non-URL is refused. */
+function toOrigin(target: unknown, i: number): string {
+  let url: URL;
+  try {
+    url = new URL(String(target));
+  } catch {
+    throw new OptionError(`targets[${i}] must be an origin like https://api.example.com, got ${JSON.stringify(target)}`);
+  }
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '' || url.origin === 'null') {
+    throw new OptionError(`targets[${i}] must be an origin (scheme://host[:port], no path), got ${JSON.stringify(target)}`);
+  }
+  return url.origin;
+}
+
+/** The origin of `url` if it is one of the targets, else undefined (not guarded). */
+export function targetOrigin(h: HttpGuard, url: string | URL): string | undefined {
+  if (h.origins === undefined) return undefined;
+  let origin: string;
+  if (typeof url === 'string' && h.origins.has(url)) return url;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+  return h.origins.has(origin) ? origin : undefined;
+}

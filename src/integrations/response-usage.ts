@@ -1,0 +1,105 @@
+/**
+ * Tokens an LLM answer says it used, for reconciling a reservation:
+ *   OpenAI chat/completions: usage.total_tokens, or prompt_tokens + completion_tokens
+ *   OpenAI Responses API:    usage.total_tokens, or input_tokens + output_tokens
+ *   Anthropic messages:      usage.input_tokens + usage.output_tokens
+ * Undefined when the answer carries no usable usage.
+ */
+export function usageOf(json: unknown): number | undefined {
+  if (json === null || typeof json !== 'object') return undefined;
+  const u = (json as { usage?: unknown }).usage;
+  if (u === null || typeof u !== 'object') return undefined;
+  const { total_tokens, prompt_tokens, completion_tokens, input_tokens, output_tokens } = u as Record<string, unknown>;
+  if (isCount(total_tokens)) return total_tokens;
+  if (isCount(prompt_tokens) || isCount(completion_tokens)) return count(prompt_tokens) + count(completion_tokens);
+  if (isCount(input_tokens) || isCount(output_tokens)) return count(input_tokens) + count(output_tokens);
+  return undefined;
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && v >= 0 && v < Infinity;
+}
+
+function count(v: unknown): number {
+  return isCount(v) ? v : 0;
+}
+
+const decoder = new TextDecoder();
+
+/** Larger answers are not parsed for usage: their reservation stays as it was (the estimate). */
+const MAX_USAGE_BYTES = 16 * 1024 * 1024;
+
+/** `usageOf` a JSON response body given as bytes; skips the parse when "usage" is not in it. */
+export function usageFromBody(body: Uint8Array | string): number | undefined {
+  if (body.length === 0 || body.length > MAX_USAGE_BYTES) return undefined;
+  const text = typeof body === 'string' ? body : decoder.decode(body);
+  if (!text.includes('"usage"')) return undefined;
+  try {
+    return usageOf(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Follows usage through a server-sent event stream, chunk by chunk, keeping only the current
+ * partial line. Reads `data:` lines that mention "usage":
+ * - OpenAI: the final chunk with `usage` (sent with `stream_options.include_usage`);
+ * - Anthropic: `message_start.message.usage.input_tokens`, then the cumulative
+ *   `message_delta.usage.output_tokens`.
+ */
+export class SseUsage {
+  private readonly decoder = new TextDecoder();
+  private tail = '';
+  private openai: number | undefined = undefined;
+  private input: number | undefined = undefined;
+  private output: number | undefined = undefined;
+
+  push(chunk: Uint8Array): void {
+    const text = this.tail + this.decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      this.line(text.slice(start, nl));
+      start = nl + 1;
+    }
+    this.tail = text.slice(start);
+    // A line that never ends is not an event we can use; do not let it grow without bound.
+    if (this.tail.length > 1024 * 1024) this.tail = '';
+  }
+
+  /** Tokens reported so far (all of them once the stream has ended), or undefined. */
+  total(): number | undefined {
+    if (this.tail !== '') {
+      this.line(this.tail);
+      this.tail = '';
+    }
+    if (this.openai !== undefined) return this.openai;
+    if (this.input === undefined && this.output === undefined) return undefined;
+    return (this.input ?? 0) + (this.output ?? 0);
+  }
+
+  private line(raw: string): void {
+    if (!raw.startsWith('data:') || !raw.includes('"usage"')) return;
+    let event: Record<string, unknown>;
+    try {
+      event = JSON.parse(raw.slice(5)) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (event === null || typeof event !== 'object') return;
+    if (event.type === 'message_start') {
+      const u = (event.message as { usage?: Record<string, unknown> } | undefined)?.usage;
+      if (u && isCount(u.input_tokens)) this.input = u.input_tokens;
+      if (u && isCount(u.output_tokens)) this.output = u.output_tokens;
+      return;
+    }
+    if (event.type === 'message_delta') {
+      const u = event.usage as Record<string, unknown> | undefined;
+      if (u && isCount(u.input_tokens)) this.input = u.input_tokens;
+      if (u && isCount(u.output_tokens)) this.output = u.output_tokens;
+      return;
+    }
+    const n = usageOf(event);
+    if (n !== undefined) this.openai = n;
+  }
+}

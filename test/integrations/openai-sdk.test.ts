@@ -1,0 +1,78 @@
+import OpenAI from 'openai';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { guardedFetch, ShedError, stormlab } from 'stormlab/undici';
+import { completion, engineSetup, scriptedServer, type Reply, type ScriptedServer } from './scripted-server.js';
+
+const servers: ScriptedServer[] = [];
+async function serve(script: Reply[]): Promise<ScriptedServer> {
+  const s = await scriptedServer(script);
+  servers.push(s);
+  return s;
+}
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const rateLimited: Reply = {
+  status: 429,
+  headers: { 'retry-after-ms': '1200', 'x-ratelimit-remaining-requests': '0' },
+  json: { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+};
+
+const ask = (client: OpenAI) => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Capital of France?' }], max_tokens: 20 });
+
+describe('the openai SDK through the engine', () => {
+  it('guardedFetch retries the 429 (retry-after-ms honoured); the SDK itself does not retry', async () => {
+    const s = await serve([rateLimited, { json: completion('Paris.') }]);
+    const { base, run, of } = engineSetup();
+    const client = new OpenAI({ apiKey: 'test', baseURL: `${s.origin}/v1`, maxRetries: 0, fetch: guardedFetch({ ...base, targets: [s.origin] }) });
+    const answer = await run(ask(client));
+    expect(answer.choices[0].message.content).toBe('Paris.');
+    expect(s.requests).toHaveLength(2);
+    expect(s.requests.map((r) => r.headers['x-stainless-retry-count'])).toEqual(['0', '0']);
+    expect(of('retry')).toEqual([expect.objectContaining({ class: 'rate_limited', delayMs: 1200 })]);
+  });
+
+  it('without the engine and with maxRetries 0 the same 429 fails', async () => {
+    const s = await serve([rateLimited, { json: completion('Paris.') }]);
+    const client = new OpenAI({ apiKey: 'test', baseURL: `${s.origin}/v1`, maxRetries: 0 });
+    await expect(ask(client)).rejects.toBeInstanceOf(OpenAI.RateLimitError);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('a final error answer reaches the SDK as its own APIError', async () => {
+    const s = await serve([{ status: 401, json: { error: { message: 'Incorrect API key', type: 'invalid_request_error', code: 'invalid_api_key' } } }]);
+    const { base, run } = engineSetup();
+    const client = new OpenAI({ apiKey: 'bad', baseURL: `${s.origin}/v1`, maxRetries: 0, fetch: guardedFetch({ ...base, targets: [s.origin] }) });
+    await expect(run(ask(client))).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('a local shed reaches the SDK as APIConnectionError caused by a ShedError', async () => {
+    const s = await serve([{ json: completion('Paris.') }]);
+    const { base, run } = engineSetup();
+    const limits = [{ name: 'rps', unit: 'requests' as const, rate: 1, per: 'second' as const }];
+    const client = new OpenAI({ apiKey: 'test', baseURL: `${s.origin}/v1`, maxRetries: 0, fetch: guardedFetch({ ...base, targets: [s.origin], limits }) });
+    await run(ask(client));
+    const err = await run(ask(client)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIConnectionError);
+    expect((err as Error).cause).toBeInstanceOf(ShedError);
+    expect((err as Error).cause).toMatchObject({ reason: 'limit' });
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('the undici interceptor guards the SDK too (stream request bodies are buffered for replay)', async () => {
+    const s = await serve([rateLimited, { json: completion('Paris.') }]);
+    const { base, run, of } = engineSetup();
+    const agent = new Agent();
+    const dispatcher = agent.compose(stormlab({ ...base, targets: [s.origin] }));
+    const client = new OpenAI({ apiKey: 'test', baseURL: `${s.origin}/v1`, maxRetries: 0, fetch: undiciFetch as unknown as typeof fetch, fetchOptions: { dispatcher } as object });
+    const answer = await run(ask(client));
+    expect(answer.choices[0].message.content).toBe('Paris.');
+    expect(s.requests).toHaveLength(2);
+    expect(s.requests[1].body).toBe(s.requests[0].body);
+    expect(of('retry')).toEqual([expect.objectContaining({ delayMs: 1200 })]);
+    await agent.close();
+  });
+});
