@@ -1,13 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { engineSuite } from './engine.bench.js';
+import { liveSuite } from './live.bench.js';
 import type { Row } from './measure.js';
 import { simSuite } from './sim.bench.js';
 
 /**
- * `npm run bench [-- --json FILE] [-- --suite engine|sim]`: prints each suite's table and, with
+ * `npm run bench [-- --json FILE] [-- --suite engine|sim|live]`: prints each suite's table and, with
  * --json, writes every figure as rows {suite, name, value, unit}.
  */
-const SUITES: Record<string, () => Promise<Row[]>> = { engine: engineSuite, sim: simSuite };
+const SUITES: Record<string, () => Promise<Row[]>> = { engine: engineSuite, sim: simSuite, live: liveSuite };
 
 function parseArgs(argv: string[]): { json?: string; suites: string[] } {
   const out: { json?: string; suites: string[] } = { suites: [] };

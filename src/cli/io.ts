@@ -11,6 +11,11 @@ export interface Io {
   wallNow(): number;
   /** The interactive terminal, when there is one (the dashboard draws on it). */
   terminal?: Terminal;
+  /**
+   * Calls `fn` once when the user asks the process to stop (SIGINT, SIGTERM); returns a function
+   * that forgets it. Long-running commands (`serve`) end on it; without it they run until closed.
+   */
+  onStop?(fn: (signal: string) => void): () => void;
 }
 
 export interface Terminal {

@@ -13,5 +13,15 @@ export function nodeIo(): Io {
     isTTY: process.stdout.isTTY === true,
     wallNow: () => Date.now(),
     terminal: process.stdout.isTTY ? { stdout: process.stdout, stdin: process.stdin } : undefined,
+    onStop(fn) {
+      const signals = ['SIGINT', 'SIGTERM'] as const;
+      const off = (): void => signals.forEach((s) => process.off(s, handler));
+      const handler = (signal: string): void => {
+        off();
+        fn(signal);
+      };
+      signals.forEach((s) => process.once(s, handler));
+      return off;
+    },
   };
 }

@@ -1,12 +1,24 @@
 import type { DashboardModel, RunView } from '../run/run-view.js';
-import type { Simulation } from '../run/sim/simulation.js';
 import type { Scenario } from '../scenario/scenario.js';
 
 /**
- * Plays simulations back at a chosen speed for the dashboard: each `tick(wallMs)` moves every
- * variant's virtual clock on by `speed × wallMs` (all of them to the same virtual time, so
- * they stay side by side). The result does not depend on the speed: a simulation gives the
- * same result however it is stepped.
+ * A run the dashboard can show: a `Simulation`, stepped through virtual time with `advanceTo`,
+ * or a `LiveRun`, which has none because it runs on the real clock by itself.
+ */
+export interface Steppable {
+  readonly now: number;
+  readonly done: boolean;
+  view(name: string): RunView;
+  advanceTo?(t: number): void;
+}
+
+/**
+ * Plays runs back for the dashboard. Simulations at a chosen speed: each `tick(wallMs)` moves
+ * every variant's virtual clock on by `speed × wallMs` (all of them to the same virtual time,
+ * so they stay side by side); the result does not depend on the speed, since a simulation
+ * gives the same result however it is stepped. Live runs (no `advanceTo`) go at real time
+ * whatever happens here: a tick only takes a new frame, at the clock of the run in progress
+ * (live variants run one after the other), and they cannot be paused.
  */
 export class Playback {
   private t = 0;
@@ -18,13 +30,18 @@ export class Playback {
   /** `advance(t)` steps every run to virtual time t (the caller keeps the wall-time books). */
   constructor(
     readonly scenario: Scenario,
-    readonly runs: Array<{ name: string; sim: Simulation }>,
+    readonly runs: Array<{ name: string; sim: Steppable }>,
     readonly speed: number,
-    private readonly advance: (t: number) => void = (t) => runs.forEach((r) => r.sim.advanceTo(t)),
-  ) {}
+    private readonly advance: (t: number) => void = (t) => runs.forEach((r) => r.sim.advanceTo?.(t)),
+  ) {
+    this.live = runs.length > 0 && runs.every((r) => r.sim.advanceTo === undefined);
+  }
+
+  /** Live runs: real time, no stepping, no pause. */
+  readonly live: boolean;
 
   get now(): number {
-    return this.t;
+    return this.live ? this.liveClock() : this.t;
   }
 
   get paused(): boolean {
@@ -42,6 +59,7 @@ export class Playback {
   }
 
   togglePause(): void {
+    if (this.live) return;
     this.isPaused = !this.isPaused;
     this.changed();
   }
@@ -53,6 +71,7 @@ export class Playback {
 
   /** Moves virtual time on by `speed × wallMs` (to the end at speed Infinity). */
   tick(wallMs: number): void {
+    if (this.live) return this.changed(); // a new frame, the last one too (it shows the end)
     if (this.isPaused || this.done) return;
     this.advanceTo(this.speed === Infinity ? Infinity : this.t + this.speed * wallMs);
   }
@@ -69,15 +88,21 @@ export class Playback {
     this.views ??= this.runs.map((r) => r.sim.view(r.name));
     return {
       scenario: this.scenario.name,
-      mode: 'sim',
+      mode: this.live ? 'live' : 'sim',
       seed: this.scenario.seed,
-      t: Math.min(this.t, Math.max(...this.runs.map((r) => r.sim.now))),
+      t: this.live ? this.liveClock() : Math.min(this.t, Math.max(...this.runs.map((r) => r.sim.now))),
       durationMs: this.scenario.durationMs,
       speed: this.speed,
       paused: this.isPaused,
       faults: this.scenario.upstream.faults,
       variants: this.views,
     };
+  }
+
+  /** The clock of the live run in progress (they run one after the other), or of the last one. */
+  private liveClock(): number {
+    const running = this.runs.find((r) => !r.sim.done && r.sim.now > 0);
+    return running !== undefined ? running.sim.now : Math.max(...this.runs.map((r) => (r.sim.done ? r.sim.now : 0)));
   }
 
   subscribe(listener: () => void): () => void {

@@ -5,6 +5,7 @@ import { ScenarioError } from '../scenario/scenario-error.js';
 import { EXIT, UsageError, type Io } from './io.js';
 import { compareCommand, report, runCommand, type RunFlags } from './commands/run.js';
 import { scenariosCommand } from './commands/scenarios.js';
+import { SERVE_DEFAULTS, serveCommand, type ServeFlags } from './commands/serve.js';
 
 /** The package's version (package.json sits two folders up from src/cli and dist/cli alike). */
 function packageVersion(): string {
@@ -21,7 +22,11 @@ function scenarioOptions(cmd: Command): Command {
     .option('--json <file>', 'write the result as JSON (schema stormlab.result/v1)')
     .option('-q, --quiet', 'print only the headline')
     .option('--no-ui', 'no dashboard: plain progress lines, as when stdout is not a terminal or CI=true')
-    .option('--speed <x>', 'dashboard playback speed of the simulated run: 10x, 0.5x or max (default: about 15 s to watch)');
+    .option('--speed <x>', 'dashboard playback speed of the simulated run: 10x, 0.5x or max (default: about 15 s to watch)')
+    .option('--mode <mode>', 'sim (virtual time, the default) or live (real HTTP on the real clock)')
+    .option('--target <url>', 'live: an OpenAI-compatible base URL to load (default: a fake upstream started in-process)')
+    .option('--header <"Name: value">', 'live: a header to send with every request, e.g. "Authorization: Bearer $KEY" (repeatable)', collect)
+    .option('--connections <n>', 'live: connections of the HTTP pool (default: the scenario\'s live.connections, 256)');
 }
 
 /** Builds the CLI; `run(argv)` resolves to the exit code. Nothing here touches process.* directly. */
@@ -34,7 +39,7 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s), outputError: () => {} })
     .showSuggestionAfterError(true);
 
-  scenarioOptions(program.command('run').argument('<scenario>', 'a scenario file, or the name of a bundled one').description('run a scenario once (in simulation) and print its summary'))
+  scenarioOptions(program.command('run').argument('<scenario>', 'a scenario file, or the name of a bundled one').description('run a scenario once (simulated, or live with --mode live) and print its summary'))
     .option('--variant <name>', 'run one of the scenario\'s variants instead of the scenario as written')
     .action(async (arg: string, flags: RunFlags) => {
       code = report(io, await runCommand(io, arg, flags), flags);
@@ -44,6 +49,16 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
     .option('--variants <list>', 'comma-separated variant names (default: all the scenario defines)')
     .action(async (arg: string, flags: RunFlags) => {
       code = report(io, await compareCommand(io, arg, flags), flags);
+    });
+
+  program
+    .command('serve')
+    .description('start the fake LLM upstream (OpenAI- and Anthropic-compatible, faults and all) until Ctrl-C')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', SERVE_DEFAULTS.port)
+    .option('--host <address>', 'address to listen on', SERVE_DEFAULTS.host)
+    .option('--scenario <file>', 'take the models and fault phases from a scenario (a file or a bundled name)')
+    .action(async (flags: ServeFlags) => {
+      code = await serveCommand(io, flags);
     });
 
   program

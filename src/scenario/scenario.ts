@@ -14,6 +14,12 @@ export interface Variant {
   set: Override[];
 }
 
+/** How `--mode live` talks to the upstream over HTTP. */
+export interface LiveConfig {
+  /** Connections of the undici pool; requests past them wait for one (pool starvation, measured). @default 256 */
+  connections: number;
+}
+
 /** A scenario after loading, overrides, validation and defaults: what the runners take. */
 export interface Scenario {
   name: string;
@@ -28,6 +34,8 @@ export interface Scenario {
   variants: Variant[];
   /** Expectations (strings like 'amplification < 1.5'), kept raw for a later issue. */
   expect: string[];
+  /** Settings of live runs (ignored in simulation). */
+  live: LiveConfig;
   /** Where it came from, for messages: a file path, `<inline>`, with ` (variant x)` for a variant. */
   source: string;
   /**

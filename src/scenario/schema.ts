@@ -3,7 +3,7 @@ import type { ArrivalConfig, EngineConfig, LayerConfig, TrafficConfig } from '..
 import type { UpstreamConfig } from '../upstream/config.js';
 import { dist } from './dist-schema.js';
 import { engineSchema, retrySchema } from './engine-schema.js';
-import type { Variant } from './scenario.js';
+import type { LiveConfig, Variant } from './scenario.js';
 import {
   duration, expecting, isMapping, nonNegative, num, obj, positive, positiveInt, switchOn, tagged, text,
 } from './schema-kit.js';
@@ -16,7 +16,7 @@ import { upstreamSchema } from './upstream-schema.js';
  * The output is close to `Scenario`; `validateDocument` adds what needs the whole document
  * (model references, default variants).
  */
-export const SCENARIO_DEFAULTS = { seed: 1, drainMs: 120_000, deadlineMs: Infinity, layerTimeoutMs: Infinity, fanout: 1 } as const;
+export const SCENARIO_DEFAULTS = { seed: 1, drainMs: 120_000, deadlineMs: Infinity, layerTimeoutMs: Infinity, fanout: 1, connections: 256 } as const;
 
 const arrivalSchema = () =>
   tagged('type', [
@@ -86,6 +86,7 @@ export interface ParsedScenario {
   /** Absent when the document gives none (then the defaults apply). */
   variants: Variant[] | undefined;
   expect: string[];
+  live: LiveConfig;
 }
 
 export function scenarioSchema(): z.ZodType<ParsedScenario> {
@@ -104,6 +105,7 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
       upstream: upstreamSchema(),
       variants: variantsSchema().optional(),
       expect: z.array(text('an expectation like "amplification < 1.5"'), { error: expecting('a list of expectations') }).default(() => []),
+      live: obj({ connections: positiveInt().default(SCENARIO_DEFAULTS.connections) }, 'a mapping like {connections: 256}').prefault({}),
     },
     'a mapping of scenario fields',
   ).transform(
@@ -117,6 +119,7 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
       upstream: s.upstream,
       variants: s.variants !== undefined && s.variants.length > 0 ? s.variants : undefined,
       expect: s.expect,
+      live: s.live,
     }),
   );
 }

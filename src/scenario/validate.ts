@@ -37,6 +37,7 @@ function resolve(p: ParsedScenario, doc: unknown, source: string): Scenario {
     upstream: p.upstream,
     variants: p.variants ?? defaultVariants(),
     expect: p.expect,
+    live: p.live,
     source,
     document: doc,
   };

@@ -16,6 +16,8 @@ export class Arrivals implements EventHandler {
   private readonly id: number;
   private readonly think: () => number;
   private readonly r: SeededRandom;
+  /** Arrivals scheduled and not yet come: a live run ends once none is left and no call is live. */
+  pending = 0;
 
   constructor(
     private readonly cfg: ArrivalConfig,
@@ -32,26 +34,39 @@ export class Arrivals implements EventHandler {
   /** Schedules the first arrivals. */
   begin(): void {
     if (this.cfg.type === 'closed') {
-      for (let u = 0; u < this.cfg.users; u++) this.scheduler.schedule(0, this.id, K_USER, u);
+      for (let u = 0; u < this.cfg.users; u++) this.later(0, K_USER, u);
       return;
     }
     const first = this.cfg.type === 'ramp' ? this.rampTime(0) : this.gap(0);
-    if (first < this.durationMs) this.scheduler.schedule(this.cfg.type === 'constant' || this.cfg.type === 'burst' ? 0 : first, this.id, K_ARRIVE, 0);
+    if (first < this.durationMs) this.later(this.cfg.type === 'constant' || this.cfg.type === 'burst' ? 0 : first, K_ARRIVE, 0);
   }
 
   /** A closed-loop user's task ended at `now`: it thinks, then starts another. */
   userDone(now: number): void {
     if (this.cfg.type !== 'closed') return;
     const at = now + Math.max(0, this.think());
-    if (at < this.durationMs) this.scheduler.schedule(at, this.id, K_USER, 0);
+    if (at < this.durationMs) this.later(at, K_USER, 0);
   }
 
   handle(kind: number, _id: number, now: number): void {
-    this.start(now, now);
-    if (kind === K_USER) return;
+    this.pending--;
+    if (kind === K_USER) return this.start(now, now);
+    // On the real clock an arrival can fire a little late: it still counts from when it was
+    // due (no coordinated omission), and so does the next one, so the rate does not drift.
+    const due = Math.min(this.due, now);
+    this.start(due, now);
     this.count++;
-    const next = this.cfg.type === 'ramp' ? this.rampTime(this.count) : now + this.gap(now);
-    if (next < this.durationMs) this.scheduler.schedule(next, this.id, K_ARRIVE, 0);
+    const next = this.cfg.type === 'ramp' ? this.rampTime(this.count) : due + this.gap(due);
+    if (next < this.durationMs) this.later(next, K_ARRIVE, 0);
+  }
+
+  /** When the pending open-loop arrival is due (on a virtual clock, exactly when it fires). */
+  private due = 0;
+
+  private later(at: number, kind: number, id: number): void {
+    this.pending++;
+    if (kind === K_ARRIVE) this.due = at;
+    this.scheduler.schedule(at, this.id, kind, id);
   }
 
   private count = 0;

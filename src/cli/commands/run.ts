@@ -8,9 +8,10 @@ import { showDashboard } from '../dashboard.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { Playback, parseSpeed } from '../playback.js';
 import { pickVariants, scenarioFromFlags, type ScenarioFlags } from '../scenario-args.js';
+import { executeLive, type LiveFlags } from './run-live.js';
 import { advanceAll, collect, startRuns } from './run-variants.js';
 
-export interface RunFlags extends ScenarioFlags {
+export interface RunFlags extends ScenarioFlags, LiveFlags {
   json?: string;
   quiet?: boolean;
   variant?: string;
@@ -18,6 +19,8 @@ export interface RunFlags extends ScenarioFlags {
   /** False with --no-ui. */
   ui?: boolean;
   speed?: string;
+  /** `sim` (default) or `live`. */
+  mode?: string;
 }
 
 /** Progress lines a plain (non-TTY) run prints: one per tenth of the run, and the end. */
@@ -29,6 +32,7 @@ const PLAIN_STEPS = 10;
  * the same, and a run stopped with q or Ctrl-C still gives its partial result.
  */
 async function execute(io: Io, scenario: Scenario, runs: Array<{ name: string; scenario: Scenario }>, flags: RunFlags): Promise<ResultFile> {
+  if (isLive(flags)) return executeLive(io, scenario, runs, flags);
   const speed = parseSpeed(flags.speed, scenario.durationMs);
   if (speed === undefined) throw new UsageError(`--speed: expected a speed like 10x, 0.5x or max, got ${JSON.stringify(flags.speed)}`);
   const sims = startRuns(runs);
@@ -43,6 +47,20 @@ async function execute(io: Io, scenario: Scenario, runs: Array<{ name: string; s
     }
   }
   return collect(scenario.name, scenario.seed, sims);
+}
+
+/** `--mode live`, checked, with the flags that only make sense with it. */
+function isLive(flags: RunFlags): boolean {
+  const mode = flags.mode ?? 'sim';
+  if (mode !== 'sim' && mode !== 'live') throw new UsageError(`--mode: expected sim or live, got ${JSON.stringify(flags.mode)}`);
+  if (mode === 'live') {
+    if (flags.speed !== undefined) throw new UsageError('--speed: a live run goes at real time; --speed is for simulated runs');
+    return true;
+  }
+  const liveOnly = [['--target', flags.target], ['--header', flags.header], ['--connections', flags.connections]] as const;
+  const given = liveOnly.find(([, v]) => v !== undefined);
+  if (given !== undefined) throw new UsageError(`${given[0]}: only with --mode live`);
+  return false;
 }
 
 /** Writes what a finished run or compare shows: the summary (or headline) and the JSON file. */

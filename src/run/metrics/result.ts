@@ -130,6 +130,20 @@ export interface RunResult {
    */
   recoveryMs: number | null;
   series: SeriesResult;
+  /** Live runs only: the HTTP client's connection pool. */
+  live?: LiveFigures;
+}
+
+/** How the live driver's connection pool held up (requests waiting for a connection, sampled every 100 ms). */
+export interface LiveFigures {
+  /** Connections of the pool (the scenario's `live.connections`, or `--connections`). */
+  poolConnections: number;
+  /** The most requests seen waiting for a connection at once. */
+  maxPending: number;
+  /** Requests waiting for a connection, on average over the run. */
+  meanPending: number;
+  /** Requests that got no HTTP answer (connection refused or reset, socket errors). */
+  requestErrors: number;
 }
 
 /** Wall-clock figures: the only part of a result file that may differ between identical runs. */

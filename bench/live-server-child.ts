@@ -1,0 +1,73 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createFakeUpstream } from '../src/fake-upstream/server.js';
+
+/**
+ * A server for the live suite, in a process of its own (so the load does not share its core
+ * and its RSS is its own):
+ *
+ *   node --import tsx bench/live-server-child.ts <fake|minimal> <ttftMs>
+ *
+ * `fake` is the fake upstream (one model, room for any load, answers after `ttftMs`);
+ * `minimal` a bare `node:http` server that reads the body and answers the same chat
+ * completion JSON after `ttftMs` (at once for 0). Prints `{"url"}` when listening; when its
+ * stdin ends, prints `{"peakRssMb"}` and exits.
+ */
+const [kind = 'minimal', ttftArg = '0'] = process.argv.slice(2);
+const ttftMs = Number(ttftArg);
+
+let serial = 0;
+/** The fake upstream's answer to a 16-token completion, built per request as it builds it. */
+function completion(model: string): string {
+  const id = `chatcmpl-${(++serial).toString(36)}`;
+  return JSON.stringify({
+    id,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    system_fingerprint: 'fp_stormlab',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'the storm passes when retries stay within their budget and every layer keeps its calm while tokens', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 100, completion_tokens: 16, total_tokens: 116 },
+  });
+}
+
+async function start(): Promise<{ url: string; close(): Promise<void> }> {
+  if (kind === 'fake') {
+    const fake = await createFakeUpstream({
+      upstream: { models: [{ name: 'primary', slots: 1_000_000, queue: 0, ttftMs, tpotMs: 0 }] },
+      port: 0,
+    });
+    return fake;
+  }
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string };
+      const answer = (): void => {
+        const text = completion(body.model);
+        res.writeHead(200, { 'x-request-id': `req_${serial}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+        res.end(text);
+      };
+      if (ttftMs > 0) setTimeout(answer, ttftMs);
+      else answer();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const server = await start();
+console.log(JSON.stringify({ url: server.url }));
+process.stdin.resume();
+process.stdin.on('end', () => {
+  console.log(JSON.stringify({ peakRssMb: process.resourceUsage().maxRSS / 1024 }));
+  void server.close().then(() => process.exit(0));
+});

@@ -1,0 +1,110 @@
+import { DEFAULT_UPSTREAM } from '../../fake-upstream/default-upstream.js';
+import type { ServedFault } from '../../fake-upstream/fault-phases.js';
+import { createFakeUpstream, type FakeUpstream, type FakeUpstreamConfig } from '../../fake-upstream/server.js';
+import { EXIT, UsageError, type Io } from '../io.js';
+import { scenarioFromFlags } from '../scenario-args.js';
+
+export interface ServeFlags {
+  port?: string;
+  host?: string;
+  scenario?: string;
+}
+
+export const SERVE_DEFAULTS = { port: '8080', host: '127.0.0.1' };
+
+export const ROUTES: ReadonlyArray<[string, string]> = [
+  ['POST /v1/chat/completions', 'OpenAI chat completions (stream: true for SSE)'],
+  ['POST /v1/messages', 'Anthropic messages (stream: true for SSE)'],
+  ['GET  /v1/models', 'the models'],
+  ['GET  /_stormlab/stats', 'counters per model: attempts, statuses, busy, queued, wasted tokens'],
+  ['GET  /_stormlab/faults', 'the fault phases in force (ms since start)'],
+  ['PUT  /_stormlab/faults', 'replace them: [{"kind":"outage","toMs":10000}] (ms from now)'],
+  ['POST /_stormlab/reset', 'counters and quotas back to zero'],
+  ['GET  /metrics', 'Prometheus text'],
+];
+
+/** Starts the server `stormlab serve` describes, and says where it listens and what it serves. */
+export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstream> {
+  const port = parsePort(flags.port ?? SERVE_DEFAULTS.port);
+  const host = flags.host ?? SERVE_DEFAULTS.host;
+  if (host.trim() === '') throw new UsageError('--host: expected an address like 127.0.0.1 or 0.0.0.0, got ""');
+  const upstream: FakeUpstreamConfig = flags.scenario === undefined ? DEFAULT_UPSTREAM : scenarioFromFlags(flags.scenario, {}, io.cwd).upstream;
+  let server: FakeUpstream;
+  try {
+    server = await createFakeUpstream({
+      upstream,
+      port,
+      host,
+      observer: { error: (err) => io.stderr(`stormlab serve: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`) },
+    });
+  } catch (e) {
+    throw listenError(e, port, host);
+  }
+  const from = flags.scenario === undefined ? '' : ` (from ${flags.scenario})`;
+  const lines = [
+    `stormlab fake upstream listening on ${server.url}`,
+    `models: ${upstream.models.map((m) => m.name).join(', ')}${from}`,
+    `faults: ${describeFaults(server.faults())}`,
+    '',
+    ...ROUTES.map(([route, what]) => `  ${route.padEnd(27)}${what}`),
+    '',
+    `OpenAI SDK: new OpenAI({ baseURL: '${server.url}/v1', apiKey: 'any' })`,
+    `Anthropic SDK: new Anthropic({ baseURL: '${server.url}', apiKey: 'any' })`,
+    'Ctrl-C stops it.',
+  ];
+  io.stdout(`${lines.join('\n')}\n`);
+  return server;
+}
+
+/**
+ * `stormlab serve`: runs the fake upstream until `until` settles — by default until SIGINT or
+ * SIGTERM reach the process (`io.onStop`) — then closes it and every connection.
+ */
+export async function serveCommand(io: Io, flags: ServeFlags, until: Promise<unknown> = stopRequested(io)): Promise<number> {
+  const server = await startServe(io, flags);
+  const why = await until.catch(() => undefined);
+  io.stdout(`stopping${typeof why === 'string' ? ` (${why})` : ''}\n`);
+  await server.close();
+  return EXIT.ok;
+}
+
+function stopRequested(io: Io): Promise<unknown> {
+  return new Promise((resolve) => io.onStop?.(resolve));
+}
+
+function parsePort(raw: string): number {
+  const n = Number(raw);
+  if (!/^\s*\d+\s*$/.test(raw) || n > 65535) throw new UsageError(`--port: expected a port from 0 to 65535 (0 picks a free one), got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRINUSE: 'the port is already in use',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'the address is not one of this machine\'s',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name does not resolve',
+};
+
+function listenError(e: unknown, port: number, host: string): unknown {
+  const code = (e as NodeJS.ErrnoException).code ?? '';
+  const why = LISTEN_ERRORS[code];
+  return why === undefined ? e : new UsageError(`cannot listen on ${host}:${port}: ${why}`);
+}
+
+/** `outage primary 0s–3m0s status 503; latency ×4 10s–…` */
+function describeFaults(faults: readonly ServedFault[]): string {
+  if (faults.length === 0) return 'none';
+  const time = (ms: number) => (ms === Infinity ? '…' : `${Math.round(ms) / 1000}s`);
+  return faults
+    .map((f) => {
+      const parts: string[] = [f.kind];
+      if (f.model !== undefined) parts.push(f.model);
+      parts.push(`${time(f.fromMs)}–${time(f.toMs)}`);
+      if (f.rate !== 1) parts.push(`rate ${f.rate}`);
+      if (f.status !== undefined) parts.push(`status ${typeof f.status === 'number' ? f.status : JSON.stringify(f.status)}`);
+      if (f.factor !== undefined) parts.push(`×${f.factor}`);
+      return parts.join(' ');
+    })
+    .join('; ');
+}

@@ -1,0 +1,179 @@
+import type { ServerResponse } from 'node:http';
+import { rateLimitHeaders } from '../upstream/provider-shapes.js';
+import { Detail } from '../upstream/response.js';
+import type { UpstreamModel } from '../upstream/upstream-model.js';
+import type { AnswerInfo, ChatRequest, Dialect } from './dialect.js';
+import { fillerText, MAX_FILLER_WORDS } from './filler-text.js';
+import { sendJson } from './send-json.js';
+import type { UpstreamHost } from './upstream-host.js';
+
+/** A stream's text is split into at most this many content chunks. */
+export const STREAM_CHUNKS = 16;
+/** Chunks closer together than this are not paced: they go out with the answer. */
+const MIN_PACE_MS = 2;
+
+export interface ExchangeContext {
+  host: UpstreamHost;
+  /** ms on the model's timeline. */
+  now(): number;
+  /** The clock's timer (pacing). */
+  setTimer(ms: number, fn: () => void): () => void;
+  /** Unix ms of the model's time 0 (Anthropic's reset headers are absolute). */
+  epochMs: number;
+}
+
+/**
+ * One chat request between its submission to the model and the end of its answer. The model
+ * decides the outcome and when it arrives (`answer`); this writes it the way the provider
+ * would: a JSON body, an SSE stream, a provider-shaped error, a reset socket, or a 200 whose
+ * body or stream breaks off.
+ *
+ * Streams are paced when the model started the request at once and so its service end is
+ * known (`pace`): headers and the first chunk at the estimated first token, the other chunks
+ * spread until the end. Otherwise (queued requests) the whole stream goes out at the answer.
+ */
+export class Exchange {
+  /** The model answered (or will never: the client left). */
+  answered = false;
+  /** Where the request went: after a reset, the model it was submitted to. */
+  model: UpstreamModel | null = null;
+  readonly arrivedAt: number;
+  private readonly words: number;
+  private readonly chunks: number;
+  private sentChunks = 0;
+  private sentWords = 0;
+  private opened = false;
+  private cancelTimer: (() => void) | null = null;
+  private nextAt = 0;
+  private step = 0;
+  private end = 0;
+
+  constructor(
+    readonly slot: number,
+    readonly res: ServerResponse,
+    readonly dialect: Dialect,
+    readonly chat: ChatRequest,
+    readonly modelIndex: number,
+    readonly info: AnswerInfo,
+    private readonly ctx: ExchangeContext,
+  ) {
+    this.arrivedAt = ctx.now();
+    this.words = Math.min(chat.maxTokens, MAX_FILLER_WORDS);
+    this.chunks = Math.min(STREAM_CHUNKS, this.words);
+  }
+
+  /** The model started serving at once and will answer at `end`: pace the stream until then. */
+  pace(end: number): void {
+    if (!this.chat.stream) return;
+    const now = this.ctx.now();
+    this.end = end;
+    this.nextAt = now + (end - now) * this.ctx.host.ttftShare(this.modelIndex, this.chat.maxTokens);
+    this.step = (end - this.nextAt) / Math.max(1, this.chunks);
+    this.wait();
+  }
+
+  answer(status: number, detail: number, tokens: number, retryAfterMs: number): void {
+    this.answered = true;
+    this.stop();
+    if (this.res.destroyed) return;
+    if (status === 0) return resetSocket(this.res);
+    const completion = Math.max(0, tokens - this.chat.promptTokens);
+    if (status === 200) return detail === Detail.MidStream ? this.breakOff(completion) : this.finish(completion);
+    this.fail(status, detail, retryAfterMs);
+  }
+
+  /** Stops the pacing timer (the answer came, or the client left). */
+  stop(): void {
+    this.cancelTimer?.();
+    this.cancelTimer = null;
+  }
+
+  private wait(): void {
+    const delay = this.nextAt - this.ctx.now();
+    if (delay < 1) return this.tick();
+    this.cancelTimer = this.ctx.setTimer(delay, this.tick);
+  }
+
+  private readonly tick = (): void => {
+    this.cancelTimer = null;
+    if (this.answered || this.res.destroyed) return;
+    this.open();
+    this.sendChunks(this.sentChunks + 1);
+    this.nextAt += this.step;
+    if (this.step >= MIN_PACE_MS && this.nextAt < this.end && this.sentChunks < this.chunks - 1) this.wait();
+  };
+
+  private finish(completion: number): void {
+    const words = Math.min(completion, MAX_FILLER_WORDS);
+    if (!this.chat.stream) {
+      sendJson(this.res, 200, this.dialect.completion(this.info, fillerText(0, words), completion), this.headers());
+      return;
+    }
+    this.open();
+    this.sendChunks(this.chunks);
+    this.res.end(this.dialect.streamClose(this.info, completion));
+  }
+
+  /** A 200 that breaks after `completion` tokens: part of the body, or of the stream and an error event. */
+  private breakOff(completion: number): void {
+    const error = this.dialect.error(200, Detail.MidStream, -1);
+    if (!this.chat.stream) {
+      const body = JSON.stringify(this.dialect.completion(this.info, fillerText(0, Math.min(completion, MAX_FILLER_WORDS)), completion));
+      this.res.writeHead(200, { ...this.headers(), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      this.res.write(body.slice(0, body.length >> 1), () => this.res.destroy());
+      return;
+    }
+    this.open();
+    const upTo = Math.min(completion, this.words);
+    if (upTo > this.sentWords) this.res.write(this.dialect.streamDelta(this.info, fillerText(this.sentWords, upTo)));
+    this.res.write(this.dialect.streamError(error), () => this.res.destroy());
+  }
+
+  private fail(status: number, detail: number, retryAfterMs: number): void {
+    const retry = retryAfterMs < 0 && detail === Detail.Fault ? this.ctx.host.faultRetryAfter(this.modelIndex, status, this.arrivedAt) : retryAfterMs;
+    const shape = this.dialect.error(status, detail, retry);
+    if (this.opened) {
+      // Not reached today (a started request always answers 200), kept so a stream never hangs.
+      this.res.end(this.dialect.streamError(shape));
+      return;
+    }
+    sendJson(this.res, status, shape.body, { ...this.headers(), ...shape.headers });
+  }
+
+  /** Sends the stream's headers and opening events, once. */
+  private open(): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.res.writeHead(200, { ...this.headers(), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    this.res.write(this.dialect.streamOpen(this.info));
+  }
+
+  /** Sends content chunks up to chunk `upTo` (exclusive). */
+  private sendChunks(upTo: number): void {
+    let out = '';
+    for (; this.sentChunks < upTo; this.sentChunks++) {
+      const to = Math.floor(((this.sentChunks + 1) * this.words) / this.chunks);
+      out += this.dialect.streamDelta(this.info, fillerText(this.sentWords, to));
+      this.sentWords = to;
+    }
+    if (out !== '') this.res.write(out);
+  }
+
+  /** Request id and the model's rate-limit headers in this provider's family. */
+  private headers(): Record<string, string> {
+    const h: Record<string, string> = { [this.dialect.requestIdHeader]: `req_${this.info.id}` };
+    const q = this.ctx.host.quotas(this.modelIndex);
+    if (q.requests === undefined && q.tokens === undefined) return h;
+    const all = rateLimitHeaders({ ...q, now: this.ctx.now(), epochMs: this.ctx.epochMs });
+    for (const k in all) if (k.startsWith(this.dialect.rateLimitPrefix)) h[k] = all[k];
+    return h;
+  }
+}
+
+/** Status 0: the connection is reset (TCP RST where the platform allows it), no HTTP answer. */
+function resetSocket(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket === null) return void res.destroy();
+  if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+  else socket.destroy();
+}

@@ -1,0 +1,91 @@
+import { OptionError } from '../engine/errors.js';
+import type { FaultKind, FaultPhase } from '../upstream/config.js';
+
+/**
+ * A fault phase as the fake upstream serves it: the model's, plus `retryAfterMs` — the
+ * `retry-after` / `retry-after-ms` hint an `errors` or `outage` answer carries (the model
+ * gives injected errors none; real providers often send one on 429 and 503).
+ */
+export interface ServedFault extends FaultPhase {
+  retryAfterMs?: number;
+}
+
+/**
+ * A phase as the control API and `setFaults` take it: `fromMs` defaults to 0, `toMs` to
+ * forever (absent or null), `rate` to 1. Times are ms relative to `relativeTo`.
+ */
+export interface FaultPhaseInput {
+  kind: FaultKind;
+  fromMs?: number;
+  toMs?: number | null;
+  model?: string;
+  rate?: number;
+  status?: number | Record<string, number>;
+  factor?: number;
+  retryAfterMs?: number;
+}
+
+/** What fault times count from: the moment the phases are set, or the server's start. */
+export type RelativeTo = 'now' | 'start';
+
+const FIELDS = ['kind', 'fromMs', 'toMs', 'model', 'rate', 'status', 'factor', 'retryAfterMs'];
+
+/**
+ * Reads the body of `PUT /_stormlab/faults`: a list of phases, or `{ faults: [...],
+ * relativeTo: 'now' | 'start' }` (default `now`). Returns the phases on the server's own
+ * timeline (ms since it started) and what they were relative to. Shapes are checked here —
+ * unknown fields, wrong types, times — and the ranges by the model's `FaultTimeline` when they
+ * are installed; either way an `OptionError` names the phase and the field.
+ */
+export function parseFaultBody(body: unknown, now: number): ServedFault[] {
+  if (Array.isArray(body)) return absolutePhases(body, 'now', now);
+  if (body === null || typeof body !== 'object' || !Array.isArray((body as { faults?: unknown }).faults)) {
+    throw new OptionError(`expected a list of fault phases, or {"faults": [...], "relativeTo": "now" | "start"}, got ${describe(body)}`);
+  }
+  const { faults, relativeTo = 'now', ...rest } = body as { faults: unknown[]; relativeTo?: unknown };
+  const extra = Object.keys(rest);
+  if (extra.length > 0) throw new OptionError(`unknown field ${JSON.stringify(extra[0])} (expected faults and relativeTo)`);
+  if (relativeTo !== 'now' && relativeTo !== 'start') throw new OptionError(`relativeTo must be "now" or "start", got ${describe(relativeTo)}`);
+  return absolutePhases(faults, relativeTo, now);
+}
+
+/** Phases given relative to `relativeTo`, on the server's timeline (`now` = ms since start). */
+export function absolutePhases(list: readonly unknown[], relativeTo: RelativeTo, now: number): ServedFault[] {
+  const shift = relativeTo === 'now' ? now : 0;
+  return list.map((p, i) => phase(p, i, shift));
+}
+
+function phase(p: unknown, i: number, shift: number): ServedFault {
+  const name = `faults[${i}]`;
+  if (p === null || typeof p !== 'object' || Array.isArray(p)) throw new OptionError(`${name} must be an object like {"kind": "outage", "toMs": 10000}, got ${describe(p)}`);
+  const f = p as Record<string, unknown>;
+  const unknown = Object.keys(f).find((k) => !FIELDS.includes(k));
+  if (unknown !== undefined) throw new OptionError(`${name} has an unknown field ${JSON.stringify(unknown)} (known: ${FIELDS.join(', ')})`);
+  const from = f.fromMs ?? 0;
+  const to = f.toMs ?? Infinity;
+  if (typeof from !== 'number' || !Number.isFinite(from)) throw new OptionError(`${name}.fromMs must be a number of ms, got ${describe(f.fromMs)}`);
+  if (typeof to !== 'number' || Number.isNaN(to)) throw new OptionError(`${name}.toMs must be a number of ms or null (forever), got ${describe(f.toMs)}`);
+  if (!(to > from)) throw new OptionError(`${name}.toMs must be after fromMs (${from}), got ${to}`);
+  if (f.model !== undefined && typeof f.model !== 'string') throw new OptionError(`${name}.model must be a model name, got ${describe(f.model)}`);
+  if (f.status !== undefined && typeof f.status !== 'number' && (f.status === null || typeof f.status !== 'object' || Array.isArray(f.status))) {
+    throw new OptionError(`${name}.status must be a status like 503 or weights by status like {"503": 0.7, "429": 0.3}, got ${describe(f.status)}`);
+  }
+  const retry = f.retryAfterMs;
+  if (retry !== undefined && !(typeof retry === 'number' && retry >= 0 && Number.isFinite(retry))) {
+    throw new OptionError(`${name}.retryAfterMs must be a number of ms >= 0, got ${describe(retry)}`);
+  }
+  const out: ServedFault = { ...(f as unknown as ServedFault), fromMs: from + shift, toMs: to + shift, rate: (f.rate as number | undefined) ?? 1 };
+  return out;
+}
+
+/** Phases as JSON shows them: `toMs: null` for a phase without end. */
+export function faultsJson(phases: readonly ServedFault[]): object[] {
+  return phases.map((p) => ({ ...p, toMs: p.toMs === Infinity ? null : p.toMs }));
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (Array.isArray(v)) return 'a list';
+  if (v === null) return 'null';
+  return typeof v === 'object' ? 'an object' : JSON.stringify(v);
+}

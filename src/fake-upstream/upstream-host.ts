@@ -1,0 +1,144 @@
+import { OptionError } from '../engine/errors.js';
+import type { Random } from '../engine/random.js';
+import type { ModelConfig, UpstreamConfig } from '../upstream/config.js';
+import { mean } from '../upstream/distribution.js';
+import { FaultTimeline } from '../upstream/fault-timeline.js';
+import type { QuotaView } from '../upstream/quota.js';
+import type { UpstreamListener } from '../upstream/response.js';
+import { MODEL_DEFAULTS, NETWORK_MS, UpstreamModel, type ModelStats } from '../upstream/upstream-model.js';
+import type { ServedFault } from './fault-phases.js';
+import { quotaViews, swapFaults } from './model-internals.js';
+import type { RealTimeScheduler } from './real-time-scheduler.js';
+
+/** A model's counters, plus its quotas as the rate-limit headers show them. */
+export interface ServedModelStats extends ModelStats {
+  quotas: { requests?: QuotaFigures; tokens?: QuotaFigures };
+}
+
+export interface QuotaFigures {
+  limit: number;
+  remaining: number;
+  resetMs: number;
+}
+
+/**
+ * The `UpstreamModel` behind the HTTP server, on the real clock: the same model the simulator
+ * runs, plus what a long-running server needs — fault phases replaced while it runs, a reset of
+ * counters and quotas, and when a request's service will end (for paced streams).
+ *
+ * A reset builds a fresh model (counters and quotas at zero, same faults); requests already in
+ * flight finish on the old one, which is not counted any more and is forgotten once drained.
+ */
+export class UpstreamHost {
+  readonly names: readonly string[];
+  private readonly configs: ModelConfig[];
+  private phases: ServedFault[];
+  private model!: UpstreamModel;
+  private handler = -1;
+
+  constructor(
+    private readonly config: UpstreamConfig,
+    private readonly scheduler: RealTimeScheduler,
+    private readonly random: Random,
+    private readonly listener: UpstreamListener,
+  ) {
+    this.configs = config.models.map((m) => ({ ...MODEL_DEFAULTS, ...m }));
+    this.names = this.configs.map((m) => m.name);
+    this.phases = [...(config.faults ?? [])];
+    this.build();
+  }
+
+  /** The model requests go to now (a reset replaces it). */
+  get current(): UpstreamModel {
+    return this.model;
+  }
+
+  modelIndex(name: string): number {
+    return this.model.modelIndex(name);
+  }
+
+  /**
+   * Submits request `id` now. Returns when its service ends if it started at once, else -1
+   * (refused, queued or hanging). The model says nothing about service starts, so this watches
+   * its scheduler: a refusal is one event `NETWORK_MS` ahead, a start one event at its end.
+   * A start that ends within 1.5 × NETWORK_MS reads as unknown, which only costs pacing.
+   */
+  submit(id: number, model: number, promptTokens: number, maxTokens: number): number {
+    const s = this.scheduler;
+    const before = s.scheduledCount;
+    const now = s.now();
+    this.model.submit(id, model, promptTokens, maxTokens, now);
+    return s.scheduledCount === before + 1 && s.lastScheduledAt - now > NETWORK_MS * 1.5 ? s.lastScheduledAt : -1;
+  }
+
+  /** The phases in force, on the server's timeline. */
+  faults(): readonly ServedFault[] {
+    return this.phases;
+  }
+
+  /** Replaces the fault phases (times on the server's timeline); throws an `OptionError` naming a bad one. */
+  setFaults(phases: ServedFault[]): void {
+    let timeline: FaultTimeline;
+    try {
+      timeline = new FaultTimeline(phases, this.names, this.random);
+    } catch (e) {
+      if (e instanceof OptionError) throw new OptionError(e.message.replace(/^upstream\.faults/, 'faults'));
+      throw e;
+    }
+    swapFaults(this.model, timeline);
+    this.phases = phases;
+  }
+
+  /** Counters and quotas back to zero; faults stay. */
+  reset(): void {
+    this.build();
+  }
+
+  /**
+   * The retry hint of an injected error: the `retryAfterMs` of the first `errors` / `outage`
+   * phase that was active for the model at `arrivedAt` and can answer `status`; -1 if none.
+   */
+  faultRetryAfter(model: number, status: number, arrivedAt: number): number {
+    const name = this.names[model];
+    for (const p of this.phases) {
+      if (p.retryAfterMs === undefined || (p.kind !== 'errors' && p.kind !== 'outage')) continue;
+      if ((p.model !== undefined && p.model !== name) || arrivedAt < p.fromMs || arrivedAt >= p.toMs) continue;
+      const s = p.status ?? (p.kind === 'outage' ? 503 : 500);
+      if (typeof s === 'number' ? s === status : String(status) in s) return p.retryAfterMs;
+    }
+    return -1;
+  }
+
+  quotas(model: number): { requests?: QuotaView; tokens?: QuotaView } {
+    return quotaViews(this.model, model);
+  }
+
+  /**
+   * The share of a service spent before the first token, from the model's mean TTFT and TPOT:
+   * ttft / (ttft + n × tpot). Load stretch and latency faults scale both alike.
+   */
+  ttftShare(model: number, outputTokens: number): number {
+    const cfg = this.configs[model];
+    const ttft = mean(cfg.ttftMs);
+    const total = ttft + outputTokens * mean(cfg.tpotMs);
+    return total > 0 ? ttft / total : 1;
+  }
+
+  stats(): ServedModelStats[] {
+    const now = this.scheduler.now();
+    return this.model.stats(now).models.map((m, i) => {
+      const q = this.quotas(i);
+      const fig = (v: QuotaView | undefined) => v && { limit: v.limit, remaining: Math.floor(v.remaining(now)), resetMs: v.resetMs(now) };
+      const quotas: ServedModelStats['quotas'] = {};
+      if (q.requests) quotas.requests = fig(q.requests);
+      if (q.tokens) quotas.tokens = fig(q.tokens);
+      return { ...m, quotas };
+    });
+  }
+
+  private build(): void {
+    if (this.handler >= 0) this.scheduler.retire(this.handler);
+    this.model = new UpstreamModel({ ...this.config, faults: this.phases }, this.scheduler, this.random, this.listener);
+    this.handler = this.scheduler.handlerCount - 1;
+  }
+}

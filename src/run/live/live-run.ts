@@ -1,0 +1,231 @@
+import { SeededRandom } from '../../engine/random.js';
+import { Arrivals } from '../../traffic/arrivals.js';
+import { TrafficInterpreter } from '../../traffic/interpreter.js';
+import type { UpstreamListener } from '../../upstream/response.js';
+import type { EventHandler } from '../../upstream/scheduler.js';
+import type { UpstreamStats } from '../../upstream/upstream-model.js';
+import { MetricsCollector } from '../metrics/collector.js';
+import type { RunResult } from '../metrics/result.js';
+import type { RunView } from '../run-view.js';
+import type { RunSpec } from '../sim/simulation.js';
+import { HttpTransport, type HttpTransportOptions } from './http-transport.js';
+import { RealScheduler } from './real-scheduler.js';
+
+/** Where a live run sends its requests. */
+export interface LiveUpstream {
+  /** Base URL: `http://127.0.0.1:8080`, or a gateway's (a path prefix is kept). */
+  url: string;
+  /**
+   * The upstream's own counters, when it can be asked (the in-process fake upstream): busy
+   * slots and queue for the dashboard, and work done for callers that gave up (wasted tokens).
+   * Without it the dashboard shows what this client sees: its requests in flight.
+   */
+  stats?: () => UpstreamStats;
+}
+
+export type LiveRunOptions = HttpTransportOptions;
+
+const K_SAMPLE = 1;
+const K_POOL = 2;
+const K_END = 3;
+const K_DRAIN = 4;
+const SAMPLE_MS = 1000;
+/** Pool starvation comes and goes within a second: sample it ten times as often. */
+const POOL_SAMPLE_MS = 100;
+
+type State = 'ready' | 'running' | 'finished';
+
+/**
+ * A run on the real clock: the simulator's traffic interpreter, arrivals and metrics, driven
+ * by real timers (`RealScheduler`) and real HTTP (`HttpTransport`, an undici pool) instead of
+ * the virtual heap and the in-process upstream model. Same `RunResult`, same `RunView`, plus
+ * a `live` block with the pool's figures.
+ *
+ * `start(upstream)` starts it; after `durationMs` no new root arrives, and it is over when no
+ * call is left or the drain time has run out (requests still in flight are then aborted).
+ * `stop()` ends it early (Ctrl-C) and keeps what it measured, a partial result. `finished`
+ * settles when it is over, and rejects if a handler threw (a bug: the run stops there).
+ */
+export class LiveRun implements EventHandler {
+  readonly scheduler: RealScheduler;
+  readonly metrics: MetricsCollector;
+  readonly traffic: TrafficInterpreter;
+  readonly transport: HttpTransport;
+  readonly endAt: number;
+  /** Settles when the run is over (done or stopped). */
+  readonly finished: Promise<void>;
+  private readonly arrivals: Arrivals;
+  private readonly handlerId: number;
+  private state: State = 'ready';
+  private finishedAt = 0;
+  private stopped = false;
+  private wasStarted = false;
+  private failure: unknown = undefined;
+  private stats: (() => UpstreamStats) | undefined;
+  private settle!: (err?: unknown) => void;
+  private readonly wastedSeen: number[] = [];
+
+  constructor(readonly spec: RunSpec, options: LiveRunOptions = {}) {
+    const random = new SeededRandom(spec.seed);
+    this.endAt = spec.durationMs + spec.drainMs;
+    this.scheduler = new RealScheduler((err) => this.fail(err));
+    const layers = spec.traffic.layers.map((l) => l.name);
+    const models = spec.upstream.models.map((m) => m.name);
+    this.metrics = new MetricsCollector({ layers, models, durationMs: spec.durationMs });
+    const listener: UpstreamListener = {
+      onResponse: (reqId, status, detail, tokens, retryAfterMs, now) => {
+        this.traffic.onResponse(reqId, status, detail, tokens, retryAfterMs, now);
+        this.checkDone();
+      },
+    };
+    this.transport = new HttpTransport(models, listener, () => this.scheduler.now(), options);
+    this.transport.onError = (err) => this.fail(err);
+    // The simulator's seed splits: the same roots, fan-outs and token counts in both modes.
+    this.traffic = new TrafficInterpreter(spec.traffic, this.scheduler, this.transport, this.metrics, random.split('traffic'));
+    this.arrivals = new Arrivals(spec.traffic.arrival, spec.durationMs, this.scheduler, (intended, now) => this.traffic.startRoot(intended, now), random);
+    this.traffic.onRootDone = (now) => this.arrivals.userDone(now);
+    this.handlerId = this.scheduler.register(this);
+    this.scheduler.afterFire = () => this.checkDone();
+    this.finished = new Promise<void>((resolve, reject) => {
+      this.settle = (err) => (err === undefined ? resolve() : reject(err));
+    });
+    // A caller that only polls `done` must not see an unhandled rejection.
+    this.finished.catch(() => {});
+  }
+
+  /** Starts the run against `upstream`; resolves when it is over (as `finished`). */
+  start(upstream: LiveUpstream): Promise<void> {
+    if (this.state !== 'ready') throw new Error('a live run starts once');
+    this.state = 'running';
+    this.wasStarted = true;
+    this.stats = upstream.stats;
+    this.transport.open(upstream.url);
+    this.scheduler.restart();
+    this.arrivals.begin();
+    const s = this.scheduler;
+    s.schedule(0, this.handlerId, K_SAMPLE, 0);
+    s.schedule(0, this.handlerId, K_POOL, 0);
+    s.schedule(this.spec.durationMs, this.handlerId, K_END, 0);
+    s.schedule(this.endAt, this.handlerId, K_DRAIN, 0);
+    return this.finished;
+  }
+
+  /** Ends the run now (Ctrl-C): no new roots, requests in flight aborted, the result is partial. */
+  stop(): void {
+    if (this.state === 'finished') return;
+    this.stopped = true;
+    this.finish();
+  }
+
+  /** Real time since the start, ms; frozen once the run is over. */
+  get now(): number {
+    return this.state === 'running' ? this.scheduler.now() : this.finishedAt;
+  }
+
+  /** Started (and perhaps over since). */
+  get started(): boolean {
+    return this.wasStarted;
+  }
+
+  get done(): boolean {
+    return this.state === 'finished';
+  }
+
+  /** Stopped before its natural end. */
+  get interrupted(): boolean {
+    return this.stopped;
+  }
+
+  result(): RunResult {
+    const now = this.now;
+    this.flushWasted(now);
+    // A run stopped early is measured over the time it ran, as a simulation stopped early is.
+    const durationMs = this.stopped ? Math.min(this.spec.durationMs, Math.max(1, Math.round(now))) : this.spec.durationMs;
+    return { ...this.metrics.result({ name: this.spec.name, durationMs }), live: this.transport.figures() };
+  }
+
+  /** What a dashboard shows of this run now (the same view a simulation gives). */
+  view(name = this.spec.name): RunView {
+    const now = this.now;
+    this.flushWasted(now);
+    const engines: RunView['engines'] = [];
+    this.spec.traffic.layers.forEach((l, i) => {
+      const g = this.traffic.guardOf(i);
+      if (g !== undefined) engines.push({ layer: l.name, guard: g.snapshot(now) });
+    });
+    return { name, snapshot: this.metrics.snapshot(now), engines, upstream: this.upstreamStats(), done: this.done };
+  }
+
+  /** Stops the run if it still runs and closes its connections. */
+  async close(): Promise<void> {
+    this.stop();
+    await this.transport.close();
+  }
+
+  handle(kind: number, _id: number, now: number): void {
+    if (kind === K_POOL) {
+      this.transport.samplePool();
+      this.scheduler.schedule(now + POOL_SAMPLE_MS, this.handlerId, K_POOL, 0);
+    } else if (kind === K_SAMPLE) {
+      this.sample(now);
+      this.scheduler.schedule(now + SAMPLE_MS, this.handlerId, K_SAMPLE, 0);
+    } else if (kind === K_DRAIN) {
+      this.finish();
+    }
+    // K_END: the check after every pass of the scheduler sees whether anything is left.
+  }
+
+  /** The once-a-second sample of engine state and fault activity, as the simulator takes it. */
+  private sample(now: number): void {
+    const faults = this.spec.upstream.faults;
+    this.metrics.faultActive(now, faults.some((f) => f.fromMs <= now && now < f.toMs));
+    for (let l = 0; l < this.spec.traffic.layers.length; l++) {
+      const g = this.traffic.guardOf(l);
+      if (g === undefined) continue;
+      const throttle = g.throttles?.[0];
+      this.metrics.engineState(l, now, {
+        dropProbability: throttle ? throttle.dropProbability(now) : 0,
+        budgetBalance: g.budget ? g.budget.balance(now) : 0,
+        breakerOpen: g.breakers ? g.breakers.some((b) => b.state(now) === 'open') : false,
+      });
+    }
+    this.flushWasted(now);
+  }
+
+  /** Over once the arrivals are past and no call is left (or the drain ran out, see `handle`). */
+  private checkDone(): void {
+    if (this.state !== 'running') return;
+    if (this.arrivals.pending === 0 && this.traffic.calls.live === 0 && this.scheduler.now() >= this.spec.durationMs) this.finish();
+  }
+
+  private finish(): void {
+    if (this.state === 'finished') return;
+    this.finishedAt = this.state === 'running' ? Math.min(this.scheduler.now(), this.endAt) : 0;
+    this.state = 'finished';
+    this.scheduler.stop();
+    this.transport.abortAll();
+    this.flushWasted(this.finishedAt);
+    this.settle(this.failure);
+  }
+
+  private fail(err: unknown): void {
+    this.failure ??= err;
+    this.finish();
+  }
+
+  private upstreamStats(): UpstreamStats {
+    return this.stats?.() ?? this.transport.upstreamStats();
+  }
+
+  /** Work the upstream reports it did for callers that had given up, handed to the metrics (as in `Simulation`). */
+  private flushWasted(now: number): void {
+    if (this.stats === undefined) return;
+    const models = this.stats().models;
+    const leaf = this.spec.traffic.layers.length - 1;
+    for (let i = 0; i < models.length && i < this.metrics.models.length; i++) {
+      const delta = models[i].wastedTokens - (this.wastedSeen[i] ?? 0);
+      if (delta > 0) this.metrics.wasted(delta, now, i, leaf);
+      this.wastedSeen[i] = models[i].wastedTokens;
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/engine/manual-clock.js';
+import { fast, json, sseEvents, start, USER } from './harness.js';
+
+describe('fake upstream: OpenAI chat completions', () => {
+  it('answers a chat.completion with filler text of max_tokens words and its usage', async () => {
+    const h = await start({ models: [fast()] });
+    const res = await h.chat({ max_tokens: 12 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.headers.get('x-request-id')).toMatch(/^req_chatcmpl-/);
+    const body = await json(res);
+    expect(body).toMatchObject({ object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'stop' }] });
+    expect(body.choices[0].message.content.split(' ')).toHaveLength(12);
+    // 33 characters / 3 + 4 per message.
+    expect(body.usage).toEqual({ prompt_tokens: 15, completion_tokens: 12, total_tokens: 27 });
+    expect(h.fu.stats().models[0]).toMatchObject({ attempts: 1, byStatus: { 200: 1 }, tokensServed: 27 });
+  });
+
+  it('takes max_completion_tokens over max_tokens, and 256 when neither is given', async () => {
+    const h = await start({ models: [fast()] });
+    const both = await json(h.chat({ max_tokens: 50, max_completion_tokens: 3 }));
+    expect(both.usage.completion_tokens).toBe(3);
+    const none = await json(h.chat({}));
+    expect(none.usage.completion_tokens).toBe(256);
+  });
+
+  it('streams chat.completion.chunk events, a usage chunk when asked, then [DONE]', async () => {
+    const h = await start({ models: [fast()] });
+    const res = await h.chat({ max_tokens: 40, stream: true, stream_options: { include_usage: true } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const events = sseEvents(await res.text());
+    expect(events.at(-1)!.data).toBe('[DONE]');
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data));
+    expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.id === chunks[0].id)).toBe(true);
+    expect(chunks[0].choices[0].delta).toMatchObject({ role: 'assistant', content: '' });
+    const text = chunks.flatMap((c) => c.choices).map((c) => c.delta.content ?? '').join('');
+    expect(text.split(' ')).toHaveLength(40);
+    expect(chunks.at(-2).choices[0].finish_reason).toBe('stop');
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 15, completion_tokens: 40, total_tokens: 55 } });
+    expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
+  });
+
+  it('streams without a usage chunk when include_usage is not set', async () => {
+    const h = await start({ models: [fast()] });
+    const events = sseEvents(await (await h.chat({ max_tokens: 5, stream: true })).text());
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data));
+    expect(chunks.some((c) => 'usage' in c)).toBe(false);
+    expect(chunks.at(-1).choices[0].finish_reason).toBe('stop');
+  });
+
+  it('paces a stream the model started at once: headers at the first token, chunks spread until the end', async () => {
+    // 20 ms to the first token, 1 ms per token, 60 tokens: service 80 ms, the first token at 20.
+    const clock = new ManualClock();
+    const h = await start({ models: [fast('m', { ttftMs: 20, tpotMs: 1 })] }, { clock });
+    const pending = h.chat({ max_tokens: 60, stream: true });
+    await h.waitFor('submitted');
+    clock.advance(20);
+    const res = await pending;
+    const reader = res.body!.getReader();
+    const received: string[] = [];
+    /** Reads until `n` SSE events have come (they are on their way: the clock has passed them). */
+    const readEvents = async (n: number) => {
+      while (sseEvents(received.join('')).length < n) received.push(new TextDecoder().decode((await reader.read()).value));
+      return sseEvents(received.join(''));
+    };
+    // At the first token: the opening chunk and the first of 16 content chunks (60 words / 16).
+    expect((await readEvents(2)).map((e) => JSON.parse(e.data).choices[0].delta.content)).toEqual(['', 'the storm passes']);
+    // 60 ms of tokens in 16 chunks: one every 3.75 ms; by t = 50 chunks 0..8 are out.
+    clock.advance(30);
+    const mid = await readEvents(10);
+    expect(mid).toHaveLength(10);
+    expect(h.count('answered')).toBe(0);
+    clock.advance(30);
+    const all = await readEvents(19);
+    expect(all.at(-1)!.data).toBe('[DONE]');
+    expect(all.slice(1, -2).map((e) => JSON.parse(e.data).choices[0].delta.content).join('').split(' ')).toHaveLength(60);
+    expect(h.count('answered')).toBe(1);
+  });
+
+  it('lists the models', async () => {
+    const h = await start({ models: [fast('a'), fast('b')] });
+    const body = await json(fetch(`${h.url}/v1/models`));
+    expect(body).toMatchObject({ object: 'list', data: [{ id: 'a', object: 'model', owned_by: 'stormlab' }, { id: 'b', object: 'model' }] });
+  });
+
+  it('answers an unknown model with 404 model_not_found, without reaching the model', async () => {
+    const h = await start({ models: [fast()] });
+    const res = await h.chat({ model: 'gpt-nope' });
+    expect(res.status).toBe(404);
+    expect((await json(res)).error).toEqual({ message: 'The model `gpt-nope` does not exist or you do not have access to it.', type: 'invalid_request_error', param: 'model', code: 'model_not_found' });
+    expect(h.fu.stats().models[0].attempts).toBe(0);
+  });
+
+  it('answers 400 context_length_exceeded past the model context', async () => {
+    const h = await start({ models: [fast('m', { contextTokens: 100 })] });
+    const res = await h.chat({ max_tokens: 200 });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error).toMatchObject({ type: 'invalid_request_error', code: 'context_length_exceeded', param: 'messages' });
+  });
+
+  it('sends x-ratelimit-* headers on successes when the model has quotas', async () => {
+    const h = await start({ models: [fast('m', { rpm: 10, tpm: 1000 })] });
+    const res = await h.chat({ max_tokens: 10 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-limit-requests')).toBe('10');
+    expect(res.headers.get('x-ratelimit-remaining-requests')).toBe('9');
+    expect(res.headers.get('x-ratelimit-limit-tokens')).toBe('1000');
+    expect(res.headers.get('x-ratelimit-remaining-tokens')).toBe('975');
+    expect(res.headers.get('x-ratelimit-reset-requests')).toMatch(/^(59(\.\d+)?s|1m0s)$/);
+    expect(res.headers.get('anthropic-ratelimit-requests-limit')).toBeNull();
+  });
+
+  it('sends no rate-limit headers for a model without quotas', async () => {
+    const h = await start({ models: [fast()] });
+    const res = await h.chat({ messages: USER });
+    expect([...res.headers.keys()].filter((k) => k.includes('ratelimit'))).toEqual([]);
+  });
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/engine/manual-clock.js';
+import { RealTimeScheduler } from '../../src/fake-upstream/real-time-scheduler.js';
+
+function setup(start = 1000) {
+  const clock = new ManualClock(start);
+  const errors: unknown[] = [];
+  const s = new RealTimeScheduler(clock, (e) => errors.push(e));
+  const log: Array<[string, number, number, number]> = [];
+  const handler = (name: string) => ({ handle: (kind: number, id: number, now: number) => void log.push([name, kind, id, now]) });
+  return { clock, s, log, errors, handler };
+}
+
+describe('RealTimeScheduler', () => {
+  it('reads ms since it was made, and fires events in time order, ties in scheduling order', () => {
+    const { clock, s, log, handler } = setup();
+    const a = s.register(handler('a'));
+    const b = s.register(handler('b'));
+    expect(s.now()).toBe(0);
+    s.schedule(30, a, 1, 1);
+    s.schedule(10, b, 2, 2);
+    s.schedule(30, b, 3, 3);
+    s.schedule(10, a, 4, 4);
+    s.schedule(20, a, 5, 5);
+    clock.advance(100);
+    expect(log.map(([name, kind]) => `${name}${kind}`)).toEqual(['b2', 'a4', 'a5', 'a1', 'b3']);
+    expect(log.map(([, , , now]) => now)).toEqual([10, 10, 20, 30, 30]);
+    expect(s.size).toBe(0);
+  });
+
+  it('hands a handler at least the event time, and its clock never goes back', () => {
+    const { clock, s, log, handler } = setup();
+    const h = s.register(handler('h'));
+    s.schedule(4, h, 0, 0);
+    s.schedule(5, h, 0, 1);
+    // The timer fires at 4; the event due at 5 is within the 1 ms a real timer may be early by,
+    // so it fires in the same pass, handed its own time.
+    clock.advance(4);
+    expect(log).toEqual([['h', 0, 0, 4], ['h', 0, 1, 5]]);
+    expect(s.now()).toBe(5);
+    clock.advance(10);
+    expect(s.now()).toBe(14);
+  });
+
+  it('fires events scheduled by a handler for the same moment in the same pass', () => {
+    const { clock, s, log } = setup();
+    let h = 0;
+    h = s.register({
+      handle: (kind, id, now) => {
+        log.push(['h', kind, id, now]);
+        if (kind === 0) s.schedule(now, h, 1, id);
+      },
+    });
+    s.schedule(3, h, 0, 9);
+    clock.advance(3);
+    expect(log).toEqual([['h', 0, 9, 3], ['h', 1, 9, 3]]);
+  });
+
+  it('keeps one timer, re-armed only for an earlier event', () => {
+    const { clock, s, handler } = setup();
+    const h = s.register(handler('h'));
+    for (let i = 0; i < 100; i++) s.schedule(50 + i, h, 0, i);
+    expect(clock.pending).toBe(1);
+    s.schedule(10, h, 0, 0);
+    expect(clock.pending).toBe(1);
+    expect(clock.nextTimerAt()).toBe(1010);
+  });
+
+  it('reports what a handler throws and goes on with the events behind it', () => {
+    const { clock, s, log, errors, handler } = setup();
+    const bad = s.register({ handle: () => { throw new Error('boom'); } });
+    const good = s.register(handler('good'));
+    s.schedule(1, bad, 0, 0);
+    s.schedule(1, good, 0, 0);
+    clock.advance(1);
+    expect(errors).toHaveLength(1);
+    expect(log).toHaveLength(1);
+  });
+
+  it('forgets a retired handler once its pending events have fired', () => {
+    const { clock, s, log, handler } = setup();
+    const old = s.register(handler('old'));
+    s.schedule(5, old, 0, 0);
+    s.retire(old);
+    clock.advance(5);
+    expect(log).toEqual([['old', 0, 0, 5]]);
+    s.schedule(10, old, 0, 1);
+    clock.advance(10);
+    expect(log).toHaveLength(1);
+  });
+
+  it('drops everything on stop', () => {
+    const { clock, s, log, handler } = setup();
+    const h = s.register(handler('h'));
+    s.schedule(5, h, 0, 0);
+    s.stop();
+    s.schedule(6, h, 0, 1);
+    expect(clock.pending).toBe(0);
+    clock.advance(10);
+    expect(log).toEqual([]);
+  });
+});

@@ -1,0 +1,104 @@
+import { createServer } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { startServe, serveCommand } from '../../src/cli/commands/serve.js';
+import { EXIT } from '../../src/cli/io.js';
+import { createProgram } from '../../src/cli/program.js';
+import { captureIo, cli } from '../cli/capture-io.js';
+import { json } from './harness.js';
+
+const LISTENING = /^stormlab fake upstream listening on (http:\/\/127\.0\.0\.1:\d+)$/m;
+
+describe('stormlab serve', () => {
+  it('starts the default upstream (primary, secondary), says where and what it serves', async () => {
+    const io = captureIo();
+    const server = await startServe(io, { port: '0' });
+    try {
+      expect(io.out.split('\n')[0]).toBe(`stormlab fake upstream listening on ${server.url}`);
+      expect(io.out).toContain('models: primary, secondary\n');
+      expect(io.out).toContain('faults: none\n');
+      for (const route of ['POST /v1/chat/completions', 'POST /v1/messages', 'GET  /v1/models', 'GET  /_stormlab/stats', 'PUT  /_stormlab/faults', 'POST /_stormlab/reset', 'GET  /metrics']) {
+        expect(io.out).toContain(`  ${route}`);
+      }
+      expect(io.out).toContain(`baseURL: '${server.url}/v1'`);
+      const models = await json(fetch(`${server.url}/v1/models`));
+      expect(models.data.map((m: { id: string }) => m.id)).toEqual(['primary', 'secondary']);
+      const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'secondary', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit-requests')).toBe('100000');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('takes the models and faults from --scenario (a bundled name works)', async () => {
+    const io = captureIo();
+    const server = await startServe(io, { port: '0', scenario: 'retry-storm' });
+    try {
+      expect(io.out).toContain('models: primary (from retry-storm)\n');
+      expect(io.out).toMatch(/faults: outage 0s–180s status 503\n/);
+      const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'primary', messages: [{ role: 'user', content: 'hi' }] }) });
+      expect(res.status).toBe(503);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('runs until asked to stop, then closes cleanly and exits 0', async () => {
+    const io = captureIo();
+    let stop!: (why: string) => void;
+    const done = serveCommand(io, { port: '0' }, new Promise((resolve) => (stop = resolve)));
+    while (!LISTENING.test(io.out)) await new Promise((r) => setImmediate(r));
+    const url = LISTENING.exec(io.out)![1];
+    expect((await fetch(`${url}/_stormlab/stats`)).status).toBe(200);
+    stop('SIGINT');
+    expect(await done).toBe(EXIT.ok);
+    expect(io.out).toMatch(/stopping \(SIGINT\)\n$/);
+    await expect(fetch(`${url}/_stormlab/stats`)).rejects.toThrow();
+  });
+
+  it('stops on the signal io.onStop reports, through the program', async () => {
+    const io = captureIo();
+    let registered!: (fn: (signal: string) => void) => void;
+    const onStop = new Promise<(signal: string) => void>((resolve) => (registered = resolve));
+    io.onStop = (fn) => {
+      registered(fn);
+      return () => {};
+    };
+    const run = createProgram(io).run(['serve', '--port', '0']);
+    (await onStop)('SIGTERM');
+    expect(await run).toBe(EXIT.ok);
+    expect(io.out).toMatch(LISTENING);
+    expect(io.out).toContain('stopping (SIGTERM)');
+  });
+
+  it.each([
+    [['--port', 'http'], 'stormlab: --port: expected a port from 0 to 65535 (0 picks a free one), got "http"'],
+    [['--port', '70000'], 'stormlab: --port: expected a port from 0 to 65535 (0 picks a free one), got "70000"'],
+    [['--host', ''], 'stormlab: --host: expected an address like 127.0.0.1 or 0.0.0.0, got ""'],
+    [['--scenario', 'no-such.yaml', '--port', '0'], /^no-such\.yaml: /],
+  ])('exits 2 with one line for bad input: %j', async (args, message) => {
+    const r = await cli(['serve', ...args]);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err.trimEnd().split('\n')).toHaveLength(1);
+    if (typeof message === 'string') expect(r.err).toBe(`${message}\n`);
+    else expect(r.err).toMatch(message);
+  });
+
+  it('exits 2 when the port is taken', async () => {
+    const other = createServer();
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const port = (other.address() as { port: number }).port;
+    try {
+      const r = await cli(['serve', '--port', String(port)]);
+      expect(r.code).toBe(EXIT.usage);
+      expect(r.err).toBe(`stormlab: cannot listen on 127.0.0.1:${port}: the port is already in use\n`);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('is listed in the help', async () => {
+    const r = await cli(['--help']);
+    expect(r.out).toMatch(/serve \[options\]\s+start the fake LLM upstream/);
+  });
+});

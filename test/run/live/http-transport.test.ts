@@ -1,0 +1,199 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { detailOf, HttpTransport } from '../../../src/run/live/http-transport.js';
+import { Detail } from '../../../src/upstream/response.js';
+
+interface Answer {
+  reqId: number;
+  status: number;
+  detail: number;
+  tokens: number;
+  retryAfterMs: number;
+}
+
+interface Seen {
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: { model: string; messages: Array<{ role: string; content: string }>; max_tokens: number };
+}
+
+type Reply = (res: ServerResponse, seen: Seen) => void;
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((c) => c()));
+});
+
+/** A server on port 0 answering each request with `reply`; `seen` records what came. */
+async function server(reply: Reply): Promise<{ url: string; seen: Seen[]; held: ServerResponse[] }> {
+  const seen: Seen[] = [];
+  const held: ServerResponse[] = [];
+  const s: Server = createServer((req, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => {
+      const entry = { url: req.url ?? '', headers: req.headers, body: JSON.parse(text) as Seen['body'] };
+      seen.push(entry);
+      held.push(res);
+      reply(res, entry);
+    });
+  });
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        s.closeAllConnections();
+        s.close(() => resolve());
+      }),
+  );
+  return { url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, seen, held };
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => (res) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+};
+
+/** A transport on `url` whose answers resolve `next()` one by one. */
+function transport(url: string, options: ConstructorParameters<typeof HttpTransport>[3] = {}) {
+  const answers: Answer[] = [];
+  let wake: (() => void) | undefined;
+  const t = new HttpTransport(['primary', 'secondary'], {
+    onResponse(reqId, status, detail, tokens, retryAfterMs) {
+      answers.push({ reqId, status, detail, tokens, retryAfterMs });
+      wake?.();
+    },
+  }, () => 0, options);
+  t.open(url);
+  closers.push(() => t.close());
+  const next = async (n = 1): Promise<Answer[]> => {
+    while (answers.length < n) await new Promise<void>((resolve) => (wake = resolve));
+    return answers.splice(0, n);
+  };
+  return { t, answers, next };
+}
+
+describe('HttpTransport', () => {
+  it('sends an OpenAI chat completion with a prompt of the size asked, and reads the usage of a 200 — never synchronously', async () => {
+    const srv = await server(json(200, { usage: { prompt_tokens: 100, completion_tokens: 50, total_tokens: 150 } }));
+    const { t, answers, next } = transport(srv.url, { headers: { Authorization: 'Bearer k', 'X-Tenant': 'a' } });
+    t.submit(7, 1, 100, 50, 0);
+    expect(answers).toEqual([]);
+    expect(await next()).toEqual([{ reqId: 7, status: 200, detail: Detail.None, tokens: 150, retryAfterMs: -1 }]);
+    const [req] = srv.seen;
+    expect(req.url).toBe('/v1/chat/completions');
+    expect(req.headers.authorization).toBe('Bearer k');
+    expect(req.headers['x-tenant']).toBe('a');
+    expect(req.body.model).toBe('secondary');
+    expect(req.body.max_tokens).toBe(50);
+    // ceil(chars / 3) + 4 tokens per message, as the fake upstream (and the engine's estimator) count.
+    expect(req.body.messages).toHaveLength(1);
+    expect(Math.ceil(req.body.messages[0].content.length / 3) + 4).toBe(100);
+    expect(t.modelIndex('secondary')).toBe(1);
+    expect(t.modelIndex('nope')).toBe(-1);
+  });
+
+  it('keeps a path prefix, and does not double a trailing /v1', async () => {
+    const srv = await server(json(200, { usage: { total_tokens: 1 } }));
+    const a = transport(`${srv.url}/gateway/`);
+    a.t.submit(0, 0, 10, 1, 0);
+    await a.next();
+    const b = transport(`${srv.url}/openai/v1`);
+    b.t.submit(0, 0, 10, 1, 0);
+    await b.next();
+    expect(srv.seen.map((s) => s.url)).toEqual(['/gateway/v1/chat/completions', '/openai/v1/chat/completions']);
+  });
+
+  it.each([
+    ['429 RPM with retry-after-ms', 429, { error: { type: 'requests', code: 'rate_limit_exceeded' } }, { 'retry-after-ms': '250', 'retry-after': '1' }, Detail.RateLimitRequests, 250],
+    ['429 TPM with retry-after seconds', 429, { error: { type: 'tokens', code: 'rate_limit_exceeded' } }, { 'retry-after': '2' }, Detail.RateLimitTokens, 2000],
+    ['429 insufficient_quota', 429, { error: { type: 'insufficient_quota', code: 'insufficient_quota' } }, {}, Detail.InsufficientQuota, -1],
+    ['529 overloaded', 529, { error: { type: 'overloaded_error' } }, {}, Detail.Overloaded, -1],
+    ['503', 503, { error: { type: 'server_error' } }, {}, Detail.Overloaded, -1],
+    ['500', 500, { error: { type: 'server_error' } }, {}, Detail.None, -1],
+    ['400 context length', 400, { error: { code: 'context_length_exceeded' } }, {}, Detail.ContextLength, -1],
+    ['a body that is not JSON', 502, 'Bad Gateway', {}, Detail.None, -1],
+  ])('%s', async (_name, status, body, headers, detail, retryAfterMs) => {
+    const srv = await server((res) => {
+      res.writeHead(status, headers);
+      res.end(typeof body === 'string' ? body : JSON.stringify(body));
+    });
+    const { t, next } = transport(srv.url);
+    t.submit(3, 0, 10, 5, 0);
+    expect(await next()).toEqual([{ reqId: 3, status, detail, tokens: 0, retryAfterMs }]);
+  });
+
+  it('a connection reset and a refused connection are status 0, counted as request errors', async () => {
+    const srv = await server((res) => res.socket?.resetAndDestroy());
+    const { t, next } = transport(srv.url);
+    t.submit(1, 0, 10, 5, 0);
+    expect(await next()).toEqual([{ reqId: 1, status: 0, detail: Detail.Reset, tokens: 0, retryAfterMs: -1 }]);
+    const refused = transport('http://127.0.0.1:1');
+    refused.t.submit(2, 0, 10, 5, 0);
+    expect((await refused.next())[0]).toMatchObject({ reqId: 2, status: 0, detail: Detail.Reset });
+    expect(refused.t.figures().requestErrors).toBe(1);
+    expect([...refused.t.errorCodes.keys()]).toEqual(['ECONNREFUSED']);
+    expect(t.figures().requestErrors).toBe(1);
+  });
+
+  it('a 200 whose body breaks off is a mid-stream failure', async () => {
+    const srv = await server((res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"usage":', () => res.destroy());
+    });
+    const { t, next } = transport(srv.url);
+    t.submit(4, 0, 10, 5, 0);
+    expect((await next())[0]).toMatchObject({ reqId: 4, status: 200, detail: Detail.MidStream });
+  });
+
+  it('a cancelled request is aborted and never answered; its id can be reused at once', async () => {
+    let first = true;
+    const srv = await server((res) => {
+      if (first) first = false; // hold the first one: it is cancelled
+      else json(200, { usage: { total_tokens: 9 } })(res, srv.seen[0]);
+    });
+    const { t, next, answers } = transport(srv.url);
+    t.submit(5, 0, 10, 5, 0);
+    while (srv.seen.length < 1) await new Promise((r) => setImmediate(r));
+    const closed = new Promise((resolve) => srv.held[0].on('close', resolve));
+    t.cancel(5, 0);
+    expect(t.active).toBe(0);
+    await closed; // the server sees the client leave
+    t.submit(5, 0, 10, 5, 0);
+    expect(await next()).toEqual([{ reqId: 5, status: 200, detail: Detail.None, tokens: 9, retryAfterMs: -1 }]);
+    expect(answers).toEqual([]);
+    expect(t.upstreamStats().models[0]).toMatchObject({ attempts: 2, cancelled: 1, busy: 0, byStatus: { 200: 1 } });
+    expect(t.figures().requestErrors).toBe(0);
+  });
+
+  it('measures requests waiting for a connection when the pool is too small', async () => {
+    const srv = await server(() => {}); // hold every request
+    const { t } = transport(srv.url, { connections: 2 });
+    for (let i = 0; i < 10; i++) t.submit(i, 0, 10, 5, 0);
+    while (srv.seen.length < 2) await new Promise((r) => setImmediate(r));
+    expect(t.samplePool()).toBe(8);
+    expect(t.samplePool()).toBe(8);
+    t.abortAll();
+    expect(t.active).toBe(0);
+    expect(t.figures()).toEqual({ poolConnections: 2, maxPending: 8, meanPending: 8, requestErrors: 0 });
+  });
+
+  it('rejects a pool of no connections, and a submit before open', () => {
+    const l = { onResponse() {} };
+    expect(() => new HttpTransport(['m'], l, () => 0, { connections: 0 })).toThrow(/connections/);
+    expect(() => new HttpTransport(['m'], l, () => 0).submit(0, 0, 1, 1, 0)).toThrow(/open/);
+  });
+});
+
+describe('detailOf', () => {
+  it('reads both providers\' error shapes', () => {
+    expect(detailOf(429, { type: 'error', error: { type: 'rate_limit_error' } })).toBe(Detail.RateLimitRequests);
+    expect(detailOf(429, { type: 'error', error: { type: 'billing_error' } })).toBe(Detail.InsufficientQuota);
+    expect(detailOf(529, { type: 'error', error: { type: 'overloaded_error' } })).toBe(Detail.Overloaded);
+    expect(detailOf(400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 200000 tokens > 199999 maximum' } })).toBe(Detail.ContextLength);
+    expect(detailOf(400, { error: { code: 'invalid_type' } })).toBe(Detail.None);
+    expect(detailOf(429, undefined)).toBe(Detail.RateLimitRequests);
+    expect(detailOf(429, 'text')).toBe(Detail.RateLimitRequests);
+  });
+});
