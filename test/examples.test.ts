@@ -21,3 +21,35 @@ describe('examples', () => {
     expect(clock.now()).toBeGreaterThanOrEqual(400);
   });
 });
+
+describe('examples/openai-sdk-guarded.ts', () => {
+  it('runs the official openai SDK through the engine against the fake upstream, retrying its 429s', async () => {
+    const { createFakeUpstream } = await import('../src/fake-upstream/server.js');
+    const { SeededRandom } = await import('../src/engine/random.js');
+    const { main: sdkMain } = await import('../examples/openai-sdk-guarded.js');
+    const upstream = await createFakeUpstream({
+      upstream: {
+        models: [{ name: 'primary', slots: 8, queue: 8, ttftMs: 0, tpotMs: 0 }],
+        // The first request's coin comes up 429 with this seed and rate; later ones mostly 200.
+        faults: [{ kind: 'errors', fromMs: 0, toMs: Infinity, rate: 0.5, status: 429, retryAfterMs: 5 }],
+      },
+      port: 0,
+      random: new SeededRandom(3),
+    });
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      const r = await sdkMain(upstream.url);
+      expect(r.choices[0].message.content).toBeTruthy();
+      expect(r.usage?.total_tokens).toBeGreaterThan(0);
+      const stats = upstream.stats() as { models: Array<{ byStatus: Record<string, number> }> };
+      const byStatus = stats.models[0].byStatus;
+      expect(byStatus['200']).toBe(1);
+      expect(byStatus['429']).toBeGreaterThanOrEqual(1); // the engine retried past at least one 429
+      expect(log.mock.calls.some(([line]) => String(line).startsWith('tokens: reserved'))).toBe(true);
+      expect(log.mock.calls.filter(([line]) => String(line).startsWith('retry #')).length).toBe(byStatus['429'] ?? 0);
+    } finally {
+      log.mockRestore();
+      await upstream.close();
+    }
+  });
+});
