@@ -32,8 +32,29 @@ function body(): string {
   return JSON.stringify({ model: 'primary', messages: [{ role: 'user', content }], max_tokens: MAX_TOKENS });
 }
 
-async function bare(): Promise<{ rps: number; counted: number; failed: number }> {
+interface Out {
+  rps: number;
+  counted: number;
+  failed: number;
+  /** CPU time of this process per request counted (user + system, µs): steadier than requests/s on a busy machine. */
+  cpuUsPerRequest: number;
+}
+
+/** CPU time used between `WARMUP_MS` and `WARMUP_MS + seconds` after now (the counted window). */
+function cpuWindow(): Promise<number> {
+  let c0: NodeJS.CpuUsage | undefined;
+  setTimeout(() => (c0 = process.cpuUsage()), WARMUP_MS);
+  return new Promise((resolve) =>
+    setTimeout(() => {
+      const d = process.cpuUsage(c0);
+      resolve(d.user + d.system);
+    }, WARMUP_MS + seconds * 1000),
+  );
+}
+
+async function bare(): Promise<Out> {
   const pool = new Pool(url, { connections, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+  const cpu = cpuWindow();
   const start = performance.now();
   const from = start + WARMUP_MS;
   const until = start + WARMUP_MS + seconds * 1000;
@@ -49,15 +70,16 @@ async function bare(): Promise<{ rps: number; counted: number; failed: number }>
       } catch {
         failed++;
       }
-      if (performance.now() >= from) counted++;
+      const t = performance.now();
+      if (t >= from && t < until) counted++;
     }
   };
   await Promise.all(Array.from({ length: inFlight }, loop));
   await pool.close();
-  return { rps: counted / seconds, counted, failed };
+  return { rps: counted / seconds, counted, failed, cpuUsPerRequest: (await cpu) / counted };
 }
 
-async function driver(engine: boolean): Promise<{ rps: number; counted: number; failed: number }> {
+async function driver(engine: boolean): Promise<Out> {
   await initHistograms();
   const retry: RetryPolicy = engine ? { policy: 'engine', engine: {} } : { policy: 'none' };
   const durationMs = WARMUP_MS + seconds * 1000;
@@ -76,6 +98,7 @@ async function driver(engine: boolean): Promise<{ rps: number; counted: number; 
     upstream: { cancelOnDisconnect: false, faults: [], models: [{ name: 'primary', slots: 1, queue: 0, shedStatus: 529, ttftMs: 0, tpotMs: 0, loadStretch: 0, contextTokens: Infinity }] },
   };
   const run = new LiveRun(spec, { connections });
+  const cpu = cpuWindow();
   await run.start({ url });
   const r = run.result();
   await run.close();
@@ -83,7 +106,7 @@ async function driver(engine: boolean): Promise<{ rps: number; counted: number; 
   const bins = r.series.upstreamAttempts.slice(WARMUP_MS / 1000, durationMs / 1000);
   const counted = bins.reduce((a, b) => a + b, 0);
   const ok = r.upstream.status['200'] ?? 0;
-  return { rps: counted / bins.length, counted, failed: r.upstream.attempts - ok };
+  return { rps: counted / bins.length, counted, failed: r.upstream.attempts - ok, cpuUsPerRequest: (await cpu) / counted };
 }
 
 const out = mode === 'bare' ? await bare() : await driver(mode === 'driver-engine');

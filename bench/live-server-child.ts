@@ -11,12 +11,21 @@ import { createFakeUpstream } from '../src/fake-upstream/server.js';
  * `fake` is the fake upstream (one model, room for any load, answers after `ttftMs`);
  * `minimal` a bare `node:http` server that reads the body and answers the same chat
  * completion JSON after `ttftMs` (at once for 0). Prints `{"url"}` when listening; when its
- * stdin ends, prints `{"peakRssMb"}` and exits.
+ * stdin ends, prints `{"peakRssMb", "maxInFlight", "served", "cpuUsPerRequest"}` (the most chat requests open
+ * at once; CPU time per request served, start-up included) and exits.
  */
 const [kind = 'minimal', ttftArg = '0'] = process.argv.slice(2);
 const ttftMs = Number(ttftArg);
 
 let serial = 0;
+/** Chat requests open now, and the most at once: the memory run checks all 5,000 were held together. */
+let open = 0;
+let maxOpen = 0;
+let served = 0;
+const opened = (): void => {
+  served++;
+  if (++open > maxOpen) maxOpen = open;
+};
 /** The fake upstream's answer to a 16-token completion, built per request as it builds it. */
 function completion(model: string): string {
   const id = `chatcmpl-${(++serial).toString(36)}`;
@@ -36,6 +45,7 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
     const fake = await createFakeUpstream({
       upstream: { models: [{ name: 'primary', slots: 1_000_000, queue: 0, ttftMs, tpotMs: 0 }] },
       port: 0,
+      observer: { submitted: opened, answered: () => void open--, cancelled: () => void open-- },
     });
     return fake;
   }
@@ -43,6 +53,8 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      opened();
+      res.on('close', () => void open--);
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string };
       const answer = (): void => {
         const text = completion(body.model);
@@ -65,9 +77,12 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
 }
 
 const server = await start();
+const cpu0 = process.cpuUsage();
 console.log(JSON.stringify({ url: server.url }));
 process.stdin.resume();
 process.stdin.on('end', () => {
-  console.log(JSON.stringify({ peakRssMb: process.resourceUsage().maxRSS / 1024 }));
+  const cpu = process.cpuUsage(cpu0);
+  const cpuUsPerRequest = served > 0 ? (cpu.user + cpu.system) / served : 0;
+  console.log(JSON.stringify({ peakRssMb: process.resourceUsage().maxRSS / 1024, maxInFlight: maxOpen, served, cpuUsPerRequest }));
   void server.close().then(() => process.exit(0));
 });
