@@ -5,6 +5,7 @@ import type { ArrivalConfig } from './config.js';
 
 const K_ARRIVE = 1;
 const K_USER = 2;
+const MIN_THINK_MS = 1;
 
 /**
  * Root task arrivals, on the schedule the scenario gives, whatever state the system is in
@@ -44,7 +45,9 @@ export class Arrivals implements EventHandler {
   /** A closed-loop user's task ended at `now`: it thinks, then starts another. */
   userDone(now: number): void {
     if (this.cfg.type !== 'closed') return;
-    const at = now + Math.max(0, this.think());
+    // At least 1 ms: a user whose task is refused at once must not start the next one at the
+    // same instant, or a closed loop with no think time would never let time move.
+    const at = now + Math.max(MIN_THINK_MS, this.think());
     if (at < this.durationMs) this.later(at, K_USER, 0);
   }
 

@@ -34,7 +34,7 @@ function footerLine(model: DashboardModel, views: DashboardView[], current: numb
   }
   if (keys) {
     const done = model.variants.length > 0 && model.variants.every((v) => v.done);
-    const keysText = done ? 'q quit' : `space ${model.paused ? 'resume' : 'pause'} · q quit`;
+    const keysText = done ? 'q quit' : model.mode === 'live' ? 'q stop' : `space ${model.paused ? 'resume' : 'pause'} · q quit`;
     parts.push(seg(parts.length ? ` · ${keysText}` : keysText, 'dim'));
   }
   return parts;

@@ -77,6 +77,15 @@ describe('simulation fidelity', () => {
     expect(cancelled.upstream.wastedTokens).toBe(0);
   });
 
+  it('ends a closed loop with no think time whose tasks are refused at once', () => {
+    const s = spec({ layers: 1, policy: engine(), faults: OUTAGE, durationMs: 5_000 });
+    s.traffic.arrival = { type: 'closed', users: 10, thinkMs: 0 };
+    const r = run(s);
+    expect(r.roots.offered).toBeGreaterThan(100);
+    expect(r.roots.offered).toBeLessThanOrEqual(10 * 5_000); // a task per user per millisecond at most
+    expect(r.upstream.attempts).toBeLessThan(r.roots.offered);
+  });
+
   it('is deterministic, and stopping at a virtual time then going on changes nothing', () => {
     const s = spec({ layers: 3, policy: engine(), faults: [{ kind: 'errors', fromMs: 5000, toMs: 15_000, rate: 0.5, status: { 503: 0.5, 429: 0.5 } }] });
     const a = JSON.stringify(run(s));
