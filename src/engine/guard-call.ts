@@ -58,7 +58,6 @@ export class GuardCall {
   private ticket = -1;
   private reservation: Reservation | undefined = undefined;
   private retrying = false;
-  private prevDelay = 0;
 
   constructor(core: GuardCore, deadlineAt: number, tokens: number, keys: Record<string, string> | undefined) {
     this.g = core;
@@ -167,10 +166,10 @@ export class GuardCall {
     const g = this.g;
     if (this.attempt >= g.maxAttempts) return this.fallBack(now, 'attempts_exhausted') ? this.waitFor(0) : Step.Fail;
     if (g.budget !== undefined && !g.budget.canRetry(now)) return this.fallBack(now, 'budget') ? this.waitFor(0) : this.shed('budget', now, undefined);
-    const backoffMs = g.backoff.delayMs(this.attempt, this.prevDelay);
+    // delayMs still holds the previous wait (0 on a fresh target): decorrelated jitter grows from it.
+    const backoffMs = g.backoff.delayMs(this.attempt, this.delayMs);
     const plan = planRetry({ backoffMs, retryAfterMs: cls.retryAfterMs, now, deadlineAt: this.deadlineAt, minAttemptMs: g.minAttemptMs });
     if (!plan.ok) return this.shed('deadline', now, plan.wouldWaitMs);
-    this.prevDelay = plan.delayMs;
     this.retrying = true;
     if (g.listener) g.emit({ type: 'retry', at: now, target: g.targets[this.target], attempt: this.attempt, delayMs: plan.delayMs, class: cls.class });
     return this.waitFor(plan.delayMs);
@@ -190,7 +189,7 @@ export class GuardCall {
     this.target = next;
     this.attempt = 0;
     this.retrying = false;
-    this.prevDelay = 0;
+    this.delayMs = 0;
     return true;
   }
 

@@ -54,7 +54,7 @@ export class GuardCore {
   readonly breakers: CircuitBreaker[] | undefined;
   readonly limiter: Limiter | undefined;
   readonly concurrency: ConcurrencyLimiter | undefined;
-  listener: GuardListener | undefined;
+  listener: GuardListener | undefined = undefined;
   private listeners: GuardListener[] = [];
 
   constructor(options: GuardOptions) {
