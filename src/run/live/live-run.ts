@@ -10,6 +10,7 @@ import type { RunView } from '../run-view.js';
 import type { RunSpec } from '../sim/simulation.js';
 import { HttpTransport, type HttpTransportOptions } from './http-transport.js';
 import { RealScheduler } from './real-scheduler.js';
+import { sampleSecond } from '../sample-second.js';
 
 /** Where a live run sends its requests. */
 export interface LiveUpstream {
@@ -177,18 +178,7 @@ export class LiveRun implements EventHandler {
 
   /** The once-a-second sample of engine state and fault activity, as the simulator takes it. */
   private sample(now: number): void {
-    const faults = this.spec.upstream.faults;
-    this.metrics.faultActive(now, faults.some((f) => f.fromMs <= now && now < f.toMs));
-    for (let l = 0; l < this.spec.traffic.layers.length; l++) {
-      const g = this.traffic.guardOf(l);
-      if (g === undefined) continue;
-      const throttle = g.throttles?.[0];
-      this.metrics.engineState(l, now, {
-        dropProbability: throttle ? throttle.dropProbability(now) : 0,
-        budgetBalance: g.budget ? g.budget.balance(now) : 0,
-        breakerOpen: g.breakers ? g.breakers.some((b) => b.state(now) === 'open') : false,
-      });
-    }
+    sampleSecond(this.spec, this.traffic, this.metrics, now);
     this.flushWasted(now);
   }
 

@@ -10,6 +10,7 @@ import { MetricsCollector } from '../metrics/collector.js';
 import type { RunResult, RunSnapshot } from '../metrics/result.js';
 import type { RunView } from '../run-view.js';
 import { EventHeap } from './event-heap.js';
+import { sampleSecond } from '../sample-second.js';
 
 /** One variant of a scenario, resolved: everything a run needs. */
 export interface RunSpec {
@@ -125,18 +126,7 @@ export class Simulation implements EventHandler {
 
   /** The once-a-second sample of engine state and fault activity. */
   handle(_kind: number, _id: number, now: number): void {
-    const faults = this.spec.upstream.faults;
-    this.metrics.faultActive(now, faults.some((f) => f.fromMs <= now && now < f.toMs));
-    for (let l = 0; l < this.spec.traffic.layers.length; l++) {
-      const g = this.traffic.guardOf(l);
-      if (g === undefined) continue;
-      const throttle = g.throttles?.[0];
-      this.metrics.engineState(l, now, {
-        dropProbability: throttle ? throttle.dropProbability(now) : 0,
-        budgetBalance: g.budget ? g.budget.balance(now) : 0,
-        breakerOpen: g.breakers ? g.breakers.some((b) => b.state(now) === 'open') : false,
-      });
-    }
+    sampleSecond(this.spec, this.traffic, this.metrics, now);
     this.flushWasted(now);
     // Keep sampling while anything else is still to happen.
     if (this.heap.pending > 0) this.heap.schedule(now + SAMPLE_MS, this.sampler, 0, 0);
