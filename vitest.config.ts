@@ -10,6 +10,7 @@ export default defineConfig({
     },
   },
   test: {
+    setupFiles: ['test/setup.ts'],
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     environment: 'node',
     // Builds dist/ when missing or stale: test/cli/bin.test.ts runs the real bin/stormlab.js.

@@ -29,8 +29,10 @@ export function parseDuration(value: unknown): number | undefined {
 /** The shortest exact way to write `ms` back (`120000` → `2m`, `1500` → `1.5s`), for messages. */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms)) return String(ms);
-  if (ms >= 3_600_000 && ms % 360_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms >= 60_000 && ms % 6_000 === 0) return `${ms / 60_000}m`;
-  if (ms >= 1_000 && ms % 10 === 0) return `${ms / 1_000}s`;
+  // The largest unit that reads back exactly: 531514.59s would parse as 531514589.99999994 ms.
+  const exact = (factor: number): boolean => (ms / factor) * factor === ms;
+  if (ms >= 3_600_000 && ms % 360_000 === 0 && exact(3_600_000)) return `${ms / 3_600_000}h`;
+  if (ms >= 60_000 && ms % 6_000 === 0 && exact(60_000)) return `${ms / 60_000}m`;
+  if (ms >= 1_000 && ms % 10 === 0 && exact(1_000)) return `${ms / 1_000}s`;
   return `${ms}ms`;
 }
