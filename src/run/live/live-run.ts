@@ -10,6 +10,7 @@ import type { RunView } from '../run-view.js';
 import type { RunSpec } from '../sim/simulation.js';
 import { HttpTransport, type HttpTransportOptions } from './http-transport.js';
 import { RealScheduler } from './real-scheduler.js';
+import { engineViews } from '../engine-views.js';
 import { sampleSecond } from '../sample-second.js';
 
 /** Where a live run sends its requests. */
@@ -149,11 +150,7 @@ export class LiveRun implements EventHandler {
   view(name = this.spec.name): RunView {
     const now = this.now;
     this.flushWasted(now);
-    const engines: RunView['engines'] = [];
-    this.spec.traffic.layers.forEach((l, i) => {
-      const g = this.traffic.guardOf(i);
-      if (g !== undefined) engines.push({ layer: l.name, guard: g.snapshot(now) });
-    });
+    const engines = engineViews(this.spec, this.traffic, now);
     return { name, snapshot: this.metrics.snapshot(now), engines, upstream: this.upstreamStats(), done: this.done };
   }
 

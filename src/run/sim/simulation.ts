@@ -10,6 +10,7 @@ import { MetricsCollector } from '../metrics/collector.js';
 import type { RunResult, RunSnapshot } from '../metrics/result.js';
 import type { RunView } from '../run-view.js';
 import { EventHeap } from './event-heap.js';
+import { engineViews } from '../engine-views.js';
 import { sampleSecond } from '../sample-second.js';
 
 /** One variant of a scenario, resolved: everything a run needs. */
@@ -100,11 +101,7 @@ export class Simulation implements EventHandler {
   view(name = this.spec.name): RunView {
     const now = this.now;
     this.flushWasted(now);
-    const engines: RunView['engines'] = [];
-    this.spec.traffic.layers.forEach((l, i) => {
-      const g = this.traffic.guardOf(i);
-      if (g !== undefined) engines.push({ layer: l.name, guard: g.snapshot(now) });
-    });
+    const engines = engineViews(this.spec, this.traffic, now);
     return { name, snapshot: this.metrics.snapshot(now), engines, upstream: this.upstream.stats(now), done: this.done };
   }
 
