@@ -42,28 +42,55 @@ export class GuardCall {
   attempts = 0;
   /** After `Step.Wait`: how long to wait. */
   delayMs = 0;
-  /** After `Step.Shed`: why. */
-  shedReason: ShedReason | undefined = undefined;
-  /** After `Step.Shed`: when trying again could work, if known. */
-  retryAfterMs: number | undefined = undefined;
-  /** The classification of the last completed attempt. */
-  last: Classification | undefined = undefined;
-  /** Set by drivers that pass an AbortSignal to attempts. */
-  signal: AbortSignal | undefined = undefined;
   readonly deadlineAt: number;
-  readonly tokens: number;
-  readonly keys: Record<string, string> | undefined;
 
   private readonly g: GuardCore;
   private ticket = -1;
-  private reservation: Reservation | undefined = undefined;
   private retrying = false;
+  /**
+   * What most calls never need (a shed, a reservation, a signal, limiter keys) lives in a side
+   * object made on first use: a guarded call's cost is mostly its allocations.
+   */
+  private x: CallExtras | undefined;
 
   constructor(core: GuardCore, deadlineAt: number, tokens: number, keys: Record<string, string> | undefined) {
     this.g = core;
     this.deadlineAt = deadlineAt;
-    this.tokens = tokens;
-    this.keys = keys;
+    this.x = tokens === 0 && keys === undefined ? undefined : extras(tokens, keys);
+  }
+
+  /** After `Step.Shed`: why. */
+  get shedReason(): ShedReason | undefined {
+    return this.x?.shedReason;
+  }
+
+  /** After `Step.Shed`: when trying again could work, if known. */
+  get retryAfterMs(): number | undefined {
+    return this.x?.retryAfterMs;
+  }
+
+  /** The classification of the last attempt that did not succeed (a success ends the call). */
+  get last(): Classification | undefined {
+    return this.x?.last;
+  }
+
+  /** Set by drivers that pass an AbortSignal to attempts. */
+  get signal(): AbortSignal | undefined {
+    return this.x?.signal;
+  }
+
+  set signal(s: AbortSignal | undefined) {
+    if (s !== undefined || this.x !== undefined) this.more().signal = s;
+  }
+
+  /** Token estimate the limiter reserves per attempt. */
+  get tokens(): number {
+    return this.x?.tokens ?? 0;
+  }
+
+  /** Keys that pick the limiter's buckets. */
+  get keys(): Record<string, string> | undefined {
+    return this.x?.keys;
   }
 
   /** Name of the current target. */
@@ -100,7 +127,7 @@ export class GuardCall {
       if (g.limiter !== undefined) {
         const r = g.limiter.reserve({ tokens: this.tokens, keys: this.keys }, now);
         if (!r.ok) return this.shed('limit', now, r.retryAfterMs);
-        this.reservation = r;
+        this.more().reservation = r;
         if (g.listener) g.emit({ type: 'reserve', at: now, target: g.targets[t], tokens: r.tokens });
       }
       if (g.breakers !== undefined) {
@@ -141,8 +168,8 @@ export class GuardCall {
       this.ticket = -1;
     }
     if (g.throttles !== undefined) g.throttles[t].record(cls.accept, now);
-    if (this.reservation !== undefined) this.settleReservation(cls, usedTokens, now);
-    this.last = cls;
+    if (this.x?.reservation !== undefined) this.settleReservation(cls, usedTokens, now);
+    if (cls.action !== 'done') this.more().last = cls;
     switch (cls.action) {
       case 'done':
         return Step.Done;
@@ -193,9 +220,14 @@ export class GuardCall {
     return true;
   }
 
+  private more(): CallExtras {
+    return (this.x ??= extras(0, undefined));
+  }
+
   private shed(reason: ShedReason, now: number, retryAfterMs: number | undefined): StepCode {
-    this.shedReason = reason;
-    this.retryAfterMs = retryAfterMs;
+    const x = this.more();
+    x.shedReason = reason;
+    x.retryAfterMs = retryAfterMs;
     const g = this.g;
     if (g.listener) {
       const e: GuardEvent = { type: 'shed', at: now, target: g.targets[this.target], reason, retry: this.retrying };
@@ -212,18 +244,34 @@ export class GuardCall {
   }
 
   private releaseReservation(now: number): void {
-    if (this.reservation === undefined) return;
-    this.reservation.release(now);
-    this.reservation = undefined;
+    const x = this.x;
+    if (x?.reservation === undefined) return;
+    x.reservation.release(now);
+    x.reservation = undefined;
   }
 
   private settleReservation(cls: Classification, usedTokens: number, now: number): void {
-    const r = this.reservation;
+    const x = this.x!;
+    const r = x.reservation;
     if (r === undefined) return;
-    this.reservation = undefined;
+    x.reservation = undefined;
     const actual = usedTokens >= 0 ? usedTokens : cls.action === 'done' ? r.tokens : 0;
     r.reconcile(actual, now);
     const g = this.g;
     if (g.listener) g.emit({ type: 'reconcile', at: now, target: g.targets[this.target], reserved: r.tokens, actual });
   }
+}
+
+interface CallExtras {
+  tokens: number;
+  keys: Record<string, string> | undefined;
+  shedReason: ShedReason | undefined;
+  retryAfterMs: number | undefined;
+  last: Classification | undefined;
+  signal: AbortSignal | undefined;
+  reservation: Reservation | undefined;
+}
+
+function extras(tokens: number, keys: Record<string, string> | undefined): CallExtras {
+  return { tokens, keys, shedReason: undefined, retryAfterMs: undefined, last: undefined, signal: undefined, reservation: undefined };
 }
