@@ -3,7 +3,7 @@ import type { ArrivalConfig, EngineConfig, LayerConfig, TrafficConfig } from '..
 import type { UpstreamConfig } from '../upstream/config.js';
 import { dist } from './dist-schema.js';
 import { engineSchema, retrySchema } from './engine-schema.js';
-import type { LiveConfig, Variant } from './scenario.js';
+import type { LiveConfig, Scenario, Variant } from './scenario.js';
 import {
   duration, expecting, isMapping, nonNegative, num, obj, positive, positiveInt, switchOn, tagged, text,
 } from './schema-kit.js';
@@ -75,19 +75,8 @@ const variantsSchema = () =>
     )
     .transform((r): Variant[] => Object.entries(r).map(([name, set]) => ({ name, set })));
 
-export interface ParsedScenario {
-  name: string;
-  description: string;
-  seed: number;
-  durationMs: number;
-  drainMs: number;
-  traffic: TrafficConfig;
-  upstream: UpstreamConfig;
-  /** Absent when the document gives none (then the defaults apply). */
-  variants: Variant[] | undefined;
-  expect: string[];
-  live: LiveConfig;
-}
+/** What the schema gives: a `Scenario` less where it came from, with variants absent when the document gives none (then the defaults apply). */
+export type ParsedScenario = Omit<Scenario, 'variants' | 'source' | 'document'> & { variants: Variant[] | undefined };
 
 export function scenarioSchema(): z.ZodType<ParsedScenario> {
   return obj(

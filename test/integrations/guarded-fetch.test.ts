@@ -1,18 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ShedError } from '../../src/engine/errors.js';
 import { estimateChatTokens } from '../../src/engine/token-estimator.js';
 import { guardedFetch } from '../../src/integrations/guarded-fetch.js';
-import { chatBody, completion, engineSetup, openaiError, scriptedServer, until, type Reply, type ScriptedServer } from './scripted-server.js';
+import { chatBody, completion, engineSetup, openaiError, useScriptedServers, until } from './scripted-server.js';
 
-const servers: ScriptedServer[] = [];
-async function serve(script: Reply[]): Promise<ScriptedServer> {
-  const s = await scriptedServer(script);
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const serve = useScriptedServers();
 
 const post = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 

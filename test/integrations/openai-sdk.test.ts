@@ -1,18 +1,10 @@
 import OpenAI from 'openai';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { guardedFetch, ShedError, stormlab } from 'stormlab/undici';
-import { completion, engineSetup, scriptedServer, type Reply, type ScriptedServer } from './scripted-server.js';
+import { completion, engineSetup, useScriptedServers, type Reply } from './scripted-server.js';
 
-const servers: ScriptedServer[] = [];
-async function serve(script: Reply[]): Promise<ScriptedServer> {
-  const s = await scriptedServer(script);
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const serve = useScriptedServers();
 
 const rateLimited: Reply = {
   status: 429,

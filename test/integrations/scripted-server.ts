@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../../src/engine/manual-clock.js';
@@ -128,3 +129,16 @@ export const openaiError = (status: number, type: string, code: string, message:
   status,
   json: { error: { message, type, param: null, code } },
 });
+
+/** `serve(script)` for a test file: each server started is closed after its test. */
+export function useScriptedServers(): (script: Reply[]) => Promise<ScriptedServer> {
+  const servers: ScriptedServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return async (script) => {
+    const s = await scriptedServer(script);
+    servers.push(s);
+    return s;
+  };
+}
