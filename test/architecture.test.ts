@@ -5,12 +5,15 @@ import { describe, expect, it } from 'vitest';
 /**
  * DESIGN.md's one-way imports:
  *   engine ← upstream ← traffic ← run ← scenario ← report ← ui ← cli
+ * `gate` (expectations judged on results) and `explore` (sweeps and the tuner, which judge runs
+ * by those expectations) sit right of report: they use its formats and fill in its types
+ * (`Check`, `SweepFile`), which report renders.
  * A module may import from its own layer and the layers to its left, never to its right.
  * `platform` (real clock, OS randomness) sits just right of engine, and `integrations` (the
  * engine in front of undici and fetch) right of platform; `entry` files are the
  * package's public doors and may import anything but cli.
  */
-const ORDER = ['engine', 'platform', 'integrations', 'upstream', 'traffic', 'run', 'fake-upstream', 'scenario', 'report', 'ui', 'cli', 'entry'];
+const ORDER = ['engine', 'platform', 'integrations', 'upstream', 'traffic', 'run', 'fake-upstream', 'scenario', 'report', 'gate', 'explore', 'ui', 'cli', 'entry'];
 const SRC = resolve(__dirname, '../src');
 
 function files(dir: string): string[] {

@@ -26,7 +26,10 @@ function scenarioOptions(cmd: Command): Command {
     .option('--mode <mode>', 'sim (virtual time, the default) or live (real HTTP on the real clock)')
     .option('--target <url>', 'live: an OpenAI-compatible base URL to load (default: a fake upstream started in-process)')
     .option('--header <"Name: value">', 'live: a header to send with every request, e.g. "Authorization: Bearer $KEY" (repeatable)', collect)
-    .option('--connections <n>', 'live: connections of the HTTP pool (default: the scenario\'s live.connections, 256)');
+    .option('--connections <n>', 'live: connections of the HTTP pool (default: the scenario\'s live.connections, 256)')
+    .option('--expect <"metric op value">', 'an expectation to judge, besides the scenario\'s expect: list, e.g. "variants.engine.amplification < 1.5" (repeatable); exit 1 when one fails', collect)
+    .option('--junit <file>', 'write the judged expectations as JUnit XML (one test case each)')
+    .option('--markdown <file>', 'write the judged expectations as a Markdown summary (for $GITHUB_STEP_SUMMARY)');
 }
 
 /** Builds the CLI; `run(argv)` resolves to the exit code. Nothing here touches process.* directly. */

@@ -18,7 +18,7 @@ const KEY_ORDER = [
   'share', '5xx', 'reset', 'timeout', 'other', 'wastedTokens', 'tokensServed', 'models',
   'recoveryMs', 'series', 'upstreamAttempts', 'leafCalls', 'status429', 'status5xx', 'timeouts',
   'faultActive', 'engine', 'dropProbability', 'budgetBalance', 'breakerOpen',
-  'wallMs', 'attemptsPerSec', 'events', 'eventsPerSec', 'variants', 'timing',
+  'wallMs', 'attemptsPerSec', 'events', 'eventsPerSec', 'variants', 'checks', 'group', 'actual', 'expected', 'message', 'timing',
   ...SHED_REASONS,
 ];
 const RANK = new Map(KEY_ORDER.map((k, i) => [k, i]));

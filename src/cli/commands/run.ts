@@ -8,12 +8,19 @@ import { showDashboard } from '../dashboard.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { Playback, parseSpeed } from '../playback.js';
 import { pickVariants, scenarioFromFlags, type ScenarioFlags } from '../scenario-args.js';
+import { writeOutput } from '../write-output.js';
+import { expectationsOf } from '../expectations.js';
+import { reportChecks, type GateFlags } from '../gate-outputs.js';
+import { evaluateExpectations } from '../../gate/evaluate-expectations.js';
+import type { Expectation } from '../../gate/expectation.js';
 import { executeLive, type LiveFlags } from './run-live.js';
 import { advanceAll, collect, startRuns } from './run-variants.js';
 
-export interface RunFlags extends ScenarioFlags, LiveFlags {
+export interface RunFlags extends ScenarioFlags, LiveFlags, GateFlags {
   json?: string;
   quiet?: boolean;
+  /** Expectations given on the command line (repeatable), judged with the scenario's own. */
+  expect?: string[];
   variant?: string;
   variants?: string;
   /** False with --no-ui. */
@@ -63,48 +70,60 @@ function isLive(flags: RunFlags): boolean {
   return false;
 }
 
-/** Writes what a finished run or compare shows: the summary (or headline) and the JSON file. */
-export function report(io: Io, file: ResultFile, flags: RunFlags): number {
+/** A finished run or compare, and the expectations to judge it by. */
+export interface RunOutcome {
+  file: ResultFile;
+  expectations: Expectation[];
+}
+
+/**
+ * Writes what a finished run or compare shows: the summary (or headline), then the judged
+ * expectations, and the --json/--junit/--markdown files. Exit 1 when an expectation failed.
+ */
+export function report(io: Io, outcome: RunOutcome, flags: RunFlags): number {
+  const { expectations } = outcome;
+  const checks = evaluateExpectations(expectations, outcome.file);
+  const file: ResultFile = expectations.length > 0 ? { ...outcome.file, checks } : outcome.file;
   const table = summaryTable(file, { color: io.isTTY && io.env.NO_COLOR === undefined, width: 80 });
   io.stdout(flags.quiet ? `${table.split('\n')[0]}\n` : `${table.trimEnd()}\n`);
+  // The result first: a --junit path that cannot be written must not cost the run's JSON.
   if (flags.json !== undefined) {
     writeOutput(io, '--json', flags.json, resultJson(file));
     if (!flags.quiet) io.stdout(`wrote ${flags.json}\n`);
   }
-  return EXIT.ok;
+  if (expectations.length === 0 && flags.junit === undefined && flags.markdown === undefined) return EXIT.ok;
+  // Expectations of variants this run did not make are skipped: listed in JUnit and Markdown,
+  // one line here rather than a row each (`run` of a scenario whose expect: is for compare).
+  const ran = checks.filter((c) => file.variants.some((v) => v.name === c.group));
+  const code = reportChecks(io, gateTitle(file), checks, flags, ran);
+  const notRun = [...new Set(checks.filter((c) => !ran.includes(c)).map((c) => c.group))];
+  if (notRun.length > 0 && !flags.quiet) {
+    const n = checks.length - ran.length;
+    io.stdout(`${n} ${n === 1 ? 'expectation is' : 'expectations are'} for ${notRun.length === 1 ? 'a variant' : 'variants'} not run here (${notRun.join(', ')}): compare runs them\n`);
+  }
+  return code;
 }
 
-const WRITE_ERRORS: Record<string, string> = {
-  ENOENT: 'its directory does not exist',
-  ENOTDIR: 'a part of its path is not a directory',
-  EISDIR: 'it is a directory',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-};
-
-/** Writes an output file; failing to is the user's to fix (exit 2), not an internal error. */
-function writeOutput(io: Io, flag: string, path: string, data: string): void {
-  try {
-    io.writeFile(path, data);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? '';
-    throw new UsageError(`${flag}: cannot write ${path}: ${WRITE_ERRORS[code] ?? (e as Error).message}`);
-  }
+/** How JUnit and Markdown name the gate: `stormlab retry-storm`. */
+function gateTitle(file: ResultFile): string {
+  return `stormlab ${file.scenario}`;
 }
 
 /** `stormlab run <scenario>`: one run of the scenario as written (or of one variant). */
-export function runCommand(io: Io, arg: string, flags: RunFlags): Promise<ResultFile> {
+export async function runCommand(io: Io, arg: string, flags: RunFlags): Promise<RunOutcome> {
   if (flags.variant !== undefined && (flags.variant.includes(',') || flags.variant.trim() === '')) {
     throw new UsageError(`--variant: expected one variant name (compare --variants a,b runs several), got ${JSON.stringify(flags.variant)}`);
   }
   const scenario = scenarioFromFlags(arg, flags, io.cwd);
   const runs = flags.variant === undefined ? [{ name: scenario.name, scenario }] : pickVariants(scenario, flags.variant, '--variant');
-  return execute(io, scenario, runs, flags);
+  const expectations = expectationsOf(scenario, flags.expect);
+  return { file: await execute(io, scenario, runs, flags), expectations };
 }
 
 /** `stormlab compare <scenario>`: the same scenario and seed under each policy variant. */
-export function compareCommand(io: Io, arg: string, flags: RunFlags): Promise<ResultFile> {
+export async function compareCommand(io: Io, arg: string, flags: RunFlags): Promise<RunOutcome> {
   const scenario = scenarioFromFlags(arg, flags, io.cwd);
-  return execute(io, scenario, pickVariants(scenario, flags.variants), flags);
+  const runs = pickVariants(scenario, flags.variants);
+  const expectations = expectationsOf(scenario, flags.expect);
+  return { file: await execute(io, scenario, runs, flags), expectations };
 }

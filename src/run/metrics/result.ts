@@ -158,12 +158,33 @@ export interface RunTiming {
   variants?: Array<{ name: string; wallMs: number; attemptsPerSec: number }>;
 }
 
+/**
+ * One pass/fail line of a gate: an expectation judged on one variant's result, or one metric of
+ * `stormlab diff`. Every gate output (the terminal table, JUnit, Markdown, JSON) is made from a
+ * list of these.
+ */
+export interface Check {
+  /** What was checked, as the user wrote it or as diff names it: `amplification < 1.5`. */
+  name: string;
+  /** The run it is about: a variant's name. */
+  group: string;
+  status: 'pass' | 'fail' | 'skip';
+  /** The figure measured, formatted for people (`1.07×`, `12.3 s`, `never`); '' when none was. */
+  actual: string;
+  /** What it had to be, formatted: `< 1.5`. */
+  expected: string;
+  /** Why it failed or was skipped, one line; absent when it passed. */
+  message?: string;
+}
+
 export interface ResultFile {
   schema: typeof RESULT_SCHEMA;
   scenario: string;
   seed: number;
   mode: 'sim' | 'live';
   variants: RunResult[];
+  /** The expectations judged on this result (the scenario's `expect:` and `--expect`), when there were any. */
+  checks?: Check[];
   timing: RunTiming;
 }
 

@@ -1,0 +1,30 @@
+import type { Check } from '../report/check.js';
+import { tally } from '../report/check.js';
+import { checkTable } from '../report/check-table.js';
+import { junitXml } from '../report/junit.js';
+import { markdownChecks } from '../report/markdown-checks.js';
+import { EXIT, type Io } from './io.js';
+import { writeOutput } from './write-output.js';
+
+export interface GateFlags {
+  /** Write the checks as JUnit XML here. */
+  junit?: string;
+  /** Write a Markdown summary here (for `$GITHUB_STEP_SUMMARY`). */
+  markdown?: string;
+  quiet?: boolean;
+}
+
+/**
+ * Shows a gate's checks (the table on stdout; with --quiet only the failures), writes --junit
+ * and --markdown, and returns the exit code: 1 when a check failed, else 0. `title` names the
+ * gate in the files (`stormlab retry-storm`); `inTable` picks the checks the terminal table
+ * shows (all by default), the files always get every check.
+ */
+export function reportChecks(io: Io, title: string, checks: readonly Check[], flags: GateFlags, inTable: readonly Check[] = checks): number {
+  const color = io.isTTY && io.env.NO_COLOR === undefined;
+  const shown = flags.quiet ? inTable.filter((c) => c.status === 'fail') : inTable;
+  if (shown.length > 0) io.stdout(`\n${checkTable(shown, { color })}`);
+  if (flags.junit !== undefined) writeOutput(io, '--junit', flags.junit, junitXml(title, checks));
+  if (flags.markdown !== undefined) writeOutput(io, '--markdown', flags.markdown, markdownChecks(title, checks));
+  return tally(checks).ok ? EXIT.ok : EXIT.failed;
+}
