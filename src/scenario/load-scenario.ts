@@ -4,7 +4,7 @@ import { resolveScenarioPath } from './bundled.js';
 import { parseText, type TextFormat } from './parse-text.js';
 import { ScenarioError } from './scenario-error.js';
 import type { Scenario } from './scenario.js';
-import { applyOverrides, parseSetFlags } from './set-override.js';
+import { applyOverrides, parsePath, parseSetFlags, type LabelledOverride, type PathSegment } from './set-override.js';
 import { validateDocument } from './validate.js';
 import { variantProblems } from './variants.js';
 
@@ -33,10 +33,37 @@ export function loadScenario(pathOrText: string, options: LoadOptions = {}): Sce
   const applied = applyOverrides(parsed.doc, flags.overrides);
   const problems = [...flags.problems, ...applied.problems];
   const r = validateDocument(applied.doc, source);
-  if (!r.ok) throw new ScenarioError(source, [...problems, ...r.problems]);
+  if (!r.ok) throw new ScenarioError(source, [...problems, ...r.problems.map((p) => blame(p, flags.overrides))]);
   problems.push(...variantProblems(r.scenario));
   if (problems.length > 0) throw new ScenarioError(source, problems);
   return r.scenario;
+}
+
+/**
+ * A problem at a path a `--set` wrote (or inside it, or above it: `engine.budget: unknown key`
+ * for `--set engine.budget.ratio=0.1`) is the flag's, not the file's: it is named after the
+ * flag, `--set "engine.budget.ratio=0.1": engine.budget: unknown key`.
+ */
+function blame(problem: string, overrides: readonly LabelledOverride[]): string {
+  const colon = problem.indexOf(': ');
+  const at = colon > 0 ? parsePath(problem.slice(0, colon)) : undefined;
+  if (at === undefined || !at.ok) return problem;
+  for (let i = overrides.length - 1; i >= 0; i--) {
+    const o = parsePath(overrides[i].path);
+    if (o.ok && overrides[i].origin !== undefined && overlaps(o.segments, at.segments)) return `${overrides[i].origin}: ${problem}`;
+  }
+  return problem;
+}
+
+/** Whether one path is a prefix of the other, `[*]` matching any index. */
+function overlaps(a: readonly PathSegment[], b: readonly PathSegment[]): boolean {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i];
+    const y = b[i];
+    if ('all' in x || 'all' in y) continue;
+    if ('key' in x ? !('key' in y) || x.key !== y.key : !('index' in y) || x.index !== y.index) return false;
+  }
+  return true;
 }
 
 function readScenarioFile(arg: string): { text: string; format: TextFormat } {

@@ -19,7 +19,8 @@ export function editDistance(a: string, b: string): number {
 /**
  * The candidate closest to `word`, if it is close enough to be what was meant: at most a third
  * of the word's length away (at least 1, at most 3 edits), so `attemps` → `attempts` but `foo`
- * suggests nothing. Ties go to the earlier candidate.
+ * suggests nothing. Ties go to the earlier candidate. Failing that, the one candidate that
+ * contains the word (of 4 letters or more) whole: `budget` → `retryBudget`.
  */
 export function closest(word: string, candidates: readonly string[]): string | undefined {
   const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
@@ -29,7 +30,14 @@ export function closest(word: string, candidates: readonly string[]): string | u
     const d = editDistance(word, c);
     if (d < bestDistance) [best, bestDistance] = [c, d];
   }
-  return best;
+  return best ?? containing(word, candidates);
+}
+
+function containing(word: string, candidates: readonly string[]): string | undefined {
+  if (word.length < 4) return undefined;
+  const w = word.toLowerCase();
+  const hits = candidates.filter((c) => c.toLowerCase().includes(w));
+  return hits.length === 1 ? hits[0] : undefined;
 }
 
 /** ` (did you mean x?)` when a candidate is close to `word`, else ''. */

@@ -163,8 +163,17 @@ describe('mistakes in flags', () => {
   it('--set index out of range', () =>
     expectUsage(['run', 'ok.yaml', '--set', 'layers[5].fanout=2'], ['stormlab: --set "layers[5].fanout=2": layers has 3 items, so [5] is past its end']));
 
-  it('--set to a bad value: the field it reaches is named', () =>
-    expectUsage(['run', 'retry-storm', '--set', 'layers[1].fanout=-2'], ['retry-storm: layers[1].fanout: expected a positive integer, got -2']));
+  it('--set to a bad value: the flag is blamed, and the field it reaches is named', () =>
+    expectUsage(['run', 'retry-storm', '--set', 'layers[1].fanout=-2'], ['stormlab: --set "layers[1].fanout=-2": layers[1].fanout: expected a positive integer, got -2']));
+
+  it('--set of an unknown key: the flag is blamed, not the file', async () => {
+    await expectUsage(['run', 'retry-storm', '--set', 'engine.budget.ratio=0.1'], ['stormlab: --set "engine.budget.ratio=0.1": engine.budget: unknown key (did you mean retryBudget?)']);
+    await expectUsage(['run', 'retry-storm', '--set', 'layers[*].retry.attemps=2'], [
+      'stormlab: --set "layers[*].retry.attemps=2": layers[0].retry.attemps: unknown key (did you mean attempts?)',
+      'stormlab: --set "layers[*].retry.attemps=2": layers[1].retry.attemps: unknown key (did you mean attempts?)',
+      'stormlab: --set "layers[*].retry.attemps=2": layers[2].retry.attemps: unknown key (did you mean attempts?)',
+    ]);
+  });
 
   it('several bad --set flags: all reported', () =>
     expectUsage(['run', 'ok.yaml', '--set', 'oops', '--set', 'layers[7].fanout=1'], [

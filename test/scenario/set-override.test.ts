@@ -98,15 +98,24 @@ describe('--set through loadScenario', () => {
       durationMs: 60_000,
       traffic: { arrival: { rate: 7 }, layers: [{ retry: { policy: 'engine' } }, { retry: { policy: 'engine' } }] },
     });
-    expect(problemsOf(BASE, ['arrival.rate=fast'])).toEqual(['arrival.rate: expected a positive number, got "fast"']);
-    expect(problemsOf(BASE, ['layers[0].retry={policy: naive, attempts: 0}'])).toEqual(['layers[0].retry.attempts: expected an integer from 1 to 100, got 0']);
+    expect(problemsOf(BASE, ['arrival.rate=fast'])).toEqual(['--set "arrival.rate=fast": arrival.rate: expected a positive number, got "fast"']);
+    expect(problemsOf(BASE, ['layers[0].retry={policy: naive, attempts: 0}'])).toEqual(['--set "layers[0].retry={policy: naive, attempts: 0}": layers[0].retry.attempts: expected an integer from 1 to 100, got 0']);
   });
 
   it('reports bad flags along with the other problems', () => {
     expect(problemsOf(BASE, ['foo', 'upstream.models[3].slots=2', 'upstream.models[0].slots=many'])).toEqual([
       '--set "foo": expected path=value',
       '--set "upstream.models[3].slots=2": upstream.models has 1 item, so [3] is past its end',
-      'upstream.models[0].slots: expected a positive integer, got "many"',
+      '--set "upstream.models[0].slots=many": upstream.models[0].slots: expected a positive integer, got "many"',
+    ]);
+  });
+
+  it('blames a problem on the flag that wrote there, and leaves the file\'s own problems to the file', () => {
+    const broken = BASE.replace('duration: 10s', 'duration: soon');
+    expect(broken).not.toBe(BASE);
+    expect(problemsOf(broken, ['arrival.rate=0'])).toEqual([
+      'duration: expected a duration like 30s or 500ms, got "soon"',
+      '--set "arrival.rate=0": arrival.rate: expected a positive number, got 0',
     ]);
   });
 

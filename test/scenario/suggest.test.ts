@@ -17,4 +17,11 @@ describe('suggestions', () => {
     expect(didYouMean('fan_out', ['fanout'])).toBe(' (did you mean fanout?)');
     expect(didYouMean('zzz', ['fanout'])).toBe('');
   });
+
+  it('falls back to the one candidate holding the word whole', () => {
+    expect(closest('budget', ['maxAttempts', 'retryBudget', 'throttle'])).toBe('retryBudget');
+    expect(closest('Ratio', ['failureRatio', 'slowCallMs'])).toBe('failureRatio');
+    expect(closest('ratio', ['failureRatio', 'slowCallRatio'])).toBeUndefined(); // two: no guess
+    expect(closest('ms', ['windowMs'])).toBeUndefined(); // too short to mean anything
+  });
 });
