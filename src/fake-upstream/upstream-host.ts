@@ -7,7 +7,6 @@ import type { QuotaView } from '../upstream/quota.js';
 import type { UpstreamListener } from '../upstream/response.js';
 import { MODEL_DEFAULTS, NETWORK_MS, UpstreamModel, type ModelStats } from '../upstream/upstream-model.js';
 import type { ServedFault } from './fault-phases.js';
-import { quotaViews, swapFaults } from './model-internals.js';
 import type { RealTimeScheduler } from './real-time-scheduler.js';
 
 /** A model's counters, plus its quotas as the rate-limit headers show them. */
@@ -85,7 +84,7 @@ export class UpstreamHost {
       if (e instanceof OptionError) throw new OptionError(e.message.replace(/^upstream\.faults/, 'faults'));
       throw e;
     }
-    swapFaults(this.model, timeline);
+    this.model.setFaults(timeline);
     this.phases = phases;
   }
 
@@ -110,7 +109,7 @@ export class UpstreamHost {
   }
 
   quotas(model: number): { requests?: QuotaView; tokens?: QuotaView } {
-    return quotaViews(this.model, model);
+    return this.model.quotas(model);
   }
 
   /**

@@ -4,7 +4,7 @@ import type { Random } from '../engine/random.js';
 import type { ModelConfig, UpstreamConfig } from './config.js';
 import { sampler } from './distribution.js';
 import { FaultCode, FaultTimeline } from './fault-timeline.js';
-import { Quota } from './quota.js';
+import { Quota, type QuotaView } from './quota.js';
 import { Detail, DETAIL_NAMES, type UpstreamListener } from './response.js';
 import type { EventHandler, Scheduler } from './scheduler.js';
 
@@ -113,7 +113,7 @@ class ModelState {
  */
 export class UpstreamModel implements EventHandler {
   private readonly models: ModelState[];
-  private readonly faults: FaultTimeline;
+  private faults: FaultTimeline;
   private readonly handlerId: number;
   private readonly cancelOnDisconnect: boolean;
   /**
@@ -157,6 +157,23 @@ export class UpstreamModel implements EventHandler {
     this.cancelOnDisconnect = config.cancelOnDisconnect ?? false;
     this.handlerId = scheduler.register(this);
     this.grow();
+  }
+
+  /**
+   * Reads the fault phases from `timeline` from now on, keeping quotas, busy slots and queue
+   * (the fake upstream's `PUT /_stormlab/faults` changes the faults of a running model).
+   */
+  setFaults(timeline: FaultTimeline): void {
+    this.faults = timeline;
+  }
+
+  /** The requests-per-minute and tokens-per-minute quotas of model `index`, those it has. */
+  quotas(index: number): { requests?: QuotaView; tokens?: QuotaView } {
+    const m = this.models[index];
+    const out: { requests?: QuotaView; tokens?: QuotaView } = {};
+    if (m.rpm !== null) out.requests = m.rpm;
+    if (m.tpm !== null) out.tokens = m.tpm;
+    return out;
   }
 
   /** The index of model `name`, -1 if unknown. */

@@ -6,6 +6,7 @@ import type { FaultPhase, ModelConfig } from '../../src/upstream/config.js';
 import { OptionError } from '../../src/engine/errors.js';
 import { SeededRandom } from '../../src/engine/random.js';
 import { TestScheduler } from './test-scheduler.js';
+import { FaultTimeline } from '../../src/upstream/fault-timeline.js';
 
 interface Answer { id: number; status: number; detail: number; tokens: number; retry: number; at: number }
 
@@ -342,5 +343,18 @@ describe('UpstreamModel stats and config', () => {
     bad({ name: '' }, /models\[0\]\.name/);
     expect(() => setup([{}, { name: 'm' }])).toThrow(/names must be unique, got "m" twice/);
     expect(() => setup([{ queue: Infinity }])).not.toThrow();
+  });
+});
+
+describe('UpstreamModel.setFaults and quotas', () => {
+  it('swaps the fault phases of a running model, keeping its busy slots and quotas', () => {
+    const { sched, log, up, submit } = setup([{ slots: 1, queue: 4, rpm: 100 }]);
+    submit(1, 0);
+    up.setFaults(new FaultTimeline([phase({ kind: 'outage', status: 503 })], ['m'], new SeededRandom(1)));
+    submit(2, 10);
+    sched.runAll();
+    expect(log.map((a) => [a.id, a.status])).toEqual([[2, 503], [1, 200]]);
+    expect(up.quotas(0).requests?.remaining(10)).toBe(99); // the outage refused request 2 before the quota: only 1 counted
+    expect(up.quotas(0).tokens).toBeUndefined();
   });
 });
