@@ -65,6 +65,17 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
     });
 
   program
+    .command('report')
+    .argument('<file>', 'a result (run or compare --json) or sweep (sweep --json) file')
+    .description('print a result or sweep file, or write it as one self-contained HTML report with charts (--html)')
+    .option('--html <file>', 'write the HTML report here (one file, opens offline)')
+    .action(async (file: string, flags: { html?: string }) => {
+      // Loaded on use: the other commands need none of the report's HTML code.
+      const { reportCommand } = await import('./commands/report.js');
+      code = reportCommand(io, file, flags);
+    });
+
+  program
     .command('scenarios')
     .description('list the bundled scenarios')
     .action(() => {

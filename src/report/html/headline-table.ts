@@ -1,0 +1,41 @@
+import type { RunResult } from '../../run/metrics/result.js';
+import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from '../format.js';
+import { escapeHtml } from './html-escape.js';
+
+type Health = 'good' | 'warn' | 'bad' | '';
+interface Cell {
+  text: string;
+  health: Health;
+}
+
+// The thresholds of the terminal summary (summary-table.ts), so both colour a figure alike.
+const amp = (x: number): Cell => ({ text: formatTimes(x), health: x <= 1.5 ? 'good' : x <= 3 ? 'warn' : 'bad' });
+const success = (x: number): Health => (x >= 0.99 ? 'good' : x >= 0.9 ? 'warn' : 'bad');
+
+function recovery(v: RunResult): Cell {
+  if (!v.series.faultActive.some((f) => f > 0)) return { text: '—', health: '' };
+  if (v.recoveryMs === null) return { text: 'never', health: 'bad' };
+  return { text: formatMs(v.recoveryMs), health: v.recoveryMs === 0 ? 'good' : 'warn' };
+}
+
+const COLUMNS: Array<[string, (v: RunResult) => Cell]> = [
+  ['amplification', (v) => amp(v.amplification)],
+  ['goodput', (v) => ({ text: formatRate(v.goodput), health: success(v.successRate) })],
+  ['success rate', (v) => ({ text: formatPercent(v.successRate), health: success(v.successRate) })],
+  ['root p99', (v) => ({ text: formatMs(v.roots.latencyMs.p99), health: '' })],
+  ['recovery', recovery],
+  ['upstream attempts', (v) => ({ text: formatCount(v.upstream.attempts), health: '' })],
+  ['429 share', (v) => ({ text: formatPercent(v.upstream.share['429']), health: '' })],
+  ['5xx share', (v) => ({ text: formatPercent(v.upstream.share['5xx']), health: '' })],
+  ['wasted tokens', (v) => ({ text: formatCount(v.upstream.wastedTokens), health: '' })],
+];
+
+/** The headline figures, one row per variant, coloured by health as in the terminal summary. */
+export function headlineTable(variants: readonly RunResult[]): string {
+  const head = `<tr><th>variant</th>${COLUMNS.map(([name]) => `<th>${name}</th>`).join('')}</tr>`;
+  const rows = variants.map((v) => {
+    const cells = COLUMNS.map(([, f]) => f(v)).map((c) => `<td${c.health ? ` class="${c.health}"` : ''}>${escapeHtml(c.text)}</td>`);
+    return `<tr><td>${escapeHtml(v.name)}</td>${cells.join('')}</tr>`;
+  });
+  return `<div class="scroll"><table class="headline">${head}${rows.join('')}</table></div>`;
+}
