@@ -23,7 +23,7 @@ export interface GateFlags {
 export function reportChecks(io: Io, title: string, checks: readonly Check[], flags: GateFlags, inTable: readonly Check[] = checks): number {
   const color = io.isTTY && io.env.NO_COLOR === undefined;
   const shown = flags.quiet ? inTable.filter((c) => c.status === 'fail') : inTable;
-  if (shown.length > 0) io.stdout(`\n${checkTable(shown, { color })}`);
+  if (shown.length > 0) io.stdout(`\n${checkTable(shown, { color, verdictOf: inTable })}`);
   if (flags.junit !== undefined) writeOutput(io, '--junit', flags.junit, junitXml(title, checks));
   if (flags.markdown !== undefined) writeOutput(io, '--markdown', flags.markdown, markdownChecks(title, checks));
   return tally(checks).ok ? EXIT.ok : EXIT.failed;

@@ -4,6 +4,7 @@ import { initHistograms } from '../run/metrics/histogram.js';
 import { ScenarioError } from '../scenario/scenario-error.js';
 import { EXIT, UsageError, type Io } from './io.js';
 import { compareCommand, report, runCommand, type RunFlags } from './commands/run.js';
+import { DIFF_HELP, diffCommand, type DiffFlags } from './commands/diff.js';
 import { scenariosCommand } from './commands/scenarios.js';
 import { SERVE_DEFAULTS, serveCommand, type ServeFlags } from './commands/serve.js';
 
@@ -73,6 +74,21 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
       // Loaded on use: the other commands need none of the report's HTML code.
       const { reportCommand } = await import('./commands/report.js');
       code = reportCommand(io, file, flags);
+    });
+
+  program
+    .command('diff')
+    .argument('<base>', 'the baseline result file (stormlab run|compare --json)')
+    .argument('<new>', 'the result file to judge against it')
+    .description('compare two result files variant by variant; exit 1 when a metric regressed beyond the tolerance')
+    .option('--tolerance <share>', 'how much worse than the base a metric may get: 5% or 0.05 (default 5%), or one metric\'s: amplification=2%, p99=10% (repeatable)', collect)
+    .option('--junit <file>', 'write the checks as JUnit XML (one test case per metric and variant)')
+    .option('--markdown <file>', 'write the checks as a Markdown summary (for $GITHUB_STEP_SUMMARY)')
+    .option('--json <file>', 'write the checks as JSON (schema stormlab.diff/v1)')
+    .option('-q, --quiet', 'print only the failed checks')
+    .addHelpText('after', DIFF_HELP)
+    .action((base: string, next: string, flags: DiffFlags) => {
+      code = diffCommand(io, base, next, flags);
     });
 
   program

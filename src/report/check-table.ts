@@ -4,6 +4,8 @@ import { tally } from './check.js';
 export interface CheckTableOptions {
   /** ANSI colours: green for held, red for failed, yellow for skipped. @default false */
   color: boolean;
+  /** The checks the verdict line counts, when the table shows only some (the failures, with --quiet). @default the checks shown */
+  verdictOf: readonly Check[];
 }
 
 const MARK = { pass: 'held', fail: 'FAILED', skip: 'skipped' } as const;
@@ -37,7 +39,7 @@ export function checkTable(checks: readonly Check[], opts: Partial<CheckTableOpt
     lines.push(`${mark}  ${c.group.padEnd(wg)}  ${c.name.padEnd(wn)}  ${(c.actual || '—').padStart(wa)}  ${c.expected}`.trimEnd());
     if (c.status !== 'pass' && c.message !== undefined) lines.push(`${' '.repeat(wm + 2)}${c.message}`);
   }
-  lines.push(verdict(checks));
+  lines.push(verdict(opts.verdictOf ?? checks));
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,10 +1,14 @@
 import type { Check } from './check.js';
 import { tally } from './check.js';
 
-/** The five characters XML needs escaped in text and attributes, and no control characters. */
+/**
+ * The five characters XML needs escaped in text and attributes, and none of those XML 1.0
+ * cannot hold at all: control characters, U+FFFE, U+FFFF and unpaired surrogates (a strict
+ * consumer rejects the whole file for one of them).
+ */
 function xml(text: string): string {
   return text
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '')
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

@@ -5,7 +5,29 @@ const MARK = { pass: '✅ held', fail: '❌ failed', skip: '⏭️ skipped' } as
 
 /** A table cell: pipes escaped, one line. */
 function md(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return text.replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');
+}
+
+/**
+ * Inline code that survives backticks in the text: the fence is one backtick longer than the
+ * longest run inside, padded with spaces when the text starts or ends with one (CommonMark's rule).
+ */
+function code(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${md(text)}${pad}${fence}`;
+}
+
+/**
+ * The heading's verdict. Skipped checks are not held ones: a gate whose every check was skipped
+ * (a live-only metric on a simulated run) must not read "all held".
+ */
+function headline(checks: readonly Check[]): string {
+  const t = tally(checks);
+  if (!t.ok) return `❌ ${t.fail} of ${checks.length} failed`;
+  if (t.pass === 0 && t.skip > 0) return `⏭️ none could be judged, ${t.skip} skipped`;
+  return t.skip === 0 ? '✅ all expectations held' : `✅ ${t.pass} held, ${t.skip} skipped`;
 }
 
 /**
@@ -13,13 +35,11 @@ function md(text: string): string {
  * says whether it held, then one table row per check with its figures.
  */
 export function markdownChecks(title: string, checks: readonly Check[]): string {
-  const t = tally(checks);
-  const verdict = t.ok ? '✅ all expectations held' : `❌ ${t.fail} of ${checks.length} failed`;
-  const lines = [`### ${md(title)}: ${verdict}`, ''];
+  const lines = [`### ${md(title)}: ${headline(checks)}`, ''];
   if (checks.length === 0) return `${[...lines, '_No expectations were given._'].join('\n')}\n`;
   lines.push('| | check | variant | actual | expected | note |', '|---|---|---|---|---|---|');
   for (const c of checks) {
-    lines.push(`| ${MARK[c.status]} | \`${md(c.name)}\` | ${md(c.group)} | ${md(c.actual || '—')} | ${md(c.expected)} | ${md(c.message ?? '')} |`);
+    lines.push(`| ${MARK[c.status]} | ${code(c.name)} | ${md(c.group)} | ${md(c.actual || '—')} | ${md(c.expected)} | ${md(c.message ?? '')} |`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -30,6 +30,7 @@ describe('gates on run and compare', () => {
     expect(r.code).toBe(1);
     expect(r.out.split('\n').filter((l) => l.startsWith('held'))).toEqual([]);
     expect(r.out).toMatch(/^FAILED\s+naive/m);
+    expect(r.out).toMatch(/^1 of 3 checks failed$/m); // the verdict counts every check, not the rows shown
   });
 
   it('writes JUnit with one test case per judged expectation and variant, and a Markdown summary', async () => {

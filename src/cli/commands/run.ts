@@ -1,7 +1,7 @@
 import { progressLine } from '../../report/progress-line.js';
 import { resultJson } from '../../report/result-json.js';
 import { summaryTable } from '../../report/summary-table.js';
-import type { ResultFile } from '../../run/metrics/result.js';
+import type { Check, ResultFile } from '../../run/metrics/result.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { formatDuration } from '../../scenario/duration.js';
 import { showDashboard } from '../dashboard.js';
@@ -87,11 +87,15 @@ export function report(io: Io, outcome: RunOutcome, flags: RunFlags): number {
   const table = summaryTable(file, { color: io.isTTY && io.env.NO_COLOR === undefined, width: 80 });
   io.stdout(flags.quiet ? `${table.split('\n')[0]}\n` : `${table.trimEnd()}\n`);
   // The result first: a --junit path that cannot be written must not cost the run's JSON.
-  if (flags.json !== undefined) {
-    writeOutput(io, '--json', flags.json, resultJson(file));
-    if (!flags.quiet) io.stdout(`wrote ${flags.json}\n`);
-  }
-  if (expectations.length === 0 && flags.junit === undefined && flags.markdown === undefined) return EXIT.ok;
+  if (flags.json !== undefined) writeOutput(io, '--json', flags.json, resultJson(file));
+  const code = judge(io, file, checks, flags);
+  if (flags.json !== undefined && !flags.quiet) io.stdout(`wrote ${flags.json}\n`);
+  return code;
+}
+
+/** The judged expectations, when there are any or a gate file was asked for; the exit code. */
+function judge(io: Io, file: ResultFile, checks: Check[], flags: RunFlags): number {
+  if (checks.length === 0 && flags.junit === undefined && flags.markdown === undefined) return EXIT.ok;
   // Expectations of variants this run did not make are skipped: listed in JUnit and Markdown,
   // one line here rather than a row each (`run` of a scenario whose expect: is for compare).
   const ran = checks.filter((c) => file.variants.some((v) => v.name === c.group));

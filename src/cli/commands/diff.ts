@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ResultFile } from '../../run/metrics/result.js';
+import { DIFF_FLOORS } from '../../gate/diff-metrics.js';
+import { commonVariants, compareResults, resultMetrics, type DiffRow } from '../../gate/diff-results.js';
+import { checkToleranceNames, describeTolerance, parseTolerances, type DiffTolerance } from '../../gate/diff-tolerance.js';
+import { GateError } from '../../gate/gate-error.js';
+import { parseResultFile } from '../../gate/parse-result-file.js';
+import { reportChecks, type GateFlags } from '../gate-outputs.js';
+import { UsageError, type Io } from '../io.js';
+import { writeOutput } from '../write-output.js';
+
+export interface DiffFlags extends GateFlags {
+  /** `5%`, `0.05`, `amplification=2%`; repeatable. */
+  tolerance?: string[];
+  json?: string;
+}
+
+export const DIFF_SCHEMA = 'stormlab.diff/v1';
+
+/** What `stormlab diff --help` adds below the options: the metrics, names and floors. */
+export const DIFF_HELP = `
+Compared per variant (matched by name): amplification, goodput, successRate, roots.p99,
+layers.<name>.p99, wastedTokens (upstream) and recovery. A metric fails when it got worse
+than the base by more than the tolerance, a share of the base figure, and by more than its
+floor (so a change from 0 is judged too, and noise on tiny figures is not):
+  amplification ${DIFF_FLOORS.amplification}×, goodput ${DIFF_FLOORS.goodput}/s, successRate ${DIFF_FLOORS.successRate * 100} %, p99 ${DIFF_FLOORS.p99} ms, wastedTokens ${DIFF_FLOORS.wastedTokens}, recovery ${DIFF_FLOORS.recovery / 1000} s.
+Per-metric tolerances take a name above, or a family: p99 (every p99), e.g.
+  stormlab diff base.json new.json --tolerance 5% --tolerance amplification=2% --tolerance p99=10%
+Exit codes: 0 no regression, 1 a regression (or a variant of the base missing), 2 bad input.
+`;
+
+/**
+ * `stormlab diff <base> <new>`: judges a result against a baseline (see `compareResults`),
+ * prints what was compared and the table of checks, writes --junit, --markdown and --json,
+ * and returns the exit code.
+ */
+export function diffCommand(io: Io, basePath: string, newPath: string, flags: DiffFlags): number {
+  const tolerance = gate(() => parseTolerances(flags.tolerance ?? []));
+  const base = readResult(io, basePath);
+  const next = readResult(io, newPath);
+  gate(() => checkToleranceNames(tolerance, resultMetrics(base, next)));
+  const common = commonVariants(base, next);
+  if (common.length === 0) {
+    throw new UsageError(`no variant in common: ${basePath} has ${names(base)}, ${newPath} has ${names(next)}`);
+  }
+  warnIfIncomparable(io, [basePath, base], [newPath, next]);
+  const rows = compareResults(base, next, tolerance);
+  const checks = rows.map((r) => r.check);
+  if (!flags.quiet) io.stdout(`comparing ${newPath} with ${basePath}: ${next.scenario}, seed ${next.seed} · variants ${common.join(', ')} · tolerance ${describeTolerance(tolerance)}\n`);
+  const title = `stormlab diff ${base.scenario === next.scenario ? next.scenario : `${base.scenario} → ${next.scenario}`}`;
+  const code = reportChecks(io, title, checks, flags);
+  if (!flags.quiet) io.stdout(improvements(rows));
+  if (flags.json !== undefined) writeOutput(io, '--json', flags.json, diffJson(basePath, base, newPath, next, tolerance, rows));
+  return code;
+}
+
+/** Gate errors (a bad --tolerance, a bad file) are the user's to fix: one line, exit 2. */
+function gate<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof GateError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+const READ_ERRORS: Record<string, string> = {
+  ENOENT: 'file not found',
+  EISDIR: 'is a directory, expected a result JSON file',
+  EACCES: 'cannot read it: permission denied',
+  EPERM: 'cannot read it: permission denied',
+};
+
+function readResult(io: Io, path: string): ResultFile {
+  let text: string;
+  try {
+    text = readFileSync(resolve(io.cwd, path), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    throw new UsageError(`${path}: ${READ_ERRORS[code] ?? `cannot read it: ${(e as Error).message}`}`);
+  }
+  return gate(() => parseResultFile(text, path));
+}
+
+function names(file: ResultFile): string {
+  return file.variants.length === 0 ? 'no variants' : `variants ${file.variants.map((v) => v.name).join(', ')}`;
+}
+
+/** One line on stderr when the two runs are not of the same scenario, seed and mode: compared anyway. */
+function warnIfIncomparable(io: Io, [bp, b]: [string, ResultFile], [np, n]: [string, ResultFile]): void {
+  const diffs = (['scenario', 'seed', 'mode'] as const).filter((k) => b[k] !== n[k]).map((k) => `${k} (${String(b[k])} vs ${String(n[k])})`);
+  if (diffs.length === 0) return;
+  io.stderr(`stormlab: warning: ${bp} and ${np} differ in ${diffs.join(' and ')}: their figures are not comparable point for point; comparing anyway\n`);
+}
+
+/** `improved beyond the tolerance: engine amplification, engine roots.p99`, or nothing. */
+function improvements(rows: readonly DiffRow[]): string {
+  const better = rows.filter((r) => r.verdict === 'improved').map((r) => `${r.check.group} ${r.check.name}`);
+  return better.length === 0 ? '' : `improved beyond the tolerance: ${better.join(', ')}\n`;
+}
+
+function diffJson(bp: string, base: ResultFile, np: string, next: ResultFile, tolerance: DiffTolerance, rows: readonly DiffRow[]): string {
+  const about = (file: string, r: ResultFile) => ({ file, scenario: r.scenario, seed: r.seed, mode: r.mode });
+  const doc = {
+    schema: DIFF_SCHEMA,
+    base: about(bp, base),
+    new: about(np, next),
+    tolerance: { default: tolerance.default, metrics: tolerance.metrics, floors: DIFF_FLOORS },
+    checks: rows.map((r) => ({ ...r.check, verdict: r.verdict })),
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
