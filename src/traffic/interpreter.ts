@@ -1,12 +1,13 @@
 import type { Classification } from '../engine/classify.js';
 import type { Clock } from '../engine/clock.js';
 import { Step, type GuardCall } from '../engine/guard-call.js';
-import { GuardCore } from '../engine/guard-core.js';
+import type { GuardCore } from '../engine/guard-core.js';
 import type { SeededRandom } from '../engine/random.js';
 import { sampler } from '../upstream/distribution.js';
 import type { UpstreamListener } from '../upstream/response.js';
 import type { EventHandler, Scheduler } from '../upstream/scheduler.js';
 import { CallTable } from './call-table.js';
+import { engineGuard } from './engine-guard.js';
 import type { EngineConfig, LayerConfig, TrafficConfig } from './config.js';
 import type { LeafTransport, TrafficObserver } from './observer.js';
 import { Code, TIMEOUT, classifyCode, classifyUpstream, codeOf } from './outcomes.js';
@@ -75,7 +76,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       const names = leaf ? (cfg.models ?? []) : [config.layers[i + 1].name];
       const models = leaf ? names.map((m) => transport.modelIndex(m)) : [];
       const r = random.split(`layer:${cfg.name}`);
-      const guard = cfg.retry.policy === 'engine' ? makeGuard(config.engine, cfg.retry.engine, cfg.name, names, clock, r) : undefined;
+      const guard = cfg.retry.policy === 'engine' ? engineGuard(config.engine, cfg.retry.engine, cfg.name, names, clock, r) : undefined;
       return { cfg, leaf, plain: plainPolicy(cfg.retry, r.split('policy')), guard, models };
     });
     this.shape = new TreeShape(config.layers, random.split('shape').seed);
@@ -267,22 +268,4 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       this.attemptEnded(parent, pcode, classifyCode(pcode), -1, now);
     }
   }
-}
-
-function makeGuard(base: EngineConfig, over: Partial<EngineConfig>, name: string, targets: string[], clock: Clock, random: SeededRandom): GuardCore {
-  const e = { ...base, ...over };
-  return new GuardCore({
-    clock,
-    random: random.split('engine'),
-    name,
-    targets,
-    maxAttempts: e.maxAttempts,
-    backoff: e.backoff,
-    retryBudget: e.retryBudget,
-    throttle: e.throttle,
-    breaker: e.breaker,
-    limits: e.limits,
-    concurrency: false,
-    minAttemptMs: e.minAttemptMs,
-  });
 }

@@ -171,3 +171,16 @@ describe('files', () => {
     expect(() => loadScenario('name: x\n')).toThrow(ScenarioError);
   });
 });
+
+describe('engine settings that do not fit together', () => {
+  it('are refused before the run, with the engine\'s own reason and the path of the engine that has them', () => {
+    expect(problemsOf(`${BASE}engine: { breaker: { openMs: 70s } }\n`)).toEqual(['engine: breaker.maxOpenMs must be a number >= 70000, got 60000']);
+    const layer = BASE.replace('retry: { policy: sdk }', 'retry: { policy: engine, engine: { backoff: { baseMs: 5s, capMs: 1s } } }');
+    expect(layer).not.toBe(BASE);
+    expect(problemsOf(layer)).toEqual(['layers[1].retry.engine: backoff.capMs must be a number >= 5000, got 1000']);
+  });
+
+  it('are blamed on the --set that made them', () => {
+    expect(problemsOf(BASE, ['engine.breaker.openMs=70s'])).toEqual(['--set "engine.breaker.openMs=70s": engine: breaker.maxOpenMs must be a number >= 70000, got 60000']);
+  });
+});

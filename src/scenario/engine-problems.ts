@@ -1,0 +1,29 @@
+import { OptionError } from '../engine/errors.js';
+import { ManualClock } from '../engine/manual-clock.js';
+import { SeededRandom } from '../engine/random.js';
+import { engineGuard } from '../traffic/engine-guard.js';
+import type { EngineConfig, LayerConfig } from '../traffic/config.js';
+
+/**
+ * Engine settings each valid alone but not together (a breaker's `openMs` above its
+ * `maxOpenMs`, a backoff base above its cap): the engine itself judges them, by building each
+ * engine the run would build — the scenario's `engine:` defaults, and every engine layer's own
+ * overrides on top — on a throwaway clock. One line per engine that refuses, with its path.
+ */
+export function engineProblems(engine: EngineConfig, layers: readonly LayerConfig[]): string[] {
+  const problems: string[] = [];
+  const check = (over: Partial<EngineConfig>, path: string): void => {
+    try {
+      engineGuard(engine, over, 'check', ['model'], new ManualClock(0), new SeededRandom(1));
+    } catch (e) {
+      if (!(e instanceof OptionError)) throw e;
+      // The engine names its own options; a scenario calls the breaker's `breaker`.
+      problems.push(`${path}: ${e.message.replace(/^circuitBreaker\./, 'breaker.')}`);
+    }
+  };
+  check({}, 'engine');
+  layers.forEach((l, i) => {
+    if (l.retry.policy === 'engine' && Object.keys(l.retry.engine).length > 0) check(l.retry.engine, `layers[${i}].retry.engine`);
+  });
+  return problems;
+}
