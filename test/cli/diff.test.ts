@@ -135,21 +135,21 @@ describe('stormlab diff: exit 1 on a regression', () => {
 
 describe('stormlab diff: bad input, exit 2', () => {
   it('a missing file, a directory', async () => {
-    await expectUsage(['base.json', 'gone.json'], 'stormlab: gone.json: file not found');
-    await expectUsage(['a-dir', 'base.json'], 'stormlab: a-dir: is a directory, expected a result JSON file');
+    await expectUsage(['base.json', 'gone.json'], 'stormlab: cannot read gone.json: no such file');
+    await expectUsage(['a-dir', 'base.json'], 'stormlab: cannot read a-dir: it is a directory');
   });
 
   it('not JSON, empty, not a result', async () => {
-    await expectUsage(['base.json', 'not-json.json'], /^stormlab: not-json\.json: not JSON \(.+\)$/);
-    await expectUsage(['empty.json', 'base.json'], /^stormlab: empty\.json: not JSON \(.+\)$/);
-    await expectUsage(['base.json', 'sweep.json'], 'stormlab: sweep.json: schema: expected "stormlab.result/v1" (a file written by stormlab run or compare --json), got "stormlab.sweep/v1"');
-    await expectUsage(['list.json', 'base.json'], 'stormlab: list.json: expected a stormlab result (a JSON object with "schema": "stormlab.result/v1"), got a list');
+    await expectUsage(['base.json', 'not-json.json'], 'stormlab: not-json.json:1:34: JSON syntax error: Expected double-quoted property name');
+    await expectUsage(['empty.json', 'base.json'], /^stormlab: empty\.json: the file is empty, expected stormlab\.result\/v1 .*$/);
+    await expectUsage(['base.json', 'sweep.json'], 'stormlab: sweep.json: a sweep file (stormlab.sweep/v1), expected stormlab.result/v1 (from run or compare --json)');
+    await expectUsage(['list.json', 'base.json'], 'stormlab: list.json: expected a JSON object with a "schema" field, got an empty array');
   });
 
   it('a diff\'s own JSON is not a result either', async () => {
     const r = await diff(['base.json', 'regressed.json', '-q', '--json', 'd.json']);
     writeFileSync(join(dir, 'diff-out.json'), r.files.get('d.json')!);
-    await expectUsage(['diff-out.json', 'base.json'], /^stormlab: diff-out\.json: schema: expected "stormlab\.result\/v1" .*, got "stormlab\.diff\/v1"$/);
+    await expectUsage(['diff-out.json', 'base.json'], 'stormlab: diff-out.json: unknown schema "stormlab.diff/v1", expected stormlab.result/v1 (from run or compare --json) or stormlab.sweep/v1 (from sweep --json)');
   });
 
   it('a broken field: the file and the JSON path', async () => {

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { echartsSource } from '../../src/report/html/echarts-source.js';
 import { htmlReport } from '../../src/report/html/html-report.js';
 import { jsonForScript } from '../../src/report/html/html-escape.js';
-import { readReportInput } from '../../src/report/html/report-input.js';
+import { readReportInput } from '../../src/report/report-input.js';
 import { sweepPointsTable } from '../../src/report/html/sweep-points-table.js';
 import { summaryTable } from '../../src/report/summary-table.js';
 import type { SweepFile } from '../../src/report/sweep-file.js';

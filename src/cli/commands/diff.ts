@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { ResultFile } from '../../run/metrics/result.js';
 import { DIFF_FLOORS } from '../../gate/diff-metrics.js';
 import { commonVariants, compareResults, resultMetrics, type DiffRow } from '../../gate/diff-results.js';
 import { checkToleranceNames, describeTolerance, parseTolerances, type DiffTolerance } from '../../gate/diff-tolerance.js';
 import { GateError } from '../../gate/gate-error.js';
-import { parseResultFile } from '../../gate/parse-result-file.js';
+import { readResultFile } from '../read-input-file.js';
 import { reportChecks, type GateFlags } from '../gate-outputs.js';
 import { UsageError, type Io } from '../io.js';
 import { writeOutput } from '../write-output.js';
@@ -37,8 +35,8 @@ Exit codes: 0 no regression, 1 a regression (or a variant of the base missing), 
  */
 export function diffCommand(io: Io, basePath: string, newPath: string, flags: DiffFlags): number {
   const tolerance = gate(() => parseTolerances(flags.tolerance ?? []));
-  const base = readResult(io, basePath);
-  const next = readResult(io, newPath);
+  const base = readResultFile(io, basePath);
+  const next = readResultFile(io, newPath);
   gate(() => checkToleranceNames(tolerance, resultMetrics(base, next)));
   const common = commonVariants(base, next);
   if (common.length === 0) {
@@ -63,24 +61,6 @@ function gate<T>(f: () => T): T {
     if (e instanceof GateError) throw new UsageError(e.message);
     throw e;
   }
-}
-
-const READ_ERRORS: Record<string, string> = {
-  ENOENT: 'file not found',
-  EISDIR: 'is a directory, expected a result JSON file',
-  EACCES: 'cannot read it: permission denied',
-  EPERM: 'cannot read it: permission denied',
-};
-
-function readResult(io: Io, path: string): ResultFile {
-  let text: string;
-  try {
-    text = readFileSync(resolve(io.cwd, path), 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? '';
-    throw new UsageError(`${path}: ${READ_ERRORS[code] ?? `cannot read it: ${(e as Error).message}`}`);
-  }
-  return gate(() => parseResultFile(text, path));
 }
 
 function names(file: ResultFile): string {

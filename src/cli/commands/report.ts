@@ -1,38 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { sig3 } from '../../report/format.js';
 import { htmlReport } from '../../report/html/html-report.js';
-import { readReportInput, type ReportInput } from '../../report/html/report-input.js';
 import { sweepPointsTable } from '../../report/html/sweep-points-table.js';
 import { summaryTable } from '../../report/summary-table.js';
-import { EXIT, UsageError, type Io } from '../io.js';
+import { EXIT, type Io } from '../io.js';
+import { readInputFile } from '../read-input-file.js';
 import { writeOutput } from '../write-output.js';
 
 export interface ReportFlags {
   /** Write the self-contained HTML report here. */
   html?: string;
-}
-
-const READ_ERRORS: Record<string, string> = {
-  ENOENT: 'no such file',
-  ENOTDIR: 'a part of its path is not a directory',
-  EISDIR: 'it is a directory',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-};
-
-/** The file named on the command line, read and checked; what is wrong with it is a UsageError (exit 2). */
-function readInput(io: Io, path: string): ReportInput {
-  let text: string;
-  try {
-    text = readFileSync(resolve(io.cwd, path), 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? '';
-    throw new UsageError(`cannot read ${path}: ${READ_ERRORS[code] ?? (e as Error).message}`);
-  }
-  const r = readReportInput(text, path);
-  if (!r.ok) throw new UsageError(r.problem);
-  return r.input;
 }
 
 /** `1.15 MB`, `84.2 kB`: the size of what was written. */
@@ -46,7 +22,7 @@ function size(text: string): string {
  * file's points; with --html writes the self-contained HTML report instead.
  */
 export function reportCommand(io: Io, path: string, flags: ReportFlags): number {
-  const input = readInput(io, path);
+  const input = readInputFile(io, path);
   if (flags.html !== undefined) {
     const html = htmlReport(input);
     writeOutput(io, '--html', flags.html, html);

@@ -1,5 +1,5 @@
 import { htmlPage } from './html-page.js';
-import type { ReportInput } from './report-input.js';
+import type { ReportInput } from '../report-input.js';
 import { resultReport } from './result-report.js';
 import { sweepReport } from './sweep-report.js';
 

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import { RESULT_SCHEMA, type ResultFile } from '../../run/metrics/result.js';
-import { formatPath } from '../../scenario/issues.js';
-import { parseText } from '../../scenario/parse-text.js';
-import { didYouMean } from '../../scenario/suggest.js';
-import { SWEEP_SCHEMA, type SweepFile } from '../sweep-file.js';
+import { RESULT_SCHEMA, type ResultFile } from '../run/metrics/result.js';
+import { formatPath } from '../scenario/issues.js';
+import { parseText } from '../scenario/parse-text.js';
+import { didYouMean } from '../scenario/suggest.js';
+import { SWEEP_SCHEMA, type SweepFile } from './sweep-file.js';
 import { resultFileSchema } from './result-schema.js';
 import { sweepFileSchema } from './sweep-schema.js';
 
@@ -14,7 +14,8 @@ export type ReportInput = { kind: 'result'; file: ResultFile } | { kind: 'sweep'
 export type ReadReport = { ok: true; input: ReportInput } | { ok: false; problem: string };
 
 const SCHEMAS = [RESULT_SCHEMA, SWEEP_SCHEMA];
-const KNOWN = `${RESULT_SCHEMA} (from run or compare --json) or ${SWEEP_SCHEMA} (from sweep --json)`;
+const KINDS: Record<ReportInput['kind'], string> = { result: `${RESULT_SCHEMA} (from run or compare --json)`, sweep: `${SWEEP_SCHEMA} (from sweep --json)` };
+const KNOWN = `${KINDS.result} or ${KINDS.sweep}`;
 /** Problems named in the one line; the rest are counted. */
 const SHOWN = 3;
 
@@ -59,14 +60,16 @@ function kindOf(doc: unknown, source: string): ReportInput['kind'] | string {
 /**
  * Reads the text of a result or sweep file: JSON syntax errors with their line:column, an
  * unknown or missing `schema`, and the JSON paths of the first shape problems, all as one line.
+ * `accept` narrows the kinds a command takes (`diff` takes results only).
  */
-export function readReportInput(text: string, source: string): ReadReport {
+export function readReportInput(text: string, source: string, accept: ReadonlyArray<ReportInput['kind']> = ['result', 'sweep']): ReadReport {
   if (text.trim() === '') return { ok: false, problem: `${source}: the file is empty, expected ${KNOWN}` };
   // Editors on Windows may start the file with a byte-order mark; JSON.parse would refuse it.
   const parsed = parseText(text.replace(/^\uFEFF/, ''), 'json');
   if (!parsed.ok) return { ok: false, problem: `${source}:${parsed.problems[0]}` };
   const kind = kindOf(parsed.doc, source);
   if (kind !== 'result' && kind !== 'sweep') return { ok: false, problem: kind };
+  if (!accept.includes(kind)) return { ok: false, problem: `${source}: a ${kind} file (${kind === 'result' ? RESULT_SCHEMA : SWEEP_SCHEMA}), expected ${accept.map((k) => KINDS[k]).join(' or ')}` };
   const schema = kind === 'result' ? resultFileSchema : sweepFileSchema;
   const r = schema.safeParse(parsed.doc, { error: errorMap });
   if (!r.success) return { ok: false, problem: issuesLine(source, r.error.issues) };

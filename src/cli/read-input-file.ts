@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { readReportInput, type ReportInput } from '../report/report-input.js';
+import type { ResultFile } from '../run/metrics/result.js';
+import { UsageError, type Io } from './io.js';
+
+const READ_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  ENOTDIR: 'a part of its path is not a directory',
+  EISDIR: 'it is a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+};
+
+/**
+ * A result or sweep file named on the command line, read and checked (`report`, `diff`):
+ * what is wrong with it — unreadable, not JSON (with line:column), an unknown schema, a field
+ * of the wrong shape (with its JSON path) — is one line and exit 2.
+ */
+export function readInputFile(io: Io, path: string, accept?: ReadonlyArray<ReportInput['kind']>): ReportInput {
+  let text: string;
+  try {
+    text = readFileSync(resolve(io.cwd, path), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    throw new UsageError(`cannot read ${path}: ${READ_ERRORS[code] ?? (e as Error).message}`);
+  }
+  const r = readReportInput(text, path, accept);
+  if (!r.ok) throw new UsageError(r.problem);
+  return r.input;
+}
+
+/** A run or compare result file; a sweep's is refused, naming what was expected. */
+export function readResultFile(io: Io, path: string): ResultFile {
+  return readInputFile(io, path, ['result']).file as ResultFile;
+}
