@@ -50,7 +50,56 @@ export interface SweepFile {
   metric: string;
   /** Whether higher values of `metric` are better (goodput) or lower (amplification, p99). */
   higherIsBetter: boolean;
+  /** How `metric` reads, for formatting its values (optional: files written before it lack it). */
+  unit?: SweepMetricUnit;
   /** Row-major over `params`: the last parameter varies fastest. */
   points: SweepPoint[];
   timing: { wallMs: number; workers: number };
+}
+
+/**
+ * How the sweep's metric reads (the gate catalog's units, repeated here because report sits
+ * left of gate): `times` 1.07×, `rate` 15.3/s, `share` 95.1 %, `ms` 1.23 s, `count`, `tokens`.
+ */
+export type SweepMetricUnit = 'times' | 'rate' | 'share' | 'ms' | 'count' | 'tokens';
+
+/**
+ * The sweep file as JSON: keys in the order the types declare them (the sweep builds its
+ * objects in that order), 2-space indent, arrays of plain values (a point's `values`) on one
+ * line, trailing newline. Same sweep, same bytes: figures are rounded when the file is built.
+ */
+export function sweepJson(file: SweepFile): string {
+  const text = JSON.stringify(file, null, 2);
+  // An array holding no object or array is plain values: `[\n  1.5,\n  0.1\n]` → `[1.5, 0.1]`.
+  // Strings cannot hold a raw newline in JSON, so `,\n` only ever separates elements.
+  const flat = text.replace(/\[\n\s*([^[\]{}\n]*(?:,\n\s*[^[\]{}\n]*)*)\n\s*\]/g, (_, inner: string) => `[${inner.split(/,\n\s*/).join(', ')}]`);
+  return `${flat}\n`;
+}
+
+/** The columns of `sweepCsv` after the parameters, with the figure each holds. */
+const CSV_FIGURES: Array<[string, (p: SweepPoint) => number | null]> = [
+  ['goodput', (p) => p.figures.goodput],
+  ['amplification', (p) => p.figures.amplification],
+  ['successRate', (p) => p.figures.successRate],
+  ['p99Ms', (p) => p.figures.p99Ms],
+  ['wastedTokens', (p) => p.figures.wastedTokens],
+  ['shed', (p) => p.figures.shed],
+  ['recoveryMs', (p) => p.figures.recoveryMs],
+];
+
+/** A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
+function csvField(v: number | string | boolean | null): string {
+  const s = v === null ? '' : String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/**
+ * One row per point, in the file's order, with a header: the parameters by path, the figures
+ * (raw numbers: ms, per second, shares as 0–1), the metric under its name (`metric:<name>`,
+ * so it never clashes with a figure's column), and `pareto` (true/false). Empty = no value.
+ */
+export function sweepCsv(file: SweepFile): string {
+  const head = [...file.params.map((p) => p.path), ...CSV_FIGURES.map(([name]) => name), `metric:${file.metric}`, 'pareto'];
+  const rows = file.points.map((p) => [...p.values, ...CSV_FIGURES.map(([, get]) => get(p)), p.metric, p.pareto]);
+  return [head, ...rows].map((r) => r.map(csvField).join(',')).join('\n') + '\n';
 }

@@ -1,0 +1,178 @@
+import { GateError } from '../../gate/gate-error.js';
+import { MetricCatalog } from '../../gate/metric-catalog.js';
+import type { Metric } from '../../gate/metric.js';
+import { defaultWorkers, isBadPoint, runPoints, type RunPointsFn } from '../../explore/run-points.js';
+import { changedNothing, runSweep, type SweepSpec } from '../../explore/sweep.js';
+import { SweepError } from '../../explore/sweep-error.js';
+import { gridSize, parseSweepParams, type SweepParamSpec } from '../../explore/sweep-params.js';
+import { sweepCsv, sweepJson } from '../../report/sweep-file.js';
+import { sweepHeadline, sweepText } from '../../report/sweep-table.js';
+import { ScenarioError } from '../../scenario/scenario-error.js';
+import type { Scenario } from '../../scenario/scenario.js';
+import { EXIT, UsageError, type Io } from '../io.js';
+import { parseSeed, pickVariants, scenarioFromFlags, type ScenarioFlags } from '../scenario-args.js';
+import { writeOutput } from '../write-output.js';
+
+export interface SweepFlags extends ScenarioFlags {
+  /** `path=v1,v2,…` (repeatable). */
+  param?: string[];
+  metric?: string;
+  variant?: string;
+  workers?: string;
+  json?: string;
+  csv?: string;
+  quiet?: boolean;
+}
+
+/** Lines of problems, each its own `stormlab:` line: the usage exit code. */
+function usageLines(io: Io, problems: readonly string[]): number {
+  for (const p of problems) io.stderr(`stormlab: ${p}\n`);
+  return EXIT.usage;
+}
+
+/**
+ * `stormlab sweep <scenario> --param path=v1,v2,…`: runs the grid of the parameters' values
+ * (in parallel on worker threads), prints every point, the heatmap of the metric and the
+ * Pareto front, and writes --json and --csv. Every flag, and every value against the
+ * scenario, is checked before anything runs.
+ */
+export async function sweepCommand(io: Io, arg: string, flags: SweepFlags, run: RunPointsFn = runPoints): Promise<number> {
+  let spec: SweepSpec;
+  try {
+    spec = prepare(io, arg, flags);
+  } catch (e) {
+    if (e instanceof SweepError) return usageLines(io, e.problems);
+    throw e;
+  }
+  const file = await runSweep(spec, run).catch((e: unknown) => {
+    if (isBadPoint(e)) throw new UsageError(`--param: ${e.message}`);
+    throw e;
+  });
+  const color = io.isTTY && io.env.NO_COLOR === undefined;
+  io.stdout(flags.quiet ? `${sweepHeadline(file)}\n` : sweepText(file, { color }));
+  if (changedNothing(file)) io.stderr(`note: the parameters changed nothing (every point came out the same): does ${spec.job.variant === undefined ? 'the scenario' : `variant ${file.variant}`} use the engine?\n`);
+  for (const [flag, path, text] of [['--json', flags.json, () => sweepJson(file)], ['--csv', flags.csv, () => sweepCsv(file)]] as const) {
+    if (path === undefined) continue;
+    writeOutput(io, flag, path, text());
+    if (!flags.quiet) io.stdout(`wrote ${path}\n`);
+  }
+  return EXIT.ok;
+}
+
+function prepare(io: Io, arg: string, flags: SweepFlags): SweepSpec {
+  const params = parseSweepParams(flags.param ?? []);
+  const workers = positiveInt('--workers', flags.workers, defaultWorkers());
+  const scenario = scenarioFromFlags(arg, flags, io.cwd);
+  const { name: variant, scenario: resolved, asWritten } = pickVariant(scenario, flags.variant);
+  const metricText = (flags.metric ?? 'goodput').trim();
+  const metric = metricOf(resolved, metricText);
+  const problems = paramProblems(io, arg, flags, params);
+  if (problems.length > 0) throw new SweepError(problems);
+  const points = gridSize(params);
+  const used = Math.min(workers, points);
+  if (!flags.quiet) {
+    const which = asWritten ? 'as written: it has no engine variant' : `variant ${variant}`;
+    io.stderr(`sweeping ${points} point${points === 1 ? '' : 's'} of ${scenario.name} (${which}) on ${used} worker${used === 1 ? '' : 's'}\n`);
+  }
+  return {
+    job: { scenario: arg, cwd: io.cwd, set: baseSet(flags), variant: asWritten ? undefined : variant },
+    scenario: scenario.name,
+    variant,
+    seed: resolved.seed,
+    params,
+    metric,
+    metricText,
+    workers,
+    onDone: flags.quiet ? undefined : progress(io),
+    wallNow: () => io.wallNow(),
+  };
+}
+
+/** `12/12 points` on stderr: redrawn in place on a terminal, else a line per tenth of the grid. */
+function progress(io: Io): (done: number, total: number) => void {
+  let shown = 0;
+  return (done, total) => {
+    if (io.isTTY) {
+      io.stderr(`\r${done}/${total} points${done === total ? '\n' : ''}`);
+      return;
+    }
+    if (done < total && Math.floor((done * 10) / total) === shown) return;
+    shown = Math.floor((done * 10) / total);
+    io.stderr(`${done}/${total} points\n`);
+  };
+}
+
+function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\s*\d+\s*$/.test(raw) || Number(raw) < 1) throw new UsageError(`${flag}: expected a whole number of at least 1, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+/** `--variant`, else `engine` when the scenario has it, else the scenario as written. */
+function pickVariant(scenario: Scenario, wanted: string | undefined): { name: string; scenario: Scenario; asWritten: boolean } {
+  if (wanted !== undefined && (wanted.includes(',') || wanted.trim() === '')) throw new UsageError(`--variant: expected one variant name, got ${JSON.stringify(wanted)}`);
+  const name = wanted ?? (scenario.variants.some((v) => v.name === 'engine') ? 'engine' : undefined);
+  if (name === undefined) return { name: scenario.name, scenario, asWritten: true };
+  return { ...pickVariants(scenario, name, '--variant')[0], asWritten: false };
+}
+
+function metricOf(scenario: Scenario, name: string): Metric {
+  try {
+    return MetricCatalog.ofScenario(scenario).resolve(name);
+  } catch (e) {
+    if (e instanceof GateError) throw new UsageError(`--metric: ${e.message}`);
+    throw e;
+  }
+}
+
+/** The `--set`s every point shares: the user's, then --duration and --seed (as run applies them). */
+function baseSet(flags: SweepFlags): string[] {
+  const set = [...(flags.set ?? [])];
+  if (flags.duration !== undefined) set.push(`duration=${flags.duration}`);
+  const seed = parseSeed(flags.seed);
+  if (seed !== undefined) set.push(`seed=${seed}`);
+  return set;
+}
+
+/**
+ * Loads the scenario once per value of each parameter, so a path it does not have or a value
+ * it refuses is exit 2 now, not a failed point later. A problem every value of a parameter
+ * has (an unknown key) is one line for the parameter; others name the value.
+ */
+function paramProblems(io: Io, arg: string, flags: SweepFlags, params: readonly SweepParamSpec[]): string[] {
+  const lines: string[] = [];
+  for (const p of params) {
+    const byProblem = new Map<string, string[]>();
+    for (const text of p.texts) {
+      for (const problem of valueProblems(io, arg, flags, `${p.path}=${text}`)) byProblem.set(problem, [...(byProblem.get(problem) ?? []), text]);
+    }
+    for (const [problem, texts] of byProblem) {
+      const which = texts.length === p.texts.length && texts.length > 1 ? p.path : `${p.path}=${texts.join(',')}`;
+      lines.push(`--param ${which}: ${hint(dropPath(problem, p.path))}`);
+    }
+  }
+  return lines;
+}
+
+/** What the scenario loader says about one `path=value` (as `--set` would apply it), without the `--set "…": ` it prefixes. */
+function valueProblems(io: Io, arg: string, flags: SweepFlags, set: string): string[] {
+  try {
+    scenarioFromFlags(arg, { ...flags, set: [...(flags.set ?? []), set] }, io.cwd);
+    return [];
+  } catch (e) {
+    if (!(e instanceof ScenarioError)) throw e;
+    const prefix = `--set ${JSON.stringify(set)}: `;
+    return e.problems.map((p) => (p.startsWith(prefix) ? p.slice(prefix.length) : p));
+  }
+}
+
+/** `engine.throttle.k: expected …` under `--param engine.throttle.k=0.5` need not name the path again. */
+function dropPath(problem: string, path: string): string {
+  return problem.startsWith(`${path}: `) ? problem.slice(path.length + 2) : problem;
+}
+
+/** `engine.breaker is a boolean, not a mapping`: the scenario turned it off; say how to turn it on. */
+function hint(problem: string): string {
+  const off = /^(.+) is a boolean, not a mapping$/.exec(problem);
+  return off === null ? problem : `${problem} (the scenario turns it off; --set '${off[1]}={}' turns it on with its defaults)`;
+}

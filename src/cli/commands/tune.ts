@@ -1,0 +1,191 @@
+import { MetricCatalog } from '../../gate/metric-catalog.js';
+import { OptionError } from '../../engine/errors.js';
+import { PointError } from '../../explore/point-error.js';
+import { defaultWorkers, isBadPoint, runPoints, type RunPointsFn } from '../../explore/run-points.js';
+import type { SearchRound } from '../../explore/search-space.js';
+import { tune, type TuneSpec } from '../../explore/tune.js';
+import { currentValue } from '../../explore/tune-current.js';
+import { TuneError } from '../../explore/tune-error.js';
+import { parseGoal, type GoalFlags, type TuneGoal } from '../../explore/tune-goal.js';
+import { parseTuneParams, type TuneParam } from '../../explore/tune-params.js';
+import { knobOf } from '../../explore/tune-ranges.js';
+import { formatFigure, paramValue, shellWord, tuneHeadline, tuneReport, type TuneFile } from '../../report/tune-report.js';
+import { SEARCH_DEFAULTS } from '../../explore/search-space.js';
+import { ScenarioError } from '../../scenario/scenario-error.js';
+import type { Scenario } from '../../scenario/scenario.js';
+import { EXIT, UsageError, type Io } from '../io.js';
+import { parseSeed, pickVariants, scenarioFromFlags, type ScenarioFlags } from '../scenario-args.js';
+import { writeOutput } from '../write-output.js';
+
+export interface TuneFlags extends ScenarioFlags, GoalFlags {
+  params?: string;
+  variant?: string;
+  workers?: string;
+  budget?: string;
+  json?: string;
+  quiet?: boolean;
+}
+
+/**
+ * `stormlab tune <scenario>`: searches the parameters by simulation for the best objective
+ * under the constraints and prints it as a ready-to-paste engine block, with the figures
+ * beside the scenario's current values. Every flag is checked before anything runs.
+ */
+export async function tuneCommand(io: Io, arg: string, flags: TuneFlags, run: RunPointsFn = runPoints): Promise<number> {
+  const spec = prepare(io, arg, flags);
+  const file = await tune({ ...spec, onRound: flags.quiet ? undefined : (r) => io.stderr(`${roundLine(spec, r)}\n`) }, run).catch(badPoint);
+  io.stdout(flags.quiet ? `${tuneHeadline(file)}\n` : tuneReport(file, { runArgs: runArgs(arg, flags, spec.job.variant) }));
+  if (flags.json !== undefined) {
+    writeOutput(io, '--json', flags.json, `${JSON.stringify(file, null, 2)}\n`);
+    if (!flags.quiet) io.stdout(`wrote ${flags.json}\n`);
+  }
+  return file.feasible ? EXIT.ok : EXIT.failed;
+}
+
+function prepare(io: Io, arg: string, flags: TuneFlags): TuneSpec {
+  const budget = positiveInt('--budget', flags.budget, SEARCH_DEFAULTS.budget);
+  const workers = positiveInt('--workers', flags.workers, defaultWorkers());
+  const params = fromTuneError('--params', () => {
+    if (flags.params === undefined) throw new TuneError('give the parameters to tune, e.g. --params engine.throttle.k,engine.retryBudget.ratio');
+    return parseTuneParams(flags.params);
+  });
+  const scenario = scenarioFromFlags(arg, flags, io.cwd);
+  const { name: variant, scenario: resolved, asWritten } = pickVariant(scenario, flags.variant);
+  const goal = fromTuneError(undefined, () => parseGoal(flags, MetricCatalog.ofScenario(resolved), [...scenario.variants.map((v) => v.name), scenario.name], variant));
+  checkParams(io, arg, flags, params, asWritten ? undefined : variant);
+  if (!flags.quiet) {
+    const which = asWritten ? 'the scenario as written (it has no engine variant)' : flags.variant === undefined ? 'variant engine (--variant to pick another)' : `variant ${variant}`;
+    io.stderr(`tuning ${params.map((p) => p.path).join(', ')} of ${scenario.name}, ${which}: up to ${budget} points + the current values, ${workers} worker${workers === 1 ? '' : 's'}\n`);
+    notes(io, resolved, variant, params, goal);
+  }
+  return spec(io, arg, flags, { scenario, resolved, variant, asWritten, params, goal, budget, workers });
+}
+
+interface Prepared {
+  scenario: Scenario;
+  resolved: Scenario;
+  variant: string;
+  asWritten: boolean;
+  params: TuneParam[];
+  goal: TuneGoal;
+  budget: number;
+  workers: number;
+}
+
+function spec(io: Io, arg: string, flags: TuneFlags, p: Prepared): TuneSpec {
+  const { scenario, resolved, variant, asWritten, params, goal, budget, workers } = p;
+  return {
+    job: { scenario: arg, cwd: io.cwd, set: baseSet(flags), variant: asWritten ? undefined : variant },
+    scenario: scenario.name,
+    variant,
+    seed: resolved.seed,
+    durationMs: resolved.durationMs,
+    params: params.map((p) => ({ ...p, current: currentValue(resolved, p) })),
+    goal,
+    budget,
+    workers,
+    wallNow: () => io.wallNow(),
+  };
+}
+
+/**
+ * A mix of values the scenario or the engine refuses (only the ends of each range are checked
+ * up front; the engine checks pairs such as breaker.maxOpenMs >= openMs when a run starts) is
+ * the user's to fix: exit 2 naming the point, without the engine's stack.
+ */
+function badPoint(e: unknown): never {
+  if (isBadPoint(e)) throw new UsageError(`--params: ${e.message}`);
+  if (e instanceof PointError && e.causeCode === 'ERR_STORMLAB_OPTION') {
+    throw new UsageError(`--params: point ${e.index + 1} of ${e.total} (${e.sets.join(' ')}): ${e.detail.split('\n')[0].replace(/^OptionError: /, '')}`);
+  }
+  if (e instanceof OptionError) throw new UsageError(`--params: a point the engine refuses: ${e.message}`);
+  throw e;
+}
+
+function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!/^\s*\d+\s*$/.test(raw) || n < 1) throw new UsageError(`${flag}: expected a whole number of at least 1, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+function fromTuneError<T>(flag: string | undefined, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof TuneError) throw new UsageError(flag === undefined ? e.message : `${flag}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** `--variant`, else `engine` when the scenario has it, else the scenario as written. */
+function pickVariant(scenario: Scenario, wanted: string | undefined): { name: string; scenario: Scenario; asWritten: boolean } {
+  if (wanted !== undefined && (wanted.includes(',') || wanted.trim() === '')) throw new UsageError(`--variant: expected one variant name, got ${JSON.stringify(wanted)}`);
+  const name = wanted ?? (scenario.variants.some((v) => v.name === 'engine') ? 'engine' : undefined);
+  if (name === undefined) return { name: scenario.name, scenario, asWritten: true };
+  return { ...pickVariants(scenario, name, '--variant')[0], asWritten: false };
+}
+
+/** The scenario and shared flags of the `stormlab run` line that reproduces the answer. */
+function runArgs(arg: string, flags: TuneFlags, variant: string | undefined): string {
+  const words = [arg, ...(variant === undefined ? [] : ['--variant', variant])];
+  for (const s of flags.set ?? []) words.push('--set', s);
+  if (flags.duration !== undefined) words.push('--duration', flags.duration);
+  if (flags.seed !== undefined) words.push('--seed', flags.seed);
+  return words.map(shellWord).join(' ');
+}
+
+/** The `--set`s every point shares: the user's, then --duration and --seed (as run applies them). */
+function baseSet(flags: TuneFlags): string[] {
+  const set = [...(flags.set ?? [])];
+  if (flags.duration !== undefined) set.push(`duration=${flags.duration}`);
+  const seed = parseSeed(flags.seed);
+  if (seed !== undefined) set.push(`seed=${seed}`);
+  return set;
+}
+
+/**
+ * Loads the scenario with every parameter at the low ends of its range, then at the high
+ * ends, so a path the scenario does not have, or a range it refuses, is exit 2 now rather
+ * than a failure in the middle of the search.
+ */
+function checkParams(io: Io, arg: string, flags: TuneFlags, params: readonly TuneParam[], variant: string | undefined): void {
+  for (const end of ['min', 'max'] as const) {
+    const sets = params.map((p) => `${p.path}=${paramValue(p, p[end])}`);
+    try {
+      const s = scenarioFromFlags(arg, { ...flags, set: [...(flags.set ?? []), ...sets] }, io.cwd);
+      if (variant !== undefined) pickVariants(s, variant, '--variant');
+    } catch (e) {
+      if (e instanceof ScenarioError) throw new UsageError(`--params: ${paramProblem(e.problems[0], e.source)}`);
+      throw e;
+    }
+  }
+}
+
+/** `--set "engine.budget.ratio=0.05": engine.budget: unknown key` → `engine.budget.ratio at 0.05: engine.budget: unknown key`. */
+function paramProblem(problem: string, source: string): string {
+  const m = /^--set "([^"=]+)=([^"]*)": (.*)$/.exec(problem);
+  if (m === null) return `${source}: ${problem}`;
+  const off = /^(.+) is a boolean, not a mapping$/.exec(m[3]);
+  const hint = off === null ? '' : ` (${off[1]}: false turns it off; --set '${off[1]}={}' turns it on with its defaults)`;
+  return `${m[1]} at ${m[2]}: ${m[3]}${hint}`;
+}
+
+/** Warnings worth a line before a long search: knobs that cannot matter, an objective read backwards. */
+function notes(io: Io, scenario: Scenario, variant: string, params: readonly TuneParam[], goal: TuneGoal): void {
+  const engineLayers = scenario.traffic.layers.filter((l) => l.retry.policy === 'engine').length;
+  if (engineLayers === 0 && params.some((p) => knobOf(p.path) !== undefined)) {
+    io.stderr(`note: no layer of ${variant} retries with the engine (retry policy engine), so engine knobs change nothing\n`);
+  }
+  const backwards = goal.direction === 'maximize' ? !goal.objective.higherIsBetter : goal.objective.higherIsBetter;
+  if (backwards) io.stderr(`note: ${goal.direction === 'maximize' ? 'more' : 'less'} ${goal.objectiveText} is usually worse; did you mean --${goal.direction === 'maximize' ? 'minimize' : 'maximize'}?\n`);
+}
+
+/** `round 2: 16 new points in throttle.k 1–2.5, retryBudget.ratio 0.0316–0.178; best so far …`. */
+function roundLine(spec: TuneSpec, r: SearchRound): string {
+  const box = spec.params.map((p, i) => `${p.path} ${paramValue(p, Number(r.box[i][0].toPrecision(3)))}–${paramValue(p, Number(r.box[i][1].toPrecision(3)))}`).join(', ');
+  const best = spec.params.map((p, i) => `${p.path}=${paramValue(p, r.best.point[i])}`).join(' ');
+  const s = r.best.score;
+  const obj = formatFigure(spec.goal.objective.unit, s.objective);
+  return `round ${r.round}: ${r.evaluated} point${r.evaluated === 1 ? '' : 's'} in ${box}; best so far ${best} (${spec.goal.objectiveText} ${obj}${s.violation === 0 ? '' : ', constraints not met'})`;
+}

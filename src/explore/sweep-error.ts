@@ -1,0 +1,13 @@
+/**
+ * What is wrong with a sweep's `--param` flags, one line per problem, each naming the flag
+ * (`--param engine.throttle.k: 2 is given twice`). The CLI prints each line and exits 2.
+ */
+export class SweepError extends Error {
+  readonly problems: string[];
+
+  constructor(problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'SweepError';
+    this.problems = [...problems];
+  }
+}

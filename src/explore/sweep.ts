@@ -1,0 +1,81 @@
+import type { Metric } from '../gate/metric.js';
+import { SWEEP_SCHEMA, type PointFigures, type SweepFile } from '../report/sweep-file.js';
+import type { RunResult } from '../run/metrics/result.js';
+import { round6 } from '../run/metrics/round.js';
+import { paretoFront } from './pareto.js';
+import type { PointJob, RunPointsFn } from './run-points.js';
+import { expandGrid, pointSets, type SweepParamSpec } from './sweep-params.js';
+
+export interface SweepSpec {
+  job: PointJob;
+  /** For the file: the scenario's name, the variant run (or the scenario's name), its seed. */
+  scenario: string;
+  variant: string;
+  seed: number;
+  params: SweepParamSpec[];
+  /** The metric charted, and its name as the user wrote it. */
+  metric: Metric;
+  metricText: string;
+  workers: number;
+  /** After each simulated point (for progress). */
+  onDone?: (done: number, total: number) => void;
+  /** Wall-clock ms, for `timing` only. */
+  wallNow: () => number;
+}
+
+/** The figures every point reports, from its run's result, rounded as result JSON rounds them. */
+export function figuresOf(run: RunResult): PointFigures {
+  const shed = run.layers.reduce((n, l) => n + Object.values(l.shed).reduce((a, b) => a + (b ?? 0), 0), 0);
+  return {
+    amplification: round6(run.amplification),
+    goodput: round6(run.goodput),
+    successRate: round6(run.successRate),
+    p99Ms: round6(run.roots.latencyMs.p99),
+    wastedTokens: round6(run.upstream.wastedTokens),
+    shed,
+    recoveryMs: run.recoveryMs === null ? null : round6(run.recoveryMs),
+  };
+}
+
+/**
+ * Runs the grid (row-major, the last parameter fastest) through `runPoints`, every point with
+ * the job's seed, and builds the sweep file: figures, the metric and the Pareto flag per point.
+ */
+export async function runSweep(spec: SweepSpec, runPoints: RunPointsFn): Promise<SweepFile> {
+  const start = spec.wallNow();
+  const grid = expandGrid(spec.params);
+  const results = await runPoints(spec.job, grid.map((g) => pointSets(spec.params, g)), { workers: spec.workers, onDone: spec.onDone });
+  return sweepFile(spec, grid, results, { wallMs: spec.wallNow() - start, workers: Math.min(spec.workers, grid.length) });
+}
+
+/** The sweep file of a grid's results (`results[i]` is the run of `grid[i]`). */
+export function sweepFile(spec: Omit<SweepSpec, 'job' | 'wallNow' | 'workers'>, grid: number[][], results: RunResult[], timing: SweepFile['timing']): SweepFile {
+  const figures = results.map(figuresOf);
+  const front = paretoFront(figures);
+  return {
+    schema: SWEEP_SCHEMA,
+    scenario: spec.scenario,
+    variant: spec.variant,
+    seed: spec.seed,
+    params: spec.params.map((p) => ({ path: p.path, values: p.values })),
+    metric: spec.metricText,
+    higherIsBetter: spec.metric.higherIsBetter,
+    unit: spec.metric.unit,
+    points: grid.map((g, i) => {
+      const v = spec.metric.value(results[i]);
+      return { values: g.map((k, j) => spec.params[j].values[k]), figures: figures[i], metric: v === null ? null : round6(v), pareto: front[i] };
+    }),
+    timing,
+  };
+}
+
+/**
+ * Whether every point came out the same (figures and metric): the parameters changed nothing,
+ * as when the variant run does not use what they set. A single point proves nothing.
+ */
+export function changedNothing(file: SweepFile): boolean {
+  if (file.points.length < 2) return false;
+  const key = (i: number): string => JSON.stringify([file.points[i].figures, file.points[i].metric]);
+  const first = key(0);
+  return file.points.every((_, i) => key(i) === first);
+}

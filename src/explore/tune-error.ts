@@ -1,0 +1,10 @@
+/**
+ * A problem with what `stormlab tune` was asked (a parameter without a range, a bad range):
+ * the CLI prints it on one line after the flag it came from and exits 2.
+ */
+export class TuneError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TuneError';
+  }
+}

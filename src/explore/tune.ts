@@ -1,0 +1,86 @@
+import type { TuneFile, TuneParamInfo, TunePoint } from '../report/tune-report.js';
+import { paramValue, TUNE_SCHEMA } from '../report/tune-report.js';
+import type { PointJob, RunPointsFn } from './run-points.js';
+import { searchSpace, type Evaluated, type SearchRound } from './search-space.js';
+import { judgeRun, type Judged, type TuneGoal } from './tune-goal.js';
+import type { TuneParam } from './tune-params.js';
+
+export interface TuneSpec {
+  job: PointJob;
+  /** For the file: the scenario's name, the variant run, its seed and duration. */
+  scenario: string;
+  variant: string;
+  seed: number;
+  durationMs: number;
+  params: Array<TuneParam & { current: number | null }>;
+  goal: TuneGoal;
+  budget: number;
+  workers: number;
+  /** After each round of the search (for progress lines). */
+  onRound?: (round: SearchRound) => void;
+  /** After each simulated run of a round's batch. */
+  onDone?: (done: number, total: number) => void;
+  /** Wall-clock ms, for `timing` only. */
+  wallNow: () => number;
+}
+
+/**
+ * Searches the parameters by simulation: each round's points run as one batch through
+ * `runPoints` (in parallel with workers), every point with the same seed. The scenario as
+ * written (the baseline) runs in the first batch too, and the current values, when inside the
+ * ranges, are a point of the search that wins ties: so the answer is never worse than what is
+ * there already, and differs from it only for a better figure.
+ */
+export async function tune(spec: TuneSpec, runPoints: RunPointsFn): Promise<TuneFile> {
+  const start = spec.wallNow();
+  const judged = new Map<string, Judged>();
+  let baseline: Judged | undefined;
+  const evaluate = async (points: number[][]) => {
+    const sets = points.map((p) => setTexts(spec.params, p));
+    const runs = await runPoints(spec.job, baseline === undefined ? [[], ...sets] : sets, { workers: spec.workers, onDone: spec.onDone });
+    const results = runs.map((r) => judgeRun(spec.goal, r));
+    if (baseline === undefined) baseline = results.shift();
+    points.forEach((p, i) => judged.set(p.join(','), results[i]));
+    return results.map((r) => r.score);
+  };
+  const current = spec.params.map((p) => p.current);
+  const inside = current.every((v, i) => v !== null && v >= spec.params[i].min && v <= spec.params[i].max);
+  const result = await searchSpace(spec.params, evaluate, {
+    goal: spec.goal.direction, budget: spec.budget, extra: inside ? [current as number[]] : [], home: inside ? (current as number[]) : undefined, onRound: spec.onRound,
+  });
+  const point = (e: Evaluated): TunePoint => toPoint(e.point, judged.get(e.point.join(','))!, e.round);
+  return {
+    schema: TUNE_SCHEMA,
+    scenario: spec.scenario,
+    variant: spec.variant,
+    seed: spec.seed,
+    durationMs: spec.durationMs,
+    objective: { direction: spec.goal.direction, text: spec.goal.objectiveText, metric: spec.goal.objective.name, unit: spec.goal.objective.unit },
+    constraints: spec.goal.constraints.map((e) => ({ text: e.text, metric: e.metric.name, op: e.op, threshold: e.threshold, thresholdText: e.thresholdText, unit: e.metric.unit })),
+    params: spec.params.map(paramInfo),
+    feasible: result.feasible,
+    best: point(result.best),
+    baseline: toPoint(current, baseline!, 0),
+    points: result.ranked.map(point),
+    search: {
+      budget: spec.budget,
+      evaluations: result.evaluations,
+      rounds: result.rounds.map((r) => ({ round: r.round, box: r.box, evaluated: r.evaluated, reused: r.reused, best: r.best.point })),
+      stopped: result.stopped,
+    },
+    timing: { wallMs: spec.wallNow() - start, workers: spec.workers },
+  };
+}
+
+/** A point's `--set` texts: `engine.throttle.k=1.75`, `engine.breaker.openMs=2.5s`. */
+export function setTexts(params: readonly TuneParam[], point: readonly number[]): string[] {
+  return params.map((p, i) => `${p.path}=${paramValue(p, point[i])}`);
+}
+
+function toPoint(values: Array<number | null>, j: Judged, round: number): TunePoint {
+  return { values, objective: j.objective, constraints: j.constraints, feasible: j.score.violation === 0, violation: j.score.violation, figures: j.figures, round };
+}
+
+function paramInfo(p: TuneParam & { current: number | null }): TuneParamInfo {
+  return { path: p.path, min: p.min, max: p.max, scale: p.scale ?? 'linear', integer: p.integer ?? false, duration: p.duration, builtIn: p.builtIn, current: p.current };
+}
