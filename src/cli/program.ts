@@ -70,7 +70,10 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
     .argument('<file>', 'a result (run or compare --json) or sweep (sweep --json) file')
     .description('print a result or sweep file, or write it as one self-contained HTML report with charts (--html)')
     .option('--html <file>', 'write the HTML report here (one file, opens offline)')
-    .action(async (file: string, flags: { html?: string }) => {
+    .option('--expect <"metric op value">', 'judge the saved result by this expectation, as run does (repeatable); exit 1 when one fails', collect)
+    .option('--junit <file>', 'write the judged expectations as JUnit XML')
+    .option('--markdown <file>', 'write the judged expectations as a Markdown summary')
+    .action(async (file: string, flags: import('./commands/report.js').ReportFlags) => {
       // Loaded on use: the other commands need none of the report's HTML code.
       const { reportCommand } = await import('./commands/report.js');
       code = reportCommand(io, file, flags);
@@ -89,6 +92,50 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
     .addHelpText('after', DIFF_HELP)
     .action((base: string, next: string, flags: DiffFlags) => {
       code = diffCommand(io, base, next, flags);
+    });
+
+  program
+    .command('sweep')
+    .argument('<scenario>', 'a scenario file, or the name of a bundled one')
+    .description('run a grid of engine parameters by simulation; print every point, a heatmap of the metric and the Pareto front')
+    .option('--param <path=values>', 'a --set path and the values to sweep it over: engine.throttle.k=1.1,1.5,2,3 or =1:3:0.5 (repeatable; the grid is every combination)', collect)
+    .option('--metric <name>', 'the metric of the heatmap, any name --expect takes (default: goodput)')
+    .option('--variant <name>', 'the variant every point runs (default: engine when the scenario has it, else the scenario as written)')
+    .option('--workers <n>', 'simulations run at once (default: one per core)')
+    .option('--seed <n>', 'seed of every point (same seed, same table)')
+    .option('--set <path=value>', 'override a scenario field for every point (repeatable)', collect)
+    .option('--duration <d>', 'run length of every point, e.g. 30s or 2m')
+    .option('--json <file>', 'write every point as JSON (schema stormlab.sweep/v1; stormlab report reads it)')
+    .option('--csv <file>', 'write every point as CSV, one row each')
+    .option('-q, --quiet', 'print only the best point\'s line')
+    .addHelpText('after', '\nEvery point runs the same scenario and seed, the variant\'s overrides on top of the point\'s values.\nExample: stormlab sweep brownout --param engine.throttle.k=1.1,1.5,2,3 --param engine.retryBudget.ratio=0.05,0.1,0.2\nExit codes: 0 ok, 2 bad input.')
+    .action(async (arg: string, flags: import('./commands/sweep.js').SweepFlags) => {
+      // Loaded on use, like tune: the other commands need none of the sweep.
+      const { sweepCommand } = await import('./commands/sweep.js');
+      code = await sweepCommand(io, arg, flags);
+    });
+
+  program
+    .command('tune')
+    .argument('<scenario>', 'a scenario file, or the name of a bundled one')
+    .description('search engine parameters by simulation for the best objective under constraints; print them as an engine: block')
+    .option('--maximize <metric>', 'the metric to make as high as possible, e.g. goodput')
+    .option('--minimize <metric>', 'the metric to make as low as possible, e.g. amplification')
+    .option('--subject-to <expectation>', 'a constraint every answer must meet, as --expect writes it: "amplification <= 1.2" (repeatable)', collect)
+    .option('--params <list>', 'comma-separated --set paths, each with a range low:high[:int][:log] or an engine knob\'s built-in one')
+    .option('--variant <name>', 'the variant to tune (default: engine when the scenario has it, else the scenario as written)')
+    .option('--budget <n>', 'points to simulate at most, besides the current values (default: 60)')
+    .option('--workers <n>', 'simulations run at once (default: one per core)')
+    .option('--seed <n>', 'seed of every point (same seed, same answer)')
+    .option('--set <path=value>', 'override a scenario field for every point (repeatable)', collect)
+    .option('--duration <d>', 'run length of every point, e.g. 30s or 2m')
+    .option('--json <file>', 'write the best point, the baseline and every point as JSON (schema stormlab.tune/v1)')
+    .option('-q, --quiet', 'print only the answer\'s line')
+    .addHelpText('after', '\nExample: stormlab tune brownout --maximize goodput --subject-to "amplification <= 1.2" --params engine.throttle.k,engine.retryBudget.ratio=0.02:0.4:log\nExit codes: 0 a point met every constraint, 1 none did, 2 bad input.')
+    .action(async (arg: string, flags: import('./commands/tune.js').TuneFlags) => {
+      // Loaded on use, like report: the other commands need none of the search.
+      const { tuneCommand } = await import('./commands/tune.js');
+      code = await tuneCommand(io, arg, flags);
     });
 
   program

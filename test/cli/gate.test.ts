@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_DIR } from '../../src/scenario/bundled.js';
@@ -89,5 +89,21 @@ describe('gates on run and compare', () => {
     expect(r.code).toBe(2);
     expect(r.out).toMatch(/^amplification naive/); // the run's summary is not lost
     expect(r.err).toBe('stormlab: --junit: cannot write nope/j.xml: its directory does not exist\n');
+  });
+});
+
+describe('report --expect: gates on a saved result', () => {
+  it('judges the file as run would have, exit 1 on a failure, and refuses a name the file does not have', async () => {
+    const cwd = tempDir();
+    await cli(['compare', 'retry-storm', ...SHORT, '-q', '--json', 'r.json'], { cwd: process.cwd() }).then((r) => writeFileSync(join(cwd, 'r.json'), r.files.get('r.json')!));
+    const held = await cli(['report', 'r.json', '--expect', HOLDS, '--junit', 'j.xml'], { cwd });
+    expect(held.code).toBe(0);
+    expect(held.out).toMatch(/^held\s+engine\s+variants\.engine\.amplification < 1\.5/m);
+    expect(held.files.get('j.xml')).toMatch(/tests="1" failures="0"/);
+    const failed = await cli(['report', 'r.json', '--expect', FAILS], { cwd });
+    expect(failed.code).toBe(1);
+    expect(failed.out).toMatch(/^FAILED\s+naive/m);
+    const typo = await cli(['report', 'r.json', '--expect', 'layers.lm.p99 < 1s'], { cwd });
+    expect(typo).toMatchObject({ code: 2, out: '', err: 'stormlab: --expect "layers.lm.p99 < 1s": unknown layer "lm" in "layers.lm.p99" (did you mean llm?); layers: orchestrator, agent, llm\n' });
   });
 });
