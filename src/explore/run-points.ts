@@ -42,10 +42,121 @@ export function defaultWorkers(): number {
  * it, after stopping the other workers.
  */
 export async function runPoints(job: PointJob, points: string[][], opts: RunPointsOptions): Promise<RunResult[]> {
-  if (!Number.isInteger(opts.workers) || opts.workers < 1) throw new RangeError(`workers: expected a whole number of at least 1, got ${opts.workers}`);
-  const workers = Math.min(opts.workers, points.length);
-  if (workers <= 1) return runHere(job, points, opts.onDone);
-  return runInWorkers(job, points, workers, opts.onDone);
+  const pool = new PointPool(job, Math.max(1, Math.min(checkWorkers(opts.workers), points.length)));
+  try {
+    return await pool.run(points, opts.onDone);
+  } finally {
+    await pool.close();
+  }
+}
+
+function checkWorkers(n: number): number {
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`workers: expected a whole number of at least 1, got ${n}`);
+  return n;
+}
+
+interface Batch {
+  points: string[][];
+  results: RunResult[];
+  next: number;
+  done: number;
+  onDone: RunPointsOptions['onDone'];
+  resolve: (r: RunResult[]) => void;
+  reject: (e: unknown) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  /** The index of the point it is simulating, -1 when idle. */
+  current: number;
+  /** Stopped by `close()`: whatever it still says (its exit) concerns no batch. */
+  closed: boolean;
+}
+
+/**
+ * `runPoints` for callers that run several batches of the same job (the tuner's rounds): the
+ * worker threads start once, on the first batch, and stay until `close()`, so each round does
+ * not pay their start-up (loading the modules, warming the JIT: ~0.5 s a worker). One worker
+ * runs the points in this thread. Batches run one at a time.
+ */
+export class PointPool {
+  private readonly slots: Slot[] = [];
+  private batch: Batch | undefined;
+  /** Worker threads started so far (they are restarted only after a failure stopped them). */
+  started = 0;
+
+  constructor(private readonly job: PointJob, private readonly size: number) {
+    checkWorkers(size);
+  }
+
+  run(points: string[][], onDone?: RunPointsOptions['onDone']): Promise<RunResult[]> {
+    if (this.batch !== undefined) return Promise.reject(new Error('PointPool.run: a batch is already running'));
+    if (this.size <= 1 || points.length <= 1) return runHere(this.job, points, onDone);
+    return new Promise((resolve, reject) => {
+      this.batch = { points, results: new Array(points.length), next: 0, done: 0, onDone, resolve, reject };
+      while (this.slots.length < Math.min(this.size, points.length)) this.slots.push(this.spawn());
+      for (const slot of this.slots) this.feed(slot);
+    });
+  }
+
+  /** Stops the worker threads. */
+  async close(): Promise<void> {
+    const slots = this.slots.splice(0);
+    for (const slot of slots) slot.closed = true;
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+
+  private spawn(): Slot {
+    this.started++;
+    const slot: Slot = { worker: new Worker(workerScript(), { workerData: { job: this.job } }), current: -1, closed: false };
+    slot.worker.on('message', (m: PointReply) => slot.closed || this.answered(slot, m));
+    slot.worker.on('error', (e) => slot.closed || this.failAt(slot.current, e.stack ?? e.message, undefined, e));
+    slot.worker.on('exit', (code) => {
+      if (slot.closed) return;
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots.splice(i, 1);
+      if (slot.current >= 0) this.failAt(slot.current, `its worker thread stopped (exit code ${code})`);
+    });
+    return slot;
+  }
+
+  private feed(slot: Slot): void {
+    const b = this.batch;
+    slot.current = b !== undefined && b.next < b.points.length ? b.next++ : -1;
+    if (slot.current >= 0) slot.worker.postMessage({ index: slot.current, sets: b!.points[slot.current] } satisfies PointRequest);
+  }
+
+  private answered(slot: Slot, m: PointReply): void {
+    const b = this.batch;
+    if (b === undefined) return;
+    if ('error' in m) return this.failAt(m.index, m.error.message, m.error.code);
+    b.results[m.index] = m.result;
+    slot.current = -1;
+    b.done++;
+    try {
+      b.onDone?.(b.done, b.points.length);
+    } catch (e) {
+      return this.fail(e);
+    }
+    if (b.done < b.points.length) return this.feed(slot);
+    this.batch = undefined;
+    b.resolve(b.results);
+  }
+
+  private failAt(index: number, detail: string, code?: string, error?: unknown): void {
+    const b = this.batch;
+    if (b === undefined) return;
+    this.fail(index >= 0 ? new PointError(index, b.points.length, b.points[index], detail, code) : error);
+  }
+
+  /** The first failure rejects the batch and stops every worker: nothing waits on a dead one. */
+  private fail(e: unknown): void {
+    const b = this.batch;
+    if (b === undefined) return;
+    this.batch = undefined;
+    void this.close();
+    b.reject(e);
+  }
 }
 
 async function runHere(job: PointJob, points: string[][], onDone: RunPointsOptions['onDone']): Promise<RunResult[]> {
@@ -73,61 +184,6 @@ export function workerScript(here: string = import.meta.url): string {
   const file = fileURLToPath(url);
   if (!existsSync(file)) throw new Error(`the worker script ${file} is missing: build it with npm run build`);
   return file;
-}
-
-/**
- * A queue over `n` worker threads: each is handed the next point as it finishes one. The
- * first failure (an error answer, a crash, an unexpected exit) rejects, naming the point the
- * worker had, and terminates every worker; nothing waits on a dead one.
- */
-function runInWorkers(job: PointJob, points: string[][], n: number, onDone: RunPointsOptions['onDone']): Promise<RunResult[]> {
-  const script = workerScript();
-  return new Promise((resolve, reject) => {
-    const results: RunResult[] = new Array(points.length);
-    const workers: Worker[] = [];
-    let next = 0;
-    let done = 0;
-    let settled = false;
-    const stopAll = (): void => workers.forEach((w) => void w.terminate());
-    const fail = (e: unknown): void => {
-      if (settled) return;
-      settled = true;
-      stopAll();
-      reject(e);
-    };
-    const failAt = (index: number, detail: string, code?: string): void => fail(new PointError(index, points.length, points[index], detail, code));
-    for (let k = 0; k < n; k++) {
-      const worker = new Worker(script, { workerData: { job } });
-      workers.push(worker);
-      let current = -1;
-      const feed = (): void => {
-        current = next < points.length ? next++ : -1;
-        if (current >= 0) worker.postMessage({ index: current, sets: points[current] } satisfies PointRequest);
-      };
-      worker.on('message', (m: PointReply) => {
-        if (settled) return;
-        if ('error' in m) return failAt(m.index, m.error.message, m.error.code);
-        results[m.index] = m.result;
-        current = -1;
-        done++;
-        try {
-          onDone?.(done, points.length);
-        } catch (e) {
-          return fail(e);
-        }
-        if (done === points.length) {
-          settled = true;
-          stopAll();
-          resolve(results);
-        } else feed();
-      });
-      worker.on('error', (e) => (current >= 0 ? failAt(current, e.stack ?? e.message) : fail(e)));
-      worker.on('exit', (code) => {
-        if (current >= 0) failAt(current, `its worker thread stopped (exit code ${code})`);
-      });
-      feed();
-    }
-  });
 }
 
 /** Whether an error from `runPoints` is the user's to fix: a point whose values make a scenario that does not validate. */

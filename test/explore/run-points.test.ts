@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
 import { MetricCatalog } from '../../src/gate/metric-catalog.js';
 import { PointError } from '../../src/explore/point-error.js';
-import { isBadPoint, runPoints, workerScript, type PointJob } from '../../src/explore/run-points.js';
+import { isBadPoint, PointPool, runPoints, workerScript, type PointJob } from '../../src/explore/run-points.js';
 import { runSweep } from '../../src/explore/sweep.js';
 import { parseSweepParams } from '../../src/explore/sweep-params.js';
 import { sweepText } from '../../src/report/sweep-table.js';
@@ -99,4 +99,30 @@ describe('runPoints', () => {
     await expect(runPoints(job, points, { workers: 0 })).rejects.toThrow('workers: expected a whole number of at least 1, got 0');
     await expect(runPoints(job, [], { workers: 2 })).resolves.toEqual([]);
   });
+});
+
+describe('PointPool', () => {
+  it('keeps its worker threads across batches, and gives what runPoints gives', async () => {
+    const pool = new PointPool(job, 2);
+    try {
+      const first = await pool.run(points.slice(0, 2));
+      const second = await pool.run(points.slice(2));
+      expect(pool.started).toBe(2);
+      expect([...first, ...second]).toEqual(await runPoints(job, points, { workers: 1 }));
+    } finally {
+      await pool.close();
+    }
+  }, 10_000);
+
+  it('runs again after a failing batch, on new threads', async () => {
+    const pool = new PointPool(job, 2);
+    try {
+      await expect(pool.run([points[0], ['engine.throttle.k=0.5']])).rejects.toBeInstanceOf(PointError);
+      const again = await pool.run(points.slice(0, 2));
+      expect(again).toEqual(await runPoints(job, points.slice(0, 2), { workers: 1 }));
+      expect(pool.started).toBe(4);
+    } finally {
+      await pool.close();
+    }
+  }, 10_000);
 });

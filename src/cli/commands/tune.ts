@@ -1,7 +1,7 @@
 import { MetricCatalog } from '../../gate/metric-catalog.js';
 import { OptionError } from '../../engine/errors.js';
 import { PointError } from '../../explore/point-error.js';
-import { defaultWorkers, isBadPoint, runPoints, type RunPointsFn } from '../../explore/run-points.js';
+import { defaultWorkers, isBadPoint, PointPool } from '../../explore/run-points.js';
 import type { SearchRound } from '../../explore/search-space.js';
 import { tune, type TuneSpec } from '../../explore/tune.js';
 import { currentValue } from '../../explore/tune-current.js';
@@ -31,9 +31,14 @@ export interface TuneFlags extends ScenarioFlags, GoalFlags {
  * under the constraints and prints it as a ready-to-paste engine block, with the figures
  * beside the scenario's current values. Every flag is checked before anything runs.
  */
-export async function tuneCommand(io: Io, arg: string, flags: TuneFlags, run: RunPointsFn = runPoints): Promise<number> {
+export async function tuneCommand(io: Io, arg: string, flags: TuneFlags): Promise<number> {
   const spec = prepare(io, arg, flags);
-  const file = await tune({ ...spec, onRound: flags.quiet ? undefined : (r) => io.stderr(`${roundLine(spec, r)}\n`) }, run).catch(badPoint);
+  // One pool for every round: the worker threads start once, not once a round.
+  const pool = new PointPool(spec.job, spec.workers);
+  const onRound = flags.quiet ? undefined : (r: SearchRound): void => io.stderr(`${roundLine(spec, r)}\n`);
+  const file = await tune({ ...spec, onRound }, (_job, points, o) => pool.run(points, o.onDone))
+    .catch(badPoint)
+    .finally(() => pool.close());
   io.stdout(flags.quiet ? `${tuneHeadline(file)}\n` : tuneReport(file, { runArgs: runArgs(arg, flags, spec.job.variant) }));
   if (flags.json !== undefined) {
     writeOutput(io, '--json', flags.json, `${JSON.stringify(file, null, 2)}\n`);
