@@ -36,8 +36,8 @@ export function checkDuration(raw: string): void {
   if (ms <= 0) throw new UsageError(`--duration: expected a duration above 0, like 30s or 2m, got ${got}`);
 }
 
-/** Loads the scenario a command names, with --set, --duration and --seed applied. */
-export function scenarioFromFlags(arg: string, flags: ScenarioFlags, cwd: string): Scenario {
+/** The `--set`s a command applies: the user's, then --duration and --seed as overrides (both checked). */
+export function scenarioSets(flags: ScenarioFlags): string[] {
   const set = [...(flags.set ?? [])];
   if (flags.duration !== undefined) {
     checkDuration(flags.duration);
@@ -45,6 +45,12 @@ export function scenarioFromFlags(arg: string, flags: ScenarioFlags, cwd: string
   }
   const seed = parseSeed(flags.seed);
   if (seed !== undefined) set.push(`seed=${seed}`);
+  return set;
+}
+
+/** Loads the scenario a command names, with --set, --duration and --seed applied. */
+export function scenarioFromFlags(arg: string, flags: ScenarioFlags, cwd: string): Scenario {
+  const set = scenarioSets(flags);
   const path = arg.includes('/') || arg.includes('.') ? resolve(cwd, arg) : arg;
   try {
     // Messages (and variants resolved later) name the scenario as the user wrote it, not its absolute path.

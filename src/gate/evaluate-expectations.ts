@@ -1,18 +1,8 @@
 import type { ResultFile, RunResult } from '../run/metrics/result.js';
 import { round6 } from '../run/metrics/round.js';
 import type { Check } from '../report/check.js';
-import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from '../report/format.js';
+import { formatFigure } from '../report/format.js';
 import { holds, type Expectation } from './expectation.js';
-import type { MetricUnit } from './metric.js';
-
-const FORMAT: Record<MetricUnit, (x: number) => string> = {
-  times: formatTimes,
-  rate: formatRate,
-  share: formatPercent,
-  ms: (x) => (x === Infinity ? 'never' : formatMs(x)),
-  count: formatCount,
-  tokens: formatCount,
-};
 
 /**
  * Judges each expectation on each variant it names (every variant of the file when it names
@@ -38,7 +28,7 @@ function judge(e: Expectation, run: RunResult): Check {
     return { ...base, status: 'skip', actual: '', message: `${e.metric.name} is not in this run's result${e.metric.name.startsWith('live.') ? ' (live runs only)' : ''}` };
   }
   const actual = raw === null ? Infinity : round6(raw);
-  return { ...base, status: holds(actual, e.op, e.threshold) ? 'pass' : 'fail', actual: FORMAT[e.metric.unit](actual) };
+  return { ...base, status: holds(actual, e.op, e.threshold) ? 'pass' : 'fail', actual: formatFigure(e.metric.unit, actual) };
 }
 
 function notRun(e: Expectation): Check {

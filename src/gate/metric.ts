@@ -1,3 +1,4 @@
+import type { FigureUnit } from '../report/format.js';
 import type { RunResult } from '../run/metrics/result.js';
 
 /**
@@ -5,7 +6,7 @@ import type { RunResult } from '../run/metrics/result.js';
  * or `1.5x`, `share` takes `0.95` or `95%`, `ms` needs a unit (`20s`, `500ms`), `rate` is per
  * second, `count` and `tokens` take `12k` or `1.5M`.
  */
-export type MetricUnit = 'times' | 'rate' | 'share' | 'ms' | 'count' | 'tokens';
+export type MetricUnit = FigureUnit;
 
 export interface Metric {
   /** The canonical path into one variant's result: `layers.llm.latencyMs.p99`. */

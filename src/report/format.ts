@@ -74,3 +74,28 @@ export function formatMs(ms: number): string {
   if (ms < 59_950) return `${sig3(ms / 1000)} s`;
   return `${sig3(ms / 60_000)} min`;
 }
+
+/**
+ * What a figure measures, and so how it reads: a multiplier, a rate per second, a share, a
+ * duration in ms, a count, a token count (the units of the gate's metrics).
+ */
+export type FigureUnit = 'times' | 'rate' | 'share' | 'ms' | 'count' | 'tokens';
+
+const BY_UNIT: Record<FigureUnit, (x: number) => string> = {
+  times: formatTimes,
+  rate: formatRate,
+  share: formatPercent,
+  ms: formatMs,
+  count: formatCount,
+  tokens: formatCount,
+};
+
+/**
+ * A figure in its unit: `1.07×`, `15.3/s`, `95.1 %`, `1.23 s`, `12.3k`. A duration that never
+ * came (infinite: a run that never recovered) is `never`; no figure at all is `—`.
+ */
+export function formatFigure(unit: FigureUnit, x: number | null): string {
+  if (x === null) return '—';
+  if (unit === 'ms' && x === Infinity) return 'never';
+  return BY_UNIT[unit](x);
+}

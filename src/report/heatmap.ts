@@ -1,6 +1,6 @@
-import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from './format.js';
+import { formatFigure, type FigureUnit } from './format.js';
 import { formatMetric } from './html/metric-format.js';
-import type { SweepFile, SweepMetricUnit } from './sweep-file.js';
+import type { SweepFile } from './sweep-file.js';
 
 /** A grid of figures to shade from bad to good. */
 export interface HeatmapGrid {
@@ -79,19 +79,10 @@ function legend(grid: HeatmapGrid, span: { lo: number; hi: number } | undefined,
   return `worst ${grid.format(worst)} ${scale} ${grid.format(best)} best`;
 }
 
-const UNIT_FORMAT: Record<SweepMetricUnit, (v: number) => string> = {
-  times: formatTimes,
-  rate: formatRate,
-  share: formatPercent,
-  ms: formatMs,
-  count: formatCount,
-  tokens: formatCount,
-};
-
 /** A value of the sweep's metric as people read it: by its unit, or (older files) by its name. */
 export function formatSweepMetric(file: SweepFile, v: number | null): string {
   if (v === null) return /^recovery(Ms)?$/.test(file.metric.trim()) ? 'never' : '—';
-  return file.unit === undefined ? formatMetric(file.metric, v) : UNIT_FORMAT[file.unit](v);
+  return file.unit === undefined ? formatMetric(file.metric, v) : formatFigure(file.unit, v);
 }
 
 /** Whether `b` is a better value of the metric than `a` (null is worse than any value). */

@@ -1,3 +1,5 @@
+import type { FigureUnit } from './format.js';
+
 /**
  * The versioned result of `stormlab sweep` (`stormlab.sweep/v1`): one point per combination of
  * the swept parameters, every point simulated with the same scenario and seed, so the table is
@@ -51,7 +53,7 @@ export interface SweepFile {
   /** Whether higher values of `metric` are better (goodput) or lower (amplification, p99). */
   higherIsBetter: boolean;
   /** How `metric` reads, for formatting its values (optional: files written before it lack it). */
-  unit?: SweepMetricUnit;
+  unit?: FigureUnit;
   /** Row-major over `params`: the last parameter varies fastest. */
   points: SweepPoint[];
   timing: { wallMs: number; workers: number };
@@ -61,7 +63,6 @@ export interface SweepFile {
  * How the sweep's metric reads (the gate catalog's units, repeated here because report sits
  * left of gate): `times` 1.07×, `rate` 15.3/s, `share` 95.1 %, `ms` 1.23 s, `count`, `tokens`.
  */
-export type SweepMetricUnit = 'times' | 'rate' | 'share' | 'ms' | 'count' | 'tokens';
 
 /**
  * The sweep file as JSON: keys in the order the types declare them (the sweep builds its

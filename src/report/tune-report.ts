@@ -1,6 +1,6 @@
 import YAML from 'yaml';
 import { formatDuration } from '../scenario/duration.js';
-import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from './format.js';
+import { formatFigure, formatMs, formatPercent, formatRate, formatTimes, type FigureUnit } from './format.js';
 import type { PointFigures } from './sweep-file.js';
 
 /**
@@ -8,9 +8,6 @@ import type { PointFigures } from './sweep-file.js';
  * scenario's current values judged the same way, and every point the search simulated.
  */
 export const TUNE_SCHEMA = 'stormlab.tune/v1';
-
-/** How a metric's figures read (the gate's units). */
-export type FigureUnit = 'times' | 'rate' | 'share' | 'ms' | 'count' | 'tokens';
 
 export interface TuneParamInfo {
   /** The `--set` path: `engine.throttle.k`. */
@@ -89,21 +86,7 @@ export interface TuneFile {
   timing: { wallMs: number; workers: number };
 }
 
-const FORMAT: Record<FigureUnit, (x: number) => string> = {
-  times: formatTimes,
-  rate: formatRate,
-  share: formatPercent,
-  ms: formatMs,
-  count: formatCount,
-  tokens: formatCount,
-};
-
 const RUNNERS_UP = 5;
-
-/** A figure in its metric's unit: `1.07×`, `15.3/s`, `95.1 %`, `1.23 s`; `—` for none. */
-export function formatFigure(unit: FigureUnit, v: number | null): string {
-  return v === null ? '—' : FORMAT[unit](v);
-}
 
 /** A parameter's value as a scenario writes it: `1.75`, `2.5s`, `off`. */
 export function paramValue(p: Pick<TuneParamInfo, 'duration'>, v: number | null): string {
@@ -167,7 +150,7 @@ function objective(file: TuneFile, p: TunePoint): string {
 }
 
 function constraintValue(c: TuneConstraint, f: TuneConstraintFigure): string {
-  return f.actual === null ? (c.metric === 'recoveryMs' ? 'never' : '—') : FORMAT[c.unit](f.actual);
+  return f.actual === null ? (c.metric === 'recoveryMs' ? 'never' : '—') : formatFigure(c.unit, f.actual);
 }
 
 function constraintsText(file: TuneFile, p: TunePoint): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatMs, formatPercent, formatRate, formatTimes, sig3, withCommas } from '../../src/report/format.js';
+import { formatCount, formatFigure, formatMs, formatPercent, formatRate, formatTimes, sig3, withCommas, type FigureUnit } from '../../src/report/format.js';
 
 describe('format', () => {
   it('writes counts with commas, then k/M', () => {
@@ -18,5 +18,13 @@ describe('format', () => {
     expect([0, 12.34, 4321].map(formatRate)).toEqual(['0.00/s', '12.3/s', '4.32k/s']);
     expect([0, 0.951, 1, 0.0002, 0.99996].map(formatPercent)).toEqual(['0.0 %', '95.1 %', '100.0 %', '<0.1 %', '>99.9 %']);
     expect([0, 850, 999.4, 1234, 12_345, 150_000].map(formatMs)).toEqual(['0 ms', '850 ms', '999 ms', '1.23 s', '12.3 s', '2.50 min']);
+  });
+});
+
+describe('formatFigure', () => {
+  it('reads a figure by its unit, with never for an infinite duration and — for none', () => {
+    expect(['times', 'rate', 'share', 'ms', 'count', 'tokens'].map((u) => formatFigure(u as FigureUnit, 1234.5))).toEqual(['1.23k×', '1.23k/s', '123450.0 %', '1.23 s', '1,235', '1,235']);
+    expect(formatFigure('ms', Infinity)).toBe('never');
+    expect(formatFigure('times', null)).toBe('—');
   });
 });

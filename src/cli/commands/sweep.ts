@@ -10,7 +10,7 @@ import { sweepHeadline, sweepText } from '../../report/sweep-table.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { EXIT, UsageError, type Io } from '../io.js';
-import { parseSeed, pickVariants, scenarioFromFlags, type ScenarioFlags } from '../scenario-args.js';
+import { pickVariants, scenarioFromFlags, scenarioSets, type ScenarioFlags } from '../scenario-args.js';
 import { writeOutput } from '../write-output.js';
 
 export interface SweepFlags extends ScenarioFlags {
@@ -75,7 +75,7 @@ function prepare(io: Io, arg: string, flags: SweepFlags): SweepSpec {
     io.stderr(`sweeping ${points} point${points === 1 ? '' : 's'} of ${scenario.name} (${which}) on ${used} worker${used === 1 ? '' : 's'}\n`);
   }
   return {
-    job: { scenario: arg, cwd: io.cwd, set: baseSet(flags), variant: asWritten ? undefined : variant },
+    job: { scenario: arg, cwd: io.cwd, set: scenarioSets(flags), variant: asWritten ? undefined : variant },
     scenario: scenario.name,
     variant,
     seed: resolved.seed,
@@ -125,14 +125,6 @@ function metricOf(scenario: Scenario, name: string): Metric {
   }
 }
 
-/** The `--set`s every point shares: the user's, then --duration and --seed (as run applies them). */
-function baseSet(flags: SweepFlags): string[] {
-  const set = [...(flags.set ?? [])];
-  if (flags.duration !== undefined) set.push(`duration=${flags.duration}`);
-  const seed = parseSeed(flags.seed);
-  if (seed !== undefined) set.push(`seed=${seed}`);
-  return set;
-}
 
 /**
  * Loads the scenario once per value of each parameter, so a path it does not have or a value

@@ -9,12 +9,13 @@ import { TuneError } from '../../explore/tune-error.js';
 import { parseGoal, type GoalFlags, type TuneGoal } from '../../explore/tune-goal.js';
 import { parseTuneParams, type TuneParam } from '../../explore/tune-params.js';
 import { knobOf } from '../../explore/tune-ranges.js';
-import { formatFigure, paramValue, shellWord, tuneHeadline, tuneReport, type TuneFile } from '../../report/tune-report.js';
+import { formatFigure } from '../../report/format.js';
+import { paramValue, shellWord, tuneHeadline, tuneReport, type TuneFile } from '../../report/tune-report.js';
 import { SEARCH_DEFAULTS } from '../../explore/search-space.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { EXIT, UsageError, type Io } from '../io.js';
-import { parseSeed, pickVariants, scenarioFromFlags, type ScenarioFlags } from '../scenario-args.js';
+import { pickVariants, scenarioFromFlags, scenarioSets, type ScenarioFlags } from '../scenario-args.js';
 import { writeOutput } from '../write-output.js';
 
 export interface TuneFlags extends ScenarioFlags, GoalFlags {
@@ -80,7 +81,7 @@ interface Prepared {
 function spec(io: Io, arg: string, flags: TuneFlags, p: Prepared): TuneSpec {
   const { scenario, resolved, variant, asWritten, params, goal, budget, workers } = p;
   return {
-    job: { scenario: arg, cwd: io.cwd, set: baseSet(flags), variant: asWritten ? undefined : variant },
+    job: { scenario: arg, cwd: io.cwd, set: scenarioSets(flags), variant: asWritten ? undefined : variant },
     scenario: scenario.name,
     variant,
     seed: resolved.seed,
@@ -140,14 +141,6 @@ function runArgs(arg: string, flags: TuneFlags, variant: string | undefined): st
   return words.map(shellWord).join(' ');
 }
 
-/** The `--set`s every point shares: the user's, then --duration and --seed (as run applies them). */
-function baseSet(flags: TuneFlags): string[] {
-  const set = [...(flags.set ?? [])];
-  if (flags.duration !== undefined) set.push(`duration=${flags.duration}`);
-  const seed = parseSeed(flags.seed);
-  if (seed !== undefined) set.push(`seed=${seed}`);
-  return set;
-}
 
 /**
  * Loads the scenario with every parameter at the low ends of its range, then at the high
