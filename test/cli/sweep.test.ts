@@ -4,36 +4,14 @@ import { UsageError } from '../../src/cli/io.js';
 import { PointError } from '../../src/explore/point-error.js';
 import type { SweepFile } from '../../src/report/sweep-file.js';
 import { captureIo, cli, tempDir, type CliRun } from './capture-io.js';
+import { flakyScenario } from '../explore/flaky-scenario.js';
 
 /**
  * One engine layer over an upstream failing 30 % of calls (as in tune.test.ts): the retry
  * budget's ratio changes goodput and amplification, so sweep points differ. 10 s at 20
  * roots/s, ~20 ms a run. Prompt sizes are uniform so two params can clash (min above max).
  */
-const FLAKY = `name: flaky
-seed: 7
-duration: 10s
-drain: 20s
-arrival: { type: constant, rate: 20 }
-tokens:
-  prompt: { dist: uniform, min: 100, max: 300 }
-  completion: { dist: const, value: 50 }
-layers:
-  - name: llm
-    timeout: 5s
-    retry: { policy: engine }
-    models: [primary]
-engine:
-  maxAttempts: 3
-  retryBudget: { ratio: 0.1, minRetriesPerSec: 0 }
-  throttle: { k: 2 }
-  breaker: false
-upstream:
-  models:
-    - { name: primary, slots: 64, queue: 64, ttft: { dist: const, value: 100ms }, tpot: 1ms }
-  faults:
-    - { kind: errors, rate: 0.3, status: { 503: 1 } }
-`;
+const FLAKY = flakyScenario({ prompt: '{ dist: uniform, min: 100, max: 300 }' });
 
 /** The same, with one variant that is not `engine`: the sweep runs the scenario as written. */
 const NO_ENGINE_VARIANT = `${FLAKY}variants:\n  gentle:\n    engine.maxAttempts: 2\n`;

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runPoints } from '../../src/explore/run-points.js';
 import type { RunResult } from '../../src/run/metrics/result.js';
 import { cli, tempDir, type CliRun } from './capture-io.js';
+import { flakyScenario } from '../explore/flaky-scenario.js';
 
 /**
  * One layer calling an upstream that fails 30 % of calls with 503, retried by the engine with
@@ -10,30 +11,7 @@ import { cli, tempDir, type CliRun } from './capture-io.js';
  * amplification <= 1.2" has its answer on the constraint's edge, near ratio 0.2; a brute-force
  * grid finds it too. 10 s of 20 roots/s: ~15 ms a run.
  */
-const FLAKY = `name: flaky
-seed: 7
-duration: 10s
-drain: 20s
-arrival: { type: constant, rate: 20 }
-tokens:
-  prompt: { dist: const, value: 200 }
-  completion: { dist: const, value: 50 }
-layers:
-  - name: llm
-    timeout: 5s
-    retry: { policy: engine }
-    models: [primary]
-engine:
-  maxAttempts: 3
-  retryBudget: { ratio: 0.1, minRetriesPerSec: 0 }
-  throttle: false
-  breaker: false
-upstream:
-  models:
-    - { name: primary, slots: 64, queue: 64, ttft: { dist: const, value: 100ms }, tpot: 1ms }
-  faults:
-    - { kind: errors, rate: 0.3, status: { 503: 1 } }
-`;
+const FLAKY = flakyScenario({ throttle: 'false' });
 
 const GOAL = ['--maximize', 'goodput', '--subject-to', 'amplification <= 1.2'];
 const LIMIT = 1.2;

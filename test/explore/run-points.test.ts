@@ -9,36 +9,14 @@ import { parseSweepParams } from '../../src/explore/sweep-params.js';
 import { sweepText } from '../../src/report/sweep-table.js';
 import { loadScenario } from '../../src/scenario/load-scenario.js';
 import { tempDir } from '../cli/capture-io.js';
+import { flakyScenario } from './flaky-scenario.js';
 
 /**
  * One engine layer over an upstream that fails 30 % of calls: the retry budget's ratio decides
  * how many failures are retried into successes, so every point of a ratio sweep differs.
  * 10 s at 20 roots/s: ~20 ms a run.
  */
-const FLAKY = `name: flaky
-seed: 7
-duration: 10s
-drain: 20s
-arrival: { type: constant, rate: 20 }
-tokens:
-  prompt: { dist: const, value: 200 }
-  completion: { dist: const, value: 50 }
-layers:
-  - name: llm
-    timeout: 5s
-    retry: { policy: engine }
-    models: [primary]
-engine:
-  maxAttempts: 3
-  retryBudget: { ratio: 0.1, minRetriesPerSec: 0 }
-  throttle: { k: 2 }
-  breaker: false
-upstream:
-  models:
-    - { name: primary, slots: 64, queue: 64, ttft: { dist: const, value: 100ms }, tpot: 1ms }
-  faults:
-    - { kind: errors, rate: 0.3, status: { 503: 1 } }
-`;
+const FLAKY = flakyScenario();
 
 const dir = tempDir({ 'flaky.yaml': FLAKY });
 const job: PointJob = { scenario: 'flaky.yaml', cwd: dir, set: [] };
