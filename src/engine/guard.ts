@@ -81,16 +81,16 @@ export class Guard extends GuardCore {
    * calls a final failure (e.g. a 400 Response) is returned as it is.
    */
   run<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts?: RunOptions<R>): Promise<R> {
-    return this.exec(fn, opts, false) as Promise<R>;
+    // The plain case is tested here, not in exec: the JIT then inlines the whole plain path.
+    return (opts === undefined && this.plain ? this.execPlain(fn, false) : this.exec(fn, opts, false)) as Promise<R>;
   }
 
   /** Like `run`, with what happened: `{ value, ok, degraded, target, attempts, replayed }`. */
   runDetailed<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts?: RunOptions<R>): Promise<GuardResult<R>> {
-    return this.exec(fn, opts, true) as Promise<GuardResult<R>>;
+    return (opts === undefined && this.plain ? this.execPlain(fn, true) : this.exec(fn, opts, true)) as Promise<GuardResult<R>>;
   }
 
   private exec<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts: RunOptions<R> | undefined, detailed: boolean): Promise<R | GuardResult<R>> {
-    if (opts === undefined && this.plain) return this.execPlain(fn, detailed);
     if (opts?.signal?.aborted) return Promise.reject(opts.signal.reason);
     if (this.idem !== undefined && opts?.idempotencyKey !== undefined) return this.runOnce(fn, opts, detailed);
     const now = this.clock.now();

@@ -29,11 +29,18 @@ export class WindowCounter implements WindowCounterLike {
   private readonly bucketMs: number;
   private readonly nb: number;
   private readonly nf: number;
-  private readonly data: Float64Array;
-  private readonly totals: Float64Array;
+  /**
+   * One flat array, so every access loads a single backing store: the running totals in
+   * `[0, nf)`, then bucket b's fields at `(b + 1) * nf`.
+   */
+  private readonly cells: Float64Array;
   private head = 0;
+  /** Index in `cells` of the head bucket's first field: `(head + 1) * nf`. */
+  private headBase: number;
   /** Start time of the head bucket, aligned to the bucket grid; -Infinity before first use. */
   private headStart = -Infinity;
+  /** `headStart + bucketMs`, kept so the per-call check is one load and one compare. */
+  private headEnd = -Infinity;
 
   constructor(spec: WindowSpec, name = 'window') {
     checkPositive(`${name}.windowMs`, spec.windowMs);
@@ -43,43 +50,47 @@ export class WindowCounter implements WindowCounterLike {
     this.nb = spec.buckets;
     this.nf = spec.fields;
     this.bucketMs = spec.windowMs / spec.buckets;
-    this.data = new Float64Array(this.nb * this.nf);
-    this.totals = new Float64Array(this.nf);
+    this.cells = new Float64Array((this.nb + 1) * this.nf);
+    this.headBase = this.nf;
   }
 
   add(field: number, n: number, now: number): void {
-    if (now >= this.headStart + this.bucketMs) this.slide(now);
-    this.data[this.head * this.nf + field] += n;
-    this.totals[field] += n;
+    if (now >= this.headEnd) this.slide(now);
+    const c = this.cells;
+    c[this.headBase + field] += n;
+    c[field] += n;
   }
 
   total(field: number, now: number): number {
-    if (now >= this.headStart + this.bucketMs) this.slide(now);
-    return this.totals[field];
+    if (now >= this.headEnd) this.slide(now);
+    return this.cells[field];
   }
 
   stableUntil(now: number): number {
-    if (now >= this.headStart + this.bucketMs) this.slide(now);
-    return this.headStart + this.bucketMs;
+    if (now >= this.headEnd) this.slide(now);
+    return this.headEnd;
   }
 
   /** Moves the head to the bucket that holds `now`, forgetting the buckets it passes. */
   private slide(now: number): void {
+    const c = this.cells;
+    const nf = this.nf;
     const steps = Math.floor((now - this.headStart) / this.bucketMs);
     if (!(steps < this.nb)) {
-      this.data.fill(0);
-      this.totals.fill(0);
+      c.fill(0);
       this.headStart = Math.floor(now / this.bucketMs) * this.bucketMs;
-      return;
-    }
-    for (let s = 0; s < steps; s++) {
-      this.head = this.head + 1 === this.nb ? 0 : this.head + 1;
-      const base = this.head * this.nf;
-      for (let f = 0; f < this.nf; f++) {
-        this.totals[f] -= this.data[base + f];
-        this.data[base + f] = 0;
+    } else {
+      for (let s = 0; s < steps; s++) {
+        this.head = this.head + 1 === this.nb ? 0 : this.head + 1;
+        const base = (this.head + 1) * nf;
+        for (let f = 0; f < nf; f++) {
+          c[f] -= c[base + f];
+          c[base + f] = 0;
+        }
       }
+      this.headStart += steps * this.bucketMs;
     }
-    this.headStart += steps * this.bucketMs;
+    this.headBase = (this.head + 1) * nf;
+    this.headEnd = this.headStart + this.bucketMs;
   }
 }
