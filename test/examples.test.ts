@@ -53,3 +53,30 @@ describe('examples/openai-sdk-guarded.ts', () => {
     }
   });
 });
+
+describe('examples/redis-shared-guard.ts', () => {
+  it('is in the README verbatim, and two gateways running it share state in Redis', async () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(readFileSync(new URL('../examples/redis-shared-guard.ts', import.meta.url), 'utf8').trim());
+    const { main: gateway } = await import('../examples/redis-shared-guard.js');
+    const { REDIS_URL, dropPrefix, testPrefix, testRedis } = await import('./helpers/redis.js');
+    const prefix = testPrefix('example');
+    const admin = testRedis();
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      const answers = await Promise.all([gateway(REDIS_URL, prefix), gateway(REDIS_URL, prefix)]);
+      expect(answers.map((a) => a.text)).toEqual(['Paris.', 'Paris.']);
+      // Both first attempts reached one shared budget window; both spent from one bucket.
+      const [budget] = await admin.keys(`${prefix}:w:guard:budget:*`);
+      const firsts = Object.entries(await admin.hgetall(budget)).filter(([k]) => k.endsWith(':0'));
+      expect(firsts.reduce((n, [, v]) => n + Number(v), 0)).toBe(2);
+      const [bucket] = (await admin.keys(`${prefix}:b:limit:model_tpm:*`)).filter((k) => !k.endsWith(':sharers'));
+      expect(await admin.zcard(`${bucket}:sharers`)).toBe(2); // both drew on the one shared limit
+      expect(Number(await admin.hget(bucket, 'o'))).toBe(0);
+    } finally {
+      log.mockRestore();
+      await dropPrefix(admin, prefix);
+      await admin.quit();
+    }
+  });
+});

@@ -149,11 +149,16 @@ export class CircuitBreaker {
    */
   private quietUntil = -Infinity;
 
-  constructor(key: string, options: Partial<CircuitBreakerOptions> = {}, store: StateStore = new MemoryStore()) {
+  /**
+   * `key` names the breaker (in snapshots and events); its counts live in `store` under
+   * `storeKey`, which a guard prefixes with its own name so that guards sharing a store do
+   * not share breakers by accident.
+   */
+  constructor(key: string, options: Partial<CircuitBreakerOptions> = {}, store: StateStore = new MemoryStore(), storeKey = `circuitBreaker:${key}`) {
     this.key = checkNonEmptyString('circuitBreaker.key', key);
     this.opts = resolveCircuitBreakerOptions(options);
     const spec = { windowMs: this.opts.windowMs, buckets: this.opts.buckets, fields: FIELDS };
-    this.window = store.windowCounter(`circuitBreaker:${key}`, spec);
+    this.window = store.windowCounter(storeKey, spec);
   }
 
   /** A ticket (the current generation, >= 0) if the call may go, -1 if refused. */

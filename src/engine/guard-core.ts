@@ -71,7 +71,7 @@ export class GuardCore {
     const prefix = o.name;
     this.budget = o.retryBudget === false ? undefined : new RetryBudget(o.retryBudget, this.store, `${prefix}:budget`);
     this.throttles = o.throttle === false ? undefined : o.targets.map((t) => new AdaptiveThrottle(o.throttle || {}, o.random, this.store, `${prefix}:throttle:${t}`));
-    this.breakers = o.breaker === false ? undefined : o.targets.map((t) => this.makeBreaker(t, o.breaker || {}));
+    this.breakers = o.breaker === false ? undefined : o.targets.map((t) => this.makeBreaker(t, o.breaker || {}, `${prefix}:breaker:${t}`));
     this.limiter = o.limits.length > 0 ? new Limiter({ dimensions: o.limits, store: this.store }) : undefined;
     this.concurrency = o.concurrency === false ? undefined : new ConcurrencyLimiter(o.concurrency);
     const breakers = this.breakers;
@@ -113,12 +113,12 @@ export class GuardCore {
     for (const l of this.listeners) l(event);
   };
 
-  private makeBreaker(target: string, options: object): CircuitBreaker {
+  private makeBreaker(target: string, options: object, storeKey: string): CircuitBreaker {
     const onTransition = (t: BreakerTransition): void => {
       if (!this.listener) return;
       if (t.to === 'open') this.emit({ type: 'trip', at: t.at, target, cause: t.cause as never, openMs: t.openMs ?? 0 });
       else this.emit({ type: 'recover', at: t.at, target, state: t.to });
     };
-    return new CircuitBreaker(target, { ...options, onTransition }, this.store);
+    return new CircuitBreaker(target, { ...options, onTransition }, this.store, storeKey);
   }
 }

@@ -1,0 +1,87 @@
+/**
+ * The Lua scripts behind `RedisStore`. Each runs atomically in Redis. Time is always the
+ * caller's (`now` from the engine's clock), never Redis TIME, so tests on a manual clock stay
+ * deterministic. Numbers go back as strings: Redis turns Lua numbers in replies into integers.
+ */
+
+/**
+ * Window sync. KEYS[1]: the window's hash, one field per `bucketId:field`.
+ * ARGV: minId (oldest bucket id inside the window), ttlMs, then triples id, field, amount.
+ * Adds the triples (skipping buckets already out of the window), drops buckets that left the
+ * window, and answers every remaining field and value, flat.
+ */
+export const WINDOW_SYNC = `
+local key = KEYS[1]
+local minId = tonumber(ARGV[1])
+for i = 3, #ARGV, 3 do
+  if tonumber(ARGV[i]) >= minId then
+    redis.call('HINCRBYFLOAT', key, ARGV[i] .. ':' .. ARGV[i + 1], ARGV[i + 2])
+  end
+end
+local all = redis.call('HGETALL', key)
+local out = {}
+for i = 1, #all, 2 do
+  local id = tonumber(string.match(all[i], '^(-?%d+):'))
+  if id == nil or id < minId then
+    redis.call('HDEL', key, all[i])
+  else
+    out[#out + 1] = all[i]
+    out[#out + 1] = all[i + 1]
+  end
+end
+if #out > 0 then redis.call('PEXPIRE', key, ARGV[2]) end
+return out
+`;
+
+/**
+ * Bucket sync. KEYS[1]: the bucket's hash (t tokens, o debt, l last refill time);
+ * KEYS[2]: a sorted set of the processes that drew on it, scored by when.
+ * ARGV: now, capacity, refill per ms, initial tokens, spent, refunded, member id,
+ * activeMs, ttlMs, join ('1' on a process's first sync). Refills to `now`, applies the refund
+ * then the spend (a shortfall becomes debt), marks the member active if it drew or joins,
+ * forgets members idle for activeMs, and answers
+ * { tokens, debt, sharers } where sharers counts the active members plus this one if it is
+ * not among them.
+ */
+export const BUCKET_SYNC = `
+local now = tonumber(ARGV[1])
+local cap = tonumber(ARGV[2])
+local rate = tonumber(ARGV[3])
+local spent = tonumber(ARGV[5])
+local refunded = tonumber(ARGV[6])
+local member = ARGV[7]
+local h = redis.call('HMGET', KEYS[1], 't', 'o', 'l')
+local t = tonumber(h[1]) or tonumber(ARGV[4])
+local o = tonumber(h[2]) or 0
+local l = tonumber(h[3]) or now
+local function credit(n)
+  if o > 0 then
+    local paid = math.min(n, o)
+    o = o - paid
+    n = n - paid
+  end
+  t = math.min(cap, t + n)
+end
+if now > l then
+  credit((now - l) * rate)
+  l = now
+end
+if refunded > 0 then credit(refunded) end
+if spent > 0 then
+  if spent <= t then
+    t = t - spent
+  else
+    o = o + spent - t
+    t = 0
+  end
+end
+local fmt = '%.17g'
+redis.call('HSET', KEYS[1], 't', string.format(fmt, t), 'o', string.format(fmt, o), 'l', string.format(fmt, l))
+redis.call('PEXPIRE', KEYS[1], ARGV[9])
+if spent > 0 or refunded > 0 or ARGV[10] == '1' then redis.call('ZADD', KEYS[2], now, member) end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. string.format(fmt, now - tonumber(ARGV[8])))
+local n = redis.call('ZCARD', KEYS[2])
+if redis.call('ZSCORE', KEYS[2], member) == false then n = n + 1 end
+redis.call('PEXPIRE', KEYS[2], ARGV[9])
+return { string.format(fmt, t), string.format(fmt, o), tostring(n) }
+`;

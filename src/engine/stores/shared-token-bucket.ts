@@ -1,0 +1,165 @@
+import { checkNumber, checkPositive } from '../options.js';
+import type { BucketSpec, TokenBucketLike } from '../token-bucket.js';
+
+/** What a sync of a shared bucket hands to the store. */
+export interface BucketDeltas {
+  /** Tokens taken or charged here since the last sync. */
+  spent: number;
+  /** Tokens given back here since the last sync. */
+  refunded: number;
+  /** True until a sync went through: this process joins the sharers before it draws, so a burst at start-up is split too. */
+  join: boolean;
+}
+
+/** The shared bucket as the store answered: its level and how many processes share it now. */
+export interface SharedLevel {
+  tokens: number;
+  debt: number;
+  /** Processes drawing on the bucket lately, this one included (≥ 1). */
+  sharers: number;
+}
+
+/**
+ * A token bucket that many processes share, for a store that syncs in the background.
+ * Between syncs this process spends from its share of the shared level — level ÷ sharers,
+ * refilled at rate ÷ sharers, capped at capacity ÷ sharers — so N busy processes cannot each
+ * spend the whole bucket in one sync interval. What it spends and refunds is sent at the next
+ * sync; the store applies it to the shared bucket (which refills on the shared timeline) and
+ * answers with the new level. With no answer (the store is unreachable) the share keeps
+ * refilling here: each process enforces its last known share of the limit by itself.
+ *
+ * Until the first answer the share is the whole bucket.
+ */
+export class SharedTokenBucket implements TokenBucketLike {
+  readonly spec: BucketSpec;
+  private readonly capacity: number;
+  private readonly ratePerMs: number;
+  private sharers = 1;
+  private tokens: number;
+  private owed = 0;
+  private last = -Infinity;
+  private spent = 0;
+  private refunded = 0;
+  private joined = false;
+
+  constructor(spec: BucketSpec, name = 'bucket') {
+    checkPositive(`${name}.capacity`, spec.capacity);
+    checkNumber(`${name}.refillPerSec`, spec.refillPerSec, 0);
+    if (spec.initial !== undefined) checkNumber(`${name}.initial`, spec.initial, 0, spec.capacity);
+    this.spec = { ...spec };
+    this.capacity = spec.capacity;
+    this.ratePerMs = spec.refillPerSec / 1000;
+    this.tokens = spec.initial ?? spec.capacity;
+  }
+
+  /** How many processes this one thinks it shares the bucket with (itself included). */
+  get share(): number {
+    return this.sharers;
+  }
+
+  get hasDeltas(): boolean {
+    return this.spent !== 0 || this.refunded !== 0;
+  }
+
+  available(now: number): number {
+    this.refill(now);
+    return this.tokens;
+  }
+
+  debt(now: number): number {
+    this.refill(now);
+    return this.owed;
+  }
+
+  /**
+   * Takes `n` if this process's share holds them. A take larger than a whole share (one big
+   * prompt against a tokens-per-minute limit shared by many) goes when the share is full, and
+   * what it takes beyond the share becomes debt that refill pays first.
+   */
+  tryTake(n: number, now: number): boolean {
+    this.refill(now);
+    if (n > this.tokens && !(n <= this.capacity && this.tokens >= this.shareCap())) return false;
+    this.spend(n);
+    this.spent += n;
+    return true;
+  }
+
+  charge(n: number, now: number): void {
+    this.refill(now);
+    this.spend(n);
+    this.spent += n;
+  }
+
+  refund(n: number, now: number): void {
+    this.refill(now);
+    this.credit(n);
+    this.refunded += n;
+  }
+
+  waitMs(n: number, now: number): number {
+    this.refill(now);
+    if (n > this.capacity) return Infinity;
+    const missing = Math.min(n, this.shareCap()) + this.owed - this.tokens;
+    if (missing <= 0) return 0;
+    const rate = this.ratePerMs / this.sharers;
+    return rate > 0 ? missing / rate : Infinity;
+  }
+
+  takeDeltas(): BucketDeltas {
+    const d = { spent: this.spent, refunded: this.refunded, join: !this.joined };
+    this.spent = 0;
+    this.refunded = 0;
+    return d;
+  }
+
+  requeue(d: BucketDeltas): void {
+    this.spent += d.spent;
+    this.refunded += d.refunded;
+  }
+
+  /**
+   * Takes this process's share of the shared level at `now`, then applies what was spent or
+   * refunded here since the deltas were taken (the store has not seen that yet).
+   */
+  applyRemote(level: SharedLevel, now: number): void {
+    const n = Math.max(1, level.sharers);
+    this.sharers = n;
+    this.joined = true;
+    this.tokens = Math.min(level.tokens, this.capacity) / n;
+    this.owed = level.debt / n;
+    this.last = now;
+    if (this.refunded > 0) this.credit(this.refunded);
+    if (this.spent > 0) this.spend(this.spent);
+  }
+
+  private refill(now: number): void {
+    const last = this.last;
+    if (now <= last) return;
+    this.last = now;
+    if (last !== -Infinity) this.credit(((now - last) * this.ratePerMs) / this.sharers);
+  }
+
+  private spend(n: number): void {
+    if (n <= this.tokens) {
+      this.tokens -= n;
+    } else {
+      this.owed += n - this.tokens;
+      this.tokens = 0;
+    }
+  }
+
+  private credit(n: number): void {
+    if (this.owed > 0) {
+      const paid = n < this.owed ? n : this.owed;
+      this.owed -= paid;
+      n -= paid;
+    }
+    const t = this.tokens + n;
+    const cap = this.shareCap();
+    this.tokens = t > cap ? cap : t;
+  }
+
+  private shareCap(): number {
+    return this.capacity / this.sharers;
+  }
+}
