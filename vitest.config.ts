@@ -8,6 +8,7 @@ export default defineConfig({
       'stormlab/engine': fileURLToPath(new URL('./src/entry/engine.ts', import.meta.url)),
       'stormlab/undici': fileURLToPath(new URL('./src/entry/undici.ts', import.meta.url)),
       'stormlab/redis': fileURLToPath(new URL('./src/entry/redis.ts', import.meta.url)),
+      'stormlab/prometheus': fileURLToPath(new URL('./src/entry/prometheus.ts', import.meta.url)),
     },
   },
   test: {

@@ -80,3 +80,23 @@ describe('examples/redis-shared-guard.ts', () => {
     }
   });
 });
+
+describe('examples/prometheus-metrics.ts', () => {
+  it('is in the README verbatim and serves the guard metrics at /metrics', async () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    expect(readme).toContain(readFileSync(new URL('../examples/prometheus-metrics.ts', import.meta.url), 'utf8').trim());
+    const { main: serve } = await import('../examples/prometheus-metrics.js');
+    const server = await serve(0);
+    try {
+      const { port } = server.address() as { port: number };
+      const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      const text = await res.text();
+      expect(text).toContain('stormlab_attempts_total{guard="chat",target="default",retry="false"} 1');
+      expect(text).toContain('stormlab_breaker_state{guard="chat",target="default",state="closed"} 1');
+      expect((await fetch(`http://127.0.0.1:${port}/nope`)).status).toBe(404);
+    } finally {
+      server.close();
+    }
+  });
+});

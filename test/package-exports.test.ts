@@ -12,6 +12,7 @@ const EXPECTED: Record<string, string[]> = {
   './engine': ['Guard', 'RetryBudget', 'AdaptiveThrottle', 'CircuitBreaker', 'Limiter', 'MemoryStore', 'systemClock'],
   './undici': ['stormlab', 'guardedFetch'],
   './redis': ['RedisStore', 'RedisIdempotencyStore'],
+  './prometheus': ['guardMetrics', 'storeMetrics'],
 };
 
 describe('package exports', () => {

@@ -77,7 +77,7 @@ export class RedisStore implements StateStore {
   private readonly syncMs: number;
   private readonly timeoutMs: number;
   private readonly activeMs: number;
-  private readonly onEvent: ((e: StoreEvent) => void) | undefined;
+  private listeners: Array<(e: StoreEvent) => void> = [];
   private readonly windows = new Map<string, Window>();
   private readonly buckets = new Map<string, Bucket>();
   private inFlight: Promise<void> | undefined;
@@ -95,7 +95,7 @@ export class RedisStore implements StateStore {
     this.timeoutMs = checkPositive('redisStore.timeoutMs', options.timeoutMs ?? 1000);
     this.activeMs = checkPositive('redisStore.activeMs', options.activeMs ?? 2000);
     this.clock = options.clock;
-    this.onEvent = options.onEvent;
+    if (options.onEvent) this.subscribe(options.onEvent);
     const redis = options.redis as Redis & Partial<Scripts>;
     if (redis.stormlabWindowSync === undefined) redis.defineCommand('stormlabWindowSync', { numberOfKeys: 1, lua: WINDOW_SYNC });
     if (redis.stormlabBucketSync === undefined) redis.defineCommand('stormlabBucketSync', { numberOfKeys: 2, lua: BUCKET_SYNC });
@@ -110,6 +110,14 @@ export class RedisStore implements StateStore {
   /** False while Redis is unreachable (decisions then use local state). */
   get available(): boolean {
     return this.downSince === undefined;
+  }
+
+  /** Adds a listener for `StoreEvent`s; returns a function that removes it. */
+  subscribe(listener: (event: StoreEvent) => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
   }
 
   windowCounter(key: string, spec: WindowSpec): WindowCounterLike {
@@ -203,17 +211,21 @@ export class RedisStore implements StateStore {
     this.markUp(at);
   }
 
+  private emit(event: StoreEvent): void {
+    for (const l of this.listeners) l(event);
+  }
+
   private markDown(err: unknown): void {
     if (this.downSince !== undefined) return;
     this.downSince = this.clock.now();
-    this.onEvent?.({ type: 'store_unavailable', at: this.downSince, error: err instanceof Error ? err.message : String(err) });
+    this.emit({ type: 'store_unavailable', at: this.downSince, error: err instanceof Error ? err.message : String(err) });
   }
 
   private markUp(at: number): void {
     if (this.downSince === undefined) return;
     const downMs = at - this.downSince;
     this.downSince = undefined;
-    this.onEvent?.({ type: 'store_recovered', at, downMs });
+    this.emit({ type: 'store_recovered', at, downMs });
   }
 }
 
