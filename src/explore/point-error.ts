@@ -1,10 +1,10 @@
 import { StormlabError } from '../engine/errors.js';
 
 /**
- * A point of a sweep or a tune that could not be simulated, named by its place and its
- * `--set`s: `point 3 of 12 (engine.throttle.k=1.5 engine.retryBudget.ratio=0.1): ...`.
- * `causeCode` is the code of the error behind it (`ERR_STORMLAB_SCENARIO` when the point's
- * values make a scenario that does not validate), so callers can tell bad input from a bug.
+ * A point of a sweep or a tune whose simulation failed (a bug, or its worker thread stopped),
+ * named by its place and its `--set`s: `point 3 of 12 (engine.throttle.k=1.5 …): ...`. A point
+ * whose values are refused is no failure: `runPoints` gives it back as a `RefusedPoint`.
+ * `causeCode` is the code of the error behind it, when it had one.
  */
 export class PointError extends StormlabError {
   constructor(

@@ -3,15 +3,12 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { initHistograms } from '../run/metrics/histogram.js';
-import type { RunResult } from '../run/metrics/result.js';
-import { ScenarioError } from '../scenario/scenario-error.js';
 import { PointError } from './point-error.js';
-import { simulatePoint, type PointJob } from './simulate-point.js';
+import type { PointOutcome } from './point-refusal.js';
+import { pointOutcome, type PointJob } from './simulate-point.js';
 
 export type { PointJob } from './simulate-point.js';
-
-/** The code of a `ScenarioError`, as it crosses from a worker. */
-const SCENARIO_ERROR = 'ERR_STORMLAB_SCENARIO';
+export { isRefused, type PointOutcome, type RefusedPoint } from './point-refusal.js';
 
 export interface RunPointsOptions {
   /** Simulations at once: 1 runs them in this thread, more in that many worker threads (at most one per point). */
@@ -21,27 +18,37 @@ export interface RunPointsOptions {
 }
 
 /** `runPoints`' shape, for callers that take a stand-in in tests. */
-export type RunPointsFn = (job: PointJob, points: string[][], opts: RunPointsOptions) => Promise<RunResult[]>;
+export type RunPointsFn = (job: PointJob, points: string[][], opts: RunPointsOptions) => Promise<PointOutcome[]>;
 
 /** What the main thread sends a worker, and what it answers. */
 export interface PointRequest {
   index: number;
   sets: string[];
 }
-export type PointReply = { index: number; result: RunResult } | { index: number; error: { message: string; code?: string } };
+export type PointReply =
+  | { index: number; result: PointOutcome }
+  | { index: number; error: { message: string; code?: string } };
 
-/** One worker per core: simulations are CPU-bound and share nothing. */
-export function defaultWorkers(): number {
-  return availableParallelism();
+/**
+ * The worker threads a batch of `points` gets unless `--workers` says otherwise: one core less
+ * than there are, at least one, and no more than there are points. Simulations are CPU-bound,
+ * but the main thread is busy too (it hands out points, collects results, draws progress) and
+ * threads share the memory bandwidth: on a 2-vCPU host two workers ran at about one core's
+ * throughput, slower than one worker in this thread, which pays no start-up. One worker (or
+ * one point) runs in this thread: no pool at all.
+ */
+export function defaultWorkers(points: number, cores: number = availableParallelism()): number {
+  return Math.max(1, Math.min(cores - 1, points));
 }
 
 /**
- * Simulates every point (its `--set` texts on top of the job's) and returns the results in
- * point order, whichever worker ran which. Every point has the job's seed, so the results are
- * the same for any number of workers. A point that fails rejects with a `PointError` naming
- * it, after stopping the other workers.
+ * Simulates every point (its `--set` texts on top of the job's) and returns the outcomes in
+ * point order, whichever worker ran which. Every point has the job's seed, so the outcomes are
+ * the same for any number of workers. A point whose values are refused (see `RefusedPoint`)
+ * comes back as such and the others still run; a point that fails otherwise (a bug) rejects
+ * with a `PointError` naming it, after stopping the other workers.
  */
-export async function runPoints(job: PointJob, points: string[][], opts: RunPointsOptions): Promise<RunResult[]> {
+export async function runPoints(job: PointJob, points: string[][], opts: RunPointsOptions): Promise<PointOutcome[]> {
   const pool = new PointPool(job, Math.max(1, Math.min(checkWorkers(opts.workers), points.length)));
   try {
     return await pool.run(points, opts.onDone);
@@ -57,11 +64,11 @@ function checkWorkers(n: number): number {
 
 interface Batch {
   points: string[][];
-  results: RunResult[];
+  results: PointOutcome[];
   next: number;
   done: number;
   onDone: RunPointsOptions['onDone'];
-  resolve: (r: RunResult[]) => void;
+  resolve: (r: PointOutcome[]) => void;
   reject: (e: unknown) => void;
 }
 
@@ -89,7 +96,7 @@ export class PointPool {
     checkWorkers(size);
   }
 
-  run(points: string[][], onDone?: RunPointsOptions['onDone']): Promise<RunResult[]> {
+  run(points: string[][], onDone?: RunPointsOptions['onDone']): Promise<PointOutcome[]> {
     if (this.batch !== undefined) return Promise.reject(new Error('PointPool.run: a batch is already running'));
     if (this.size <= 1 || points.length <= 1) return runHere(this.job, points, onDone);
     return new Promise((resolve, reject) => {
@@ -159,20 +166,16 @@ export class PointPool {
   }
 }
 
-async function runHere(job: PointJob, points: string[][], onDone: RunPointsOptions['onDone']): Promise<RunResult[]> {
+async function runHere(job: PointJob, points: string[][], onDone: RunPointsOptions['onDone']): Promise<PointOutcome[]> {
   await initHistograms();
-  const results: RunResult[] = [];
-  for (const [i, sets] of points.entries()) {
-    try {
-      results.push(simulatePoint(job, sets));
-    } catch (e) {
-      if (e instanceof ScenarioError) throw new PointError(i, points.length, sets, e.problems.join('; '), e.code);
-      throw e;
-    }
-    onDone?.(i + 1, points.length);
+  const results: PointOutcome[] = [];
+  for (const sets of points) {
+    results.push(pointOutcome(job, sets));
+    onDone?.(results.length, points.length);
   }
   return results;
 }
+
 
 /**
  * The worker script. Built, this module is `dist/explore/run-points.js` and the worker sits
@@ -184,9 +187,4 @@ export function workerScript(here: string = import.meta.url): string {
   const file = fileURLToPath(url);
   if (!existsSync(file)) throw new Error(`the worker script ${file} is missing: build it with npm run build`);
   return file;
-}
-
-/** Whether an error from `runPoints` is the user's to fix: a point whose values make a scenario that does not validate. */
-export function isBadPoint(e: unknown): e is PointError {
-  return e instanceof PointError && e.causeCode === SCENARIO_ERROR;
 }

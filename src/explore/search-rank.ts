@@ -7,7 +7,10 @@ export type Goal = 'maximize' | 'minimize';
 export interface Score {
   /** The figure optimised; `null` when the point has none (it ranks below every number). */
   objective: number | null;
-  /** How far the point is from meeting every constraint; 0 exactly when it meets them all. */
+  /**
+   * How far the point is from meeting every constraint; 0 exactly when it meets them all.
+   * Infinity for a point that could not be run (the tuner's refused points): below all others.
+   */
   violation: number;
   /** Breaks ties of the objective, lower first (the tuner passes amplification). */
   tiebreak?: number;

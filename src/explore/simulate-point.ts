@@ -6,6 +6,7 @@ import { loadScenario } from '../scenario/load-scenario.js';
 import { ScenarioError } from '../scenario/scenario-error.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { resolveVariant } from '../scenario/variants.js';
+import { refusalOf, type PointOutcome } from './point-refusal.js';
 
 /** What every point of a sweep or tune runs: the scenario as the user named it, the base `--set`s (seed and duration included), the variant. */
 export interface PointJob {
@@ -47,5 +48,19 @@ export function simulatePoint(job: PointJob, sets: readonly string[]): RunResult
     return sim.result();
   } finally {
     sim.metrics.destroy();
+  }
+}
+
+/**
+ * `simulatePoint`, with a point whose values are refused given back as a `RefusedPoint`;
+ * anything else thrown is a bug and goes on up.
+ */
+export function pointOutcome(job: PointJob, sets: readonly string[]): PointOutcome {
+  try {
+    return simulatePoint(job, sets);
+  } catch (e) {
+    const refused = refusalOf(e);
+    if (refused === undefined) throw e;
+    return { refused };
   }
 }

@@ -1,9 +1,11 @@
 import type { Metric } from '../gate/metric.js';
-import { SWEEP_SCHEMA, type PointFigures, type SweepFile } from '../report/sweep-file.js';
+import { refusedLine } from '../report/refused-line.js';
+import { SWEEP_SCHEMA, type PointFigures, type SweepFile, type SweepPoint, type SweepRefusedPoint } from '../report/sweep-file.js';
 import type { RunResult } from '../run/metrics/result.js';
 import { round6 } from '../run/metrics/round.js';
 import { paretoFront } from './pareto.js';
-import type { PointJob, RunPointsFn } from './run-points.js';
+import { RefusedError } from './refused-error.js';
+import { isRefused, type PointJob, type PointOutcome, type RefusedPoint, type RunPointsFn } from './run-points.js';
 import { expandGrid, pointSets, type SweepParamSpec } from './sweep-params.js';
 
 export interface SweepSpec {
@@ -40,17 +42,27 @@ export function figuresOf(run: RunResult): PointFigures {
 /**
  * Runs the grid (row-major, the last parameter fastest) through `runPoints`, every point with
  * the job's seed, and builds the sweep file: figures, the metric and the Pareto flag per point.
+ * Cells whose values are refused together are listed as refused and the rest still run; when
+ * every cell is refused there is nothing to show, and it throws a `RefusedError`.
  */
 export async function runSweep(spec: SweepSpec, runPoints: RunPointsFn): Promise<SweepFile> {
   const start = spec.wallNow();
   const grid = expandGrid(spec.params);
-  const results = await runPoints(spec.job, grid.map((g) => pointSets(spec.params, g)), { workers: spec.workers, onDone: spec.onDone });
-  return sweepFile(spec, grid, results, { wallMs: spec.wallNow() - start, workers: Math.min(spec.workers, grid.length) });
+  const sets = grid.map((g) => pointSets(spec.params, g));
+  const outcomes = await runPoints(spec.job, sets, { workers: spec.workers, onDone: spec.onDone });
+  if (grid.length > 0 && outcomes.every(isRefused)) {
+    throw new RefusedError(refusedLine(grid.length, grid.length, { point: sets[0].join(' '), reason: (outcomes[0] as RefusedPoint).refused }));
+  }
+  return sweepFile(spec, grid, outcomes, { wallMs: spec.wallNow() - start, workers: Math.min(spec.workers, grid.length) });
 }
 
-/** The sweep file of a grid's results (`results[i]` is the run of `grid[i]`). */
-export function sweepFile(spec: Omit<SweepSpec, 'job' | 'wallNow' | 'workers'>, grid: number[][], results: RunResult[], timing: SweepFile['timing']): SweepFile {
-  const figures = results.map(figuresOf);
+/** The sweep file of a grid's outcomes (`outcomes[i]` is the run of `grid[i]`, or why it was refused). */
+export function sweepFile(spec: Omit<SweepSpec, 'job' | 'wallNow' | 'workers'>, grid: number[][], outcomes: PointOutcome[], timing: SweepFile['timing']): SweepFile {
+  const valuesAt = (g: number[]): SweepPoint['values'] => g.map((k, j) => spec.params[j].values[k]);
+  const ran: Array<{ values: SweepPoint['values']; run: RunResult }> = [];
+  const refused: SweepRefusedPoint[] = [];
+  outcomes.forEach((o, i) => (isRefused(o) ? refused.push({ values: valuesAt(grid[i]), reason: o.refused }) : ran.push({ values: valuesAt(grid[i]), run: o })));
+  const figures = ran.map((r) => figuresOf(r.run));
   const front = paretoFront(figures);
   return {
     schema: SWEEP_SCHEMA,
@@ -61,10 +73,11 @@ export function sweepFile(spec: Omit<SweepSpec, 'job' | 'wallNow' | 'workers'>, 
     metric: spec.metricText,
     higherIsBetter: spec.metric.higherIsBetter,
     unit: spec.metric.unit,
-    points: grid.map((g, i) => {
-      const v = spec.metric.value(results[i]);
-      return { values: g.map((k, j) => spec.params[j].values[k]), figures: figures[i], metric: v === null ? null : round6(v), pareto: front[i] };
+    points: ran.map((r, i) => {
+      const v = spec.metric.value(r.run);
+      return { values: r.values, figures: figures[i], metric: v === null ? null : round6(v), pareto: front[i] };
     }),
+    ...(refused.length > 0 ? { refused } : {}),
     timing,
   };
 }

@@ -1,7 +1,10 @@
 import type { TuneFile, TuneParamInfo, TunePoint } from '../report/tune-report.js';
 import { paramValue, TUNE_SCHEMA } from '../report/tune-report.js';
-import type { PointJob, RunPointsFn } from './run-points.js';
-import { searchSpace, type Evaluated, type SearchRound } from './search-space.js';
+import { refusedLine } from '../report/refused-line.js';
+import { RefusedError } from './refused-error.js';
+import { isRefused, type PointJob, type PointOutcome, type RunPointsFn } from './run-points.js';
+import { lexicographic } from './search-rank.js';
+import { searchSpace, type Evaluated, type Score, type SearchRound } from './search-space.js';
 import { judgeRun, type Judged, type TuneGoal } from './tune-goal.js';
 import type { TuneParam } from './tune-params.js';
 
@@ -24,30 +27,52 @@ export interface TuneSpec {
   wallNow: () => number;
 }
 
+/** What a refused point scores: infeasible beyond any simulated point, so it ranks last and the search moves away from it. */
+const REFUSED: Score = { objective: null, violation: Infinity };
+
 /**
  * Searches the parameters by simulation: each round's points run as one batch through
  * `runPoints` (in parallel with workers), every point with the same seed. The scenario as
  * written (the baseline) runs in the first batch too, and the current values, when inside the
  * ranges, are a point of the search that wins ties: so the answer is never worse than what is
  * there already, and differs from it only for a better figure.
+ *
+ * A point whose values are refused together (breaker.openMs above maxOpenMs) is infeasible:
+ * it spends its place in the budget, ranks below every simulated point, and is listed in the
+ * file's `refused`. A refused baseline, or a search with every point refused, throws a
+ * `RefusedError`: there is nothing to compare.
  */
 export async function tune(spec: TuneSpec, runPoints: RunPointsFn): Promise<TuneFile> {
   const start = spec.wallNow();
   const judged = new Map<string, Judged>();
+  const refused = new Map<string, { reason: string; sets: string[] }>();
   let baseline: Judged | undefined;
-  const evaluate = async (points: number[][]) => {
+  const evaluate = async (points: number[][]): Promise<Score[]> => {
     const sets = points.map((p) => setTexts(spec.params, p));
-    const runs = await runPoints(spec.job, baseline === undefined ? [[], ...sets] : sets, { workers: spec.workers, onDone: spec.onDone });
-    const results = runs.map((r) => judgeRun(spec.goal, r));
-    if (baseline === undefined) baseline = results.shift();
-    points.forEach((p, i) => judged.set(p.join(','), results[i]));
-    return results.map((r) => r.score);
+    const outcomes = await runPoints(spec.job, baseline === undefined ? [[], ...sets] : sets, { workers: spec.workers, onDone: spec.onDone });
+    if (baseline === undefined) baseline = judgeBaseline(spec, outcomes.shift()!);
+    return points.map((p, i) => {
+      const o = outcomes[i];
+      if (isRefused(o)) {
+        refused.set(p.join(','), { reason: o.refused, sets: sets[i] });
+        return REFUSED;
+      }
+      const j = judgeRun(spec.goal, o);
+      judged.set(p.join(','), j);
+      return j.score;
+    });
   };
   const current = spec.params.map((p) => p.current);
   const inside = current.every((v, i) => v !== null && v >= spec.params[i].min && v <= spec.params[i].max);
   const result = await searchSpace(spec.params, evaluate, {
     goal: spec.goal.direction, budget: spec.budget, extra: inside ? [current as number[]] : [], home: inside ? (current as number[]) : undefined, onRound: spec.onRound,
   });
+  const ran = result.ranked.filter((e) => !refused.has(e.point.join(',')));
+  const skipped = result.ranked.filter((e) => refused.has(e.point.join(','))).sort((a, b) => a.round - b.round || lexicographic(a.point, b.point));
+  if (ran.length === 0) {
+    const first = refused.get(skipped[0].point.join(','))!;
+    throw new RefusedError(refusedLine(skipped.length, skipped.length, { point: first.sets.join(' '), reason: first.reason }));
+  }
   const point = (e: Evaluated): TunePoint => toPoint(e.point, judged.get(e.point.join(','))!, e.round);
   return {
     schema: TUNE_SCHEMA,
@@ -59,9 +84,10 @@ export async function tune(spec: TuneSpec, runPoints: RunPointsFn): Promise<Tune
     constraints: spec.goal.constraints.map((e) => ({ text: e.text, metric: e.metric.name, op: e.op, threshold: e.threshold, thresholdText: e.thresholdText, unit: e.metric.unit })),
     params: spec.params.map(paramInfo),
     feasible: result.feasible,
-    best: point(result.best),
+    best: point(ran[0]),
     baseline: toPoint(current, baseline!, 0),
-    points: result.ranked.map(point),
+    points: ran.map(point),
+    ...(skipped.length > 0 ? { refused: skipped.map((e) => ({ values: e.point, reason: refused.get(e.point.join(','))!.reason, round: e.round })) } : {}),
     search: {
       budget: spec.budget,
       evaluations: result.evaluations,
@@ -70,6 +96,12 @@ export async function tune(spec: TuneSpec, runPoints: RunPointsFn): Promise<Tune
     },
     timing: { wallMs: spec.wallNow() - start, workers: spec.workers },
   };
+}
+
+/** The scenario as written, judged; refused, it is bad input (the ranges were never the problem). */
+function judgeBaseline(spec: TuneSpec, o: PointOutcome): Judged {
+  if (isRefused(o)) throw new RefusedError(`the scenario as written (the baseline every point is compared with) is refused: ${o.refused}`);
+  return judgeRun(spec.goal, o);
 }
 
 /** A point's `--set` texts: `engine.throttle.k=1.75`, `engine.breaker.openMs=2.5s`. */

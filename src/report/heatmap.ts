@@ -111,6 +111,12 @@ export function sweepGrid(file: SweepFile): HeatmapGrid {
   }
   const axes = second === undefined ? `columns ${first.path}` : `rows ${first.path} · columns ${second.path}`;
   const others = file.params.slice(2);
+  // A cell no point was simulated in: every combination there was refused.
+  const refusedCells = (file.refused?.length ?? 0) > 0 && seen.some((r) => r.some((s) => !s));
+  const notes = [
+    ...(others.length === 0 ? [] : [`each cell: the best over ${others.map((p) => `${p.path} (${p.values.length} values)`).join(', ')}`]),
+    ...(refusedCells ? ['— where the values are refused (see the table)'] : []),
+  ];
   return {
     title: `heatmap of ${file.metric} (${file.higherIsBetter ? 'higher' : 'lower'} is better)\n${axes}`,
     rows,
@@ -118,7 +124,7 @@ export function sweepGrid(file: SweepFile): HeatmapGrid {
     cells,
     higherIsBetter: file.higherIsBetter,
     format: (v) => formatSweepMetric(file, v),
-    note: others.length === 0 ? undefined : `each cell: the best over ${others.map((p) => `${p.path} (${p.values.length} values)`).join(', ')}`,
+    note: notes.length === 0 ? undefined : notes.join('\n'),
   };
 }
 

@@ -41,6 +41,14 @@ export interface SweepPoint {
   pareto: boolean;
 }
 
+/** A grid cell not simulated: the scenario or the engine refuses its values together (breaker.openMs above maxOpenMs). */
+export interface SweepRefusedPoint {
+  /** The value of each parameter at this cell, in the order of `params`. */
+  values: Array<number | string | boolean>;
+  /** Why, on one line: `engine: breaker.maxOpenMs must be a number >= 60000, got 30000`. */
+  reason: string;
+}
+
 export interface SweepFile {
   schema: typeof SWEEP_SCHEMA;
   scenario: string;
@@ -54,8 +62,13 @@ export interface SweepFile {
   higherIsBetter: boolean;
   /** How `metric` reads, for formatting its values (optional: files written before it lack it). */
   unit?: FigureUnit;
-  /** Row-major over `params`: the last parameter varies fastest. */
+  /** The simulated points, row-major over `params`: the last parameter varies fastest. */
   points: SweepPoint[];
+  /**
+   * The grid's cells that were refused instead (row-major too), when there are any: absent
+   * otherwise, and absent from files written before it. `points` and `refused` make the grid.
+   */
+  refused?: SweepRefusedPoint[];
   timing: { wallMs: number; workers: number };
 }
 
@@ -95,12 +108,33 @@ function csvField(v: number | string | boolean | null): string {
 }
 
 /**
- * One row per point, in the file's order, with a header: the parameters by path, the figures
+ * One row per grid cell, in grid order, with a header: the parameters by path, the figures
  * (raw numbers: ms, per second, shares as 0–1), the metric under its name (`metric:<name>`,
  * so it never clashes with a figure's column), and `pareto` (true/false). Empty = no value.
+ * When some cells were refused, a last column `refused` holds why, and their figures are
+ * empty; a sweep without any keeps the columns it always had.
  */
 export function sweepCsv(file: SweepFile): string {
-  const head = [...file.params.map((p) => p.path), ...CSV_FIGURES.map(([name]) => name), `metric:${file.metric}`, 'pareto'];
-  const rows = file.points.map((p) => [...p.values, ...CSV_FIGURES.map(([, get]) => get(p)), p.metric, p.pareto]);
+  const anyRefused = (file.refused?.length ?? 0) > 0;
+  const head = [...file.params.map((p) => p.path), ...CSV_FIGURES.map(([name]) => name), `metric:${file.metric}`, 'pareto', ...(anyRefused ? ['refused'] : [])];
+  const rows = sweepCells(file).map((c) =>
+    isRefusedCell(c)
+      ? [...c.values, ...CSV_FIGURES.map(() => null), null, null, c.reason]
+      : [...c.values, ...CSV_FIGURES.map(([, get]) => get(c)), c.metric, c.pareto, ...(anyRefused ? [null] : [])],
+  );
   return [head, ...rows].map((r) => r.map(csvField).join(',')).join('\n') + '\n';
+}
+
+/** A cell of the grid: a simulated point, or one refused. */
+export type SweepCell = SweepPoint | SweepRefusedPoint;
+
+export function isRefusedCell(c: SweepCell): c is SweepRefusedPoint {
+  return 'reason' in c && !('figures' in c);
+}
+
+/** Every cell of the grid, simulated or refused, in grid order (row-major, the last parameter fastest). */
+export function sweepCells(file: SweepFile): SweepCell[] {
+  if (file.refused === undefined || file.refused.length === 0) return file.points;
+  const place = (c: SweepCell): number => file.params.reduce((n, p, j) => n * p.values.length + Math.max(0, p.values.indexOf(c.values[j])), 0);
+  return [...file.points, ...file.refused].map((c) => ({ c, at: place(c) })).sort((a, b) => a.at - b.at).map((x) => x.c);
 }

@@ -21,6 +21,9 @@ const point = z.looseObject({
   pareto: z.boolean(),
 });
 
+/** A cell not simulated, its values refused together (optional: older files have none). */
+const refused = z.looseObject({ values: z.array(value), reason: z.string() });
+
 const param = z.looseObject({ path: z.string().min(1), values: z.array(value).min(1) });
 
 export const sweepFileSchema = z
@@ -33,15 +36,18 @@ export const sweepFileSchema = z
     metric: z.string().min(1),
     higherIsBetter: z.boolean(),
     points: z.array(point),
+    refused: z.array(refused).optional(),
   })
   .superRefine((file, ctx) => {
-    // Every point must sit on the grid: the heatmap places points by their values.
-    file.points.forEach((p, i) => {
-      if (p.values.length !== file.params.length) {
-        ctx.addIssue({ code: 'custom', path: ['points', i, 'values'], message: `expected ${file.params.length} values (one per param), got ${p.values.length}`, input: p.values });
-        return;
-      }
-      const off = p.values.findIndex((v, j) => !file.params[j].values.includes(v));
-      if (off >= 0) ctx.addIssue({ code: 'custom', path: ['points', i, 'values', off], message: `expected one of the values of params[${off}] (${file.params[off].path}), got ${JSON.stringify(p.values[off])}`, input: p.values[off] });
-    });
+    // Every point (and refused cell) must sit on the grid: the heatmap and the table place them by their values.
+    for (const key of ['points', 'refused'] as const) {
+      (file[key] ?? []).forEach((p, i) => {
+        if (p.values.length !== file.params.length) {
+          ctx.addIssue({ code: 'custom', path: [key, i, 'values'], message: `expected ${file.params.length} values (one per param), got ${p.values.length}`, input: p.values });
+          return;
+        }
+        const off = p.values.findIndex((v, j) => !file.params[j].values.includes(v));
+        if (off >= 0) ctx.addIssue({ code: 'custom', path: [key, i, 'values', off], message: `expected one of the values of params[${off}] (${file.params[off].path}), got ${JSON.stringify(p.values[off])}`, input: p.values[off] });
+      });
+    }
   });

@@ -1,6 +1,7 @@
 import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from './format.js';
 import { formatSweepMetric, sweepHeatmap } from './heatmap.js';
-import type { PointFigures, SweepFile, SweepParam, SweepPoint } from './sweep-file.js';
+import { refusedLine } from './refused-line.js';
+import { isRefusedCell, sweepCells, type PointFigures, type SweepFile, type SweepParam, type SweepPoint } from './sweep-file.js';
 import { bestPoint } from './html/sweep-rows.js';
 
 export interface SweepTextOptions {
@@ -50,24 +51,43 @@ function layout(head: string[], rows: string[][], marks: string[], style: Style 
 }
 
 /**
- * Every point: its parameters, goodput, amplification, success, root p99, wasted tokens, and
- * the metric when it is none of these; `*` marks the Pareto front. In colour the best value
- * of the metric is bold.
+ * Every cell of the grid: its parameters, goodput, amplification, success, root p99, wasted
+ * tokens, and the metric when it is none of these; `*` marks the Pareto front. A refused cell
+ * says `refused` where its figures would be. In colour the best value of the metric is bold.
  */
 export function sweepTable(file: SweepFile, opts: SweepTextOptions): string {
   const own = figureOf(file.metric) < 0;
   const head = [...paramLabels(file.params), ...FIGURES.map(([h]) => h), ...(own ? [file.metric] : [])];
-  const rows = file.points.map((p) => [...p.values.map(String), ...FIGURES.map(([, , f]) => f(p.figures)), ...(own ? [formatSweepMetric(file, p.metric)] : [])]);
-  const best = opts.color ? bestPoint(file) : -1;
+  const cells = sweepCells(file);
+  const rows = cells.map((p) =>
+    isRefusedCell(p)
+      ? [...p.values.map(String), 'refused', ...head.slice(file.params.length + 1).map(() => '')]
+      : [...p.values.map(String), ...FIGURES.map(([, , f]) => f(p.figures)), ...(own ? [formatSweepMetric(file, p.metric)] : [])],
+  );
+  const bestAt = opts.color ? bestPoint(file) : -1;
+  const best = bestAt < 0 ? -1 : cells.indexOf(file.points[bestAt]);
   const column = own ? head.length - 1 : file.params.length + figureOf(file.metric);
   const bold: Style = (r, c, t) => (r >= 0 && r === best && c === column ? `${BOLD}${t}${RESET}` : t);
-  const lines = layout(head, rows, file.points.map((p) => (p.pareto ? '*' : ' ')), bold);
-  return `${lines.join('\n')}\n* on the Pareto front (below)\n`;
+  const lines = layout(head, rows, cells.map((p) => (!isRefusedCell(p) && p.pareto ? '*' : ' ')), bold);
+  const refused = refusedSummary(file);
+  return `${lines.join('\n')}\n* on the Pareto front (below)\n${refused === undefined ? '' : `${refused}\n`}`;
+}
+
+/** The line about the refused cells (how many, one of them and why), or undefined when none was. */
+export function refusedSummary(file: SweepFile): string | undefined {
+  const refused = file.refused ?? [];
+  if (refused.length === 0) return undefined;
+  return refusedLine(refused.length, file.points.length + refused.length, { point: setTexts(file, refused[0].values), reason: refused[0].reason });
 }
 
 /** `engine.throttle.k=1.5 engine.retryBudget.ratio=0.2` as `--set` flags to paste. */
 function setFlags(file: SweepFile, p: SweepPoint): string {
   return file.params.map((q, i) => `--set ${q.path}=${String(p.values[i])}`).join(' ');
+}
+
+/** `engine.throttle.k=1.5 engine.retryBudget.ratio=0.2`: a cell's values as `--set` texts. */
+function setTexts(file: SweepFile, values: SweepPoint['values']): string {
+  return file.params.map((q, i) => `${q.path}=${String(values[i])}`).join(' ');
 }
 
 /**
@@ -85,14 +105,20 @@ export function paretoList(file: SweepFile): string {
 /** `brownout · variant engine · seed 1 · 12 points`, then `sweep of engine.throttle.k (4) × engine.retryBudget.ratio (3)`. */
 export function sweepTitle(file: SweepFile): string {
   const grid = file.params.map((p) => `${p.path} (${p.values.length})`).join(' × ');
-  return `${file.scenario} · variant ${file.variant} · seed ${file.seed} · ${file.points.length} points\nsweep of ${grid}`;
+  return `${file.scenario} · variant ${file.variant} · seed ${file.seed} · ${countText(file)}\nsweep of ${grid}`;
+}
+
+/** `12 points`, or `12 points (3 refused)`: the whole grid. */
+export function countText(file: SweepFile): string {
+  const refused = file.refused?.length ?? 0;
+  return `${file.points.length + refused} points${refused > 0 ? ` (${refused} refused)` : ''}`;
 }
 
 /** One line: the best value of the metric and where (`-q` prints only this). */
 export function sweepHeadline(file: SweepFile): string {
   const best = bestPoint(file);
   const front = file.points.filter((p) => p.pareto).length;
-  const tail = `${file.points.length} points, ${front} on the Pareto front`;
+  const tail = `${countText(file)}, ${front} on the Pareto front`;
   if (best < 0) return `no point has a value for ${file.metric} · ${tail}`;
   const p = file.points[best];
   return `best ${file.metric} ${formatSweepMetric(file, p.metric)}: ${setFlags(file, p)} · ${tail}`;

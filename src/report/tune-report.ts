@@ -1,6 +1,7 @@
 import YAML from 'yaml';
 import { formatDuration } from '../scenario/duration.js';
 import { formatFigure, formatMs, formatPercent, formatRate, formatTimes, type FigureUnit } from './format.js';
+import { refusedLine } from './refused-line.js';
 import type { PointFigures } from './sweep-file.js';
 
 /**
@@ -65,6 +66,15 @@ export interface TuneRound {
   best: number[];
 }
 
+export interface TuneRefusedPoint {
+  /** One value per parameter, in the order of `params`. */
+  values: number[];
+  /** Why, on one line: `engine: breaker.maxOpenMs must be a number >= 60000, got 30000`. */
+  reason: string;
+  /** The search round it came up in. */
+  round: number;
+}
+
 export interface TuneFile {
   schema: typeof TUNE_SCHEMA;
   scenario: string;
@@ -82,6 +92,12 @@ export interface TuneFile {
   baseline: TunePoint;
   /** Every point the search simulated, best first. */
   points: TunePoint[];
+  /**
+   * Points of the search that were not simulated because the scenario or the engine refuses
+   * their values together (breaker.openMs above maxOpenMs): infeasible, each spent a place in
+   * the budget. In the order they came up; absent when there are none (and in older files).
+   */
+  refused?: TuneRefusedPoint[];
   search: { budget: number; evaluations: number; rounds: TuneRound[]; stopped: 'budget' | 'converged' };
   timing: { wallMs: number; workers: number };
 }
@@ -234,6 +250,11 @@ function searchLog(file: TuneFile): string {
   const s = file.search;
   const why = s.stopped === 'budget' ? `the budget of ${s.budget} was spent` : 'the box became small';
   const lines = [`search: ${s.evaluations} points + the current values = ${s.evaluations + 1} runs in ${s.rounds.length} round${s.rounds.length === 1 ? '' : 's'}; stopped as ${why}`];
+  const refused = file.refused ?? [];
+  if (refused.length > 0) {
+    const point = file.params.map((p, i) => `${p.path}=${paramValue(p, refused[0].values[i])}`).join(' ');
+    lines.push(refusedLine(refused.length, s.evaluations + 1, { point, reason: refused[0].reason }));
+  }
   for (const r of s.rounds) {
     const box = file.params.map((p, i) => `${shortName(p.path)} ${paramValue(p, round3(r.box[i][0]))}–${paramValue(p, round3(r.box[i][1]))}`).join(', ');
     const best = file.params.map((p, i) => paramValue(p, r.best[i])).join(', ');

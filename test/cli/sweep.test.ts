@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sweepCommand } from '../../src/cli/commands/sweep.js';
 import { UsageError } from '../../src/cli/io.js';
 import { PointError } from '../../src/explore/point-error.js';
+import type { RunPointsFn } from '../../src/explore/run-points.js';
 import type { SweepFile } from '../../src/report/sweep-file.js';
 import { captureIo, cli, tempDir, type CliRun } from './capture-io.js';
 import { flakyScenario } from '../explore/flaky-scenario.js';
@@ -111,6 +112,40 @@ describe('stormlab sweep', () => {
   });
 });
 
+describe('stormlab sweep: cells whose values are refused together', () => {
+  // Each value is fine alone; prompt min 250 with max 200 is not, and neither is an engine breaker whose openMs passes maxOpenMs.
+  const CLASH = ['--param', 'tokens.prompt.min=100,250', '--param', 'tokens.prompt.max=200,300'];
+
+  it('shows the refused cell in the table, says how many and why, and runs the rest', async () => {
+    const r = await sweep([...CLASH, '--json', 's.json', '--csv', 's.csv']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.out.split('\n')[0]).toBe('flaky · variant engine · seed 7 · 4 points (1 refused)');
+    expect(r.out).toMatch(/^ {2}min +max +goodput .*\n(?:\* .*\n){2} {2}250 +200 +refused\n\* 250 +300 /m);
+    expect(r.out).toContain('\n1 of 4 points skipped because their values are refused, e.g. tokens.prompt.min=250 tokens.prompt.max=200: tokens.prompt.max: expected at least min (250), got 200\n');
+    expect(r.out).toContain('— where the values are refused (see the table)');
+    const file = JSON.parse(r.files.get('s.json')!) as SweepFile;
+    expect(file.points.map((p) => p.values)).toEqual([[100, 200], [100, 300], [250, 300]]);
+    expect(file.refused).toEqual([{ values: [250, 200], reason: 'tokens.prompt.max: expected at least min (250), got 200' }]);
+    const csv = r.files.get('s.csv')!.trimEnd().split('\n');
+    expect(csv[0].endsWith(',metric:goodput,pareto,refused')).toBe(true);
+    expect(csv).toHaveLength(5);
+    expect(csv[1].endsWith(',')).toBe(true);
+    expect(csv[3]).toBe('250,200,,,,,,,,,,"tokens.prompt.max: expected at least min (250), got 200"');
+  });
+
+  it('skips the cells the engine refuses, on threads too, and -q counts them', async () => {
+    const args = ['--set', 'engine.breaker={}', '--param', 'engine.breaker.openMs=5s,60s', '--param', 'engine.breaker.maxOpenMs=30s,120s'];
+    const one = await sweep([...args, '--json', 's.json']);
+    const two = await sweep([...args, '--workers', '2', '--json', 's.json']);
+    expect(one.code, one.err).toBe(0);
+    expect(two.out).toBe(one.out);
+    const file = JSON.parse(one.files.get('s.json')!) as SweepFile;
+    expect(file.refused).toEqual([{ values: ['60s', '30s'], reason: 'engine: breaker.maxOpenMs must be a number >= 60000, got 30000' }]);
+    const q = await sweep([...args, '-q']);
+    expect(q.out).toMatch(/ · 4 points \(1 refused\), \d on the Pareto front\n$/);
+  }, 15_000);
+});
+
 describe('stormlab sweep: bad input (exit 2, before anything runs)', () => {
   it('needs a --param, well formed', async () => {
     expect(usage(await sweep([]))).toEqual(['--param: give at least one parameter to sweep, like --param engine.throttle.k=1.5,2,3']);
@@ -153,20 +188,17 @@ describe('stormlab sweep: bad input (exit 2, before anything runs)', () => {
     expect(usage(await sweep([...GRID, '--set', 'arrival.rate=-1']))).toEqual(['--set "arrival.rate=-1": arrival.rate: expected a positive number, got -1']);
   });
 
-  it('turns a point whose values clash into exit 2 naming the point', async () => {
-    // Each value is fine alone; min 250 with max 200 is not.
-    const r = await sweep(['--param', 'tokens.prompt.min=100,250', '--param', 'tokens.prompt.max=200,300']);
-    expect(r.code).toBe(2);
-    expect(r.err).toMatch(/\nstormlab: --param: point 3 of 4 \(tokens\.prompt\.min=250 tokens\.prompt\.max=200\): .*tokens\.prompt\.max.*\n$/);
+  it('exits 2 on one line when the engine refuses every cell, each value being fine alone', async () => {
+    // Every openMs is above every maxOpenMs; maxOpenMs=10s alone clashes with the default openMs too, and that is no fault of the value.
+    const lines = usage(await sweep(['--set', 'engine.breaker={}', '--param', 'engine.breaker.openMs=40s,60s', '--param', 'engine.breaker.maxOpenMs=10s,30s', '-q']));
+    expect(lines).toEqual(['--param: every one of the 4 points is refused, e.g. engine.breaker.openMs=40s engine.breaker.maxOpenMs=10s: engine: breaker.maxOpenMs must be a number >= 40000, got 10000']);
   });
 
-  it('turns a point error the stand-in runner throws into a UsageError, and lets other errors through', async () => {
+  it('turns the runner\'s refused points into refused cells, all of them into a UsageError, and lets bugs through', async () => {
     const io = captureIo({ cwd: dir });
-    const clash = async (): Promise<never> => {
-      throw new PointError(1, 4, ['engine.throttle.k=2'], 'tokens.prompt.max: below min', 'ERR_STORMLAB_SCENARIO');
-    };
-    await expect(sweepCommand(io, 'flaky.yaml', { param: ['engine.throttle.k=1.5,2'], workers: '1' }, clash)).rejects.toThrow(
-      new UsageError('--param: point 2 of 4 (engine.throttle.k=2): tokens.prompt.max: below min'),
+    const allRefused: RunPointsFn = async (_job, points) => points.map(() => ({ refused: 'tokens.prompt.max: below min' }));
+    await expect(sweepCommand(io, 'flaky.yaml', { param: ['engine.throttle.k=1.5,2'], workers: '1', quiet: true }, allRefused)).rejects.toThrow(
+      new UsageError('--param: every one of the 2 points is refused, e.g. engine.throttle.k=1.5: tokens.prompt.max: below min'),
     );
     const bug = async (): Promise<never> => {
       throw new PointError(0, 4, [], 'TypeError: x is undefined');

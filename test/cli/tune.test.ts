@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runPoints } from '../../src/explore/run-points.js';
+import { isRefused, runPoints } from '../../src/explore/run-points.js';
 import type { RunResult } from '../../src/run/metrics/result.js';
+import { formatDuration } from '../../src/scenario/duration.js';
 import { cli, tempDir, type CliRun } from './capture-io.js';
 import { flakyScenario } from '../explore/flaky-scenario.js';
 
@@ -38,8 +39,10 @@ async function tuneJson(args: string[]): Promise<{ r: CliRun; json: any }> {
 }
 
 /** Every point of a grid, run the way the tuner runs them (variant engine, same seed). */
-function bruteForce(points: string[][]): Promise<RunResult[]> {
-  return runPoints({ scenario: 'flaky.yaml', cwd: dir, set: [], variant: 'engine' }, points, { workers: 1 });
+async function bruteForce(points: string[][]): Promise<RunResult[]> {
+  const out = await runPoints({ scenario: 'flaky.yaml', cwd: dir, set: [], variant: 'engine' }, points, { workers: 1 });
+  expect(out.filter(isRefused)).toEqual([]);
+  return out as RunResult[];
 }
 
 function logGrid(min: number, max: number, n: number): number[] {
@@ -182,6 +185,50 @@ describe('stormlab tune output', () => {
   });
 });
 
+describe('stormlab tune when the engine refuses some points: infeasible, skipped and counted', () => {
+  // Each range is fine at both ends, but where openMs passes maxOpenMs the engine refuses the point.
+  const CLASH = ['--set', 'engine.breaker={}', '--maximize', 'goodput', '--subject-to', 'amplification <= 1.2', '--params', 'engine.breaker.openMs=1s:60s,engine.breaker.maxOpenMs=10s:100s', '--budget', '12'];
+
+  it('goes on, answers from the points that ran, and says how many were skipped and why', async () => {
+    const { r, json } = await tuneJson(CLASH);
+    expect(r.code, r.err).toBe(0);
+    const refused = json.refused as Array<{ values: number[]; reason: string; round: number }>;
+    expect(refused.length).toBeGreaterThan(0);
+    for (const p of refused) {
+      expect(p.values[0]).toBeGreaterThan(p.values[1]);
+      expect(p.reason).toBe(`engine: breaker.maxOpenMs must be a number >= ${p.values[0]}, got ${p.values[1]}`);
+    }
+    // Every point is either run or refused, each once; the refused ones spent their place in the budget.
+    expect(json.points.length + refused.length).toBe(json.search.evaluations);
+    expect(json.points.every((p: any) => p.values[0] <= p.values[1])).toBe(true);
+    expect(json.best.values[0]).toBeLessThanOrEqual(json.best.values[1]);
+    const line = r.out.split('\n').find((l) => l.includes('skipped'));
+    expect(line).toBe(
+      `${refused.length} of ${json.search.evaluations + 1} points skipped because their values are refused, e.g. engine.breaker.openMs=${formatDuration(refused[0].values[0])} engine.breaker.maxOpenMs=${formatDuration(refused[0].values[1])}: ${refused[0].reason}`,
+    );
+    expect(r.out).toMatch(/^search: 12 points \+ the current values = 13 runs/m);
+  });
+
+  it('gives the same answer on threads', async () => {
+    const a = await tuneJson([...CLASH, '--workers', '2']);
+    const b = await tuneJson(CLASH);
+    expect({ ...a.json, timing: undefined }).toEqual({ ...b.json, timing: undefined });
+  }, 15_000);
+
+  it('does not stop at ranges whose ends clash: the clashing corners are refused in the search', async () => {
+    // Low ends 30s and 10s clash; plenty of the box does not.
+    const { r, json } = await tuneJson(['--set', 'engine.breaker={}', '--maximize', 'goodput', '--params', 'engine.breaker.openMs=30s:60s,engine.breaker.maxOpenMs=10s:120s', '--budget', '9']);
+    expect(r.code, r.err).toBe(0);
+    expect(json.refused.length).toBeGreaterThan(0);
+    expect(json.points.length + json.refused.length).toBe(9);
+  });
+
+  it('writes no refused field when nothing was refused', async () => {
+    const { json } = await tuneJson([...GOAL, '--params', 'engine.retryBudget.ratio', '--budget', '3']);
+    expect(json).not.toHaveProperty('refused');
+  });
+});
+
 describe('stormlab tune when nothing is feasible: exit 1', () => {
   it('names the constraint, shows the least-bad point and no engine block', async () => {
     const { r, json } = await tuneJson(['--maximize', 'goodput', '--subject-to', 'amplification <= 0.9', '--params', 'engine.retryBudget.ratio', '--budget', '8']);
@@ -242,16 +289,17 @@ describe('stormlab tune: bad input is exit 2 with one line naming the flag', () 
     expect(r.err).toBe('nope.yaml: file not found\n');
   });
 
-  it('a mix of values the engine refuses, found during the search (workers or not)', async () => {
-    const args = ['--set', 'engine.breaker={}', '--maximize', 'goodput', '--params', 'engine.breaker.openMs=1s:60s,engine.breaker.maxOpenMs=10s:100s', '--budget', '9'];
-    const many = await tune([...args, '--workers', '2']);
-    expect(many.code).toBe(2);
-    expect(many.err).toMatch(/^stormlab: --params: point \d+ of \d+ \(engine\.breaker\.openMs=[\w.]+ engine\.breaker\.maxOpenMs=[\w.]+\): --set "engine\.breaker\.maxOpenMs=[\w.]+": engine: breaker\.maxOpenMs must be a number >= \d+, got \d+$/m);
-    const one = await tune([...args, '--workers', '1']);
-    expect(one.code).toBe(2);
-    expect(one.err).toMatch(/^stormlab: --params: .*engine: breaker\.maxOpenMs must be a number >= \d+, got \d+$/m);
-    for (const r of [many, one]) expect(r.err).not.toMatch(/^\s+at /m);
-  });
+  it('a search whose every point the engine refuses, with one line (workers or not)', async () => {
+    // Every openMs in 40s–60s is above every maxOpenMs in 10s–30s; each end alone is fine, and so is the baseline.
+    const args = ['--set', 'engine.breaker={}', '--maximize', 'goodput', '--params', 'engine.breaker.openMs=40s:60s,engine.breaker.maxOpenMs=10s:30s', '--budget', '4'];
+    for (const workers of ['1', '2']) {
+      const r = await tune([...args, '--workers', workers]);
+      expect(r.code, r.err).toBe(2);
+      expect(r.out).toBe('');
+      expect(r.err.trimEnd().split('\n').at(-1)).toMatch(/^stormlab: --params: every one of the 4 points is refused, e\.g\. engine\.breaker\.openMs=[\w.]+ engine\.breaker\.maxOpenMs=[\w.]+: engine: breaker\.maxOpenMs must be a number >= \d+, got \d+$/);
+      expect(r.err).not.toMatch(/^\s+at /m);
+    }
+  }, 15_000);
 
   it('a --json file that cannot be written', async () => {
     const r = await cli(['tune', 'flaky.yaml', ...GOAL, '--params', 'engine.maxAttempts', '--budget', '1', '--json', 'out.json', '-q'], { cwd: dir, writeError: 'ENOENT' });

@@ -1,9 +1,14 @@
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
 import { MetricCatalog } from '../../src/gate/metric-catalog.js';
+import { OptionError } from '../../src/engine/errors.js';
 import { PointError } from '../../src/explore/point-error.js';
-import { isBadPoint, PointPool, runPoints, workerScript, type PointJob } from '../../src/explore/run-points.js';
+import { isEngineClash, refusalOf } from '../../src/explore/point-refusal.js';
+import { defaultWorkers, isRefused, PointPool, runPoints, workerScript, type PointJob, type PointOutcome } from '../../src/explore/run-points.js';
+import type { RunResult } from '../../src/run/metrics/result.js';
+import { ScenarioError } from '../../src/scenario/scenario-error.js';
 import { runSweep } from '../../src/explore/sweep.js';
 import { parseSweepParams } from '../../src/explore/sweep-params.js';
 import { sweepText } from '../../src/report/sweep-table.js';
@@ -22,6 +27,16 @@ const dir = tempDir({ 'flaky.yaml': FLAKY });
 const job: PointJob = { scenario: 'flaky.yaml', cwd: dir, set: [] };
 const RATIOS = [0.02, 0.1, 0.3, 0.6];
 const points = RATIOS.map((r) => [`engine.retryBudget.ratio=${r}`]);
+/** Each value fine alone, refused together: the engine wants breaker.maxOpenMs >= openMs. */
+const CLASH = ['engine.breaker={}', 'engine.breaker.openMs=60s', 'engine.breaker.maxOpenMs=30s'];
+/** Not a point at all: reading it throws a TypeError, as a bug would (not a refusal). */
+const BROKEN = [null as unknown as string];
+
+/** The runs of outcomes none of which was refused. */
+function runsOf(outcomes: PointOutcome[]): RunResult[] {
+  expect(outcomes.filter(isRefused)).toEqual([]);
+  return outcomes as RunResult[];
+}
 
 describe('runPoints', () => {
   it('uses the built worker script', () => {
@@ -34,8 +49,8 @@ describe('runPoints', () => {
 
   it('gives the same results, in point order, on one worker (in-process) and on several threads', async () => {
     const seen: number[] = [];
-    const one = await runPoints(job, points, { workers: 1, onDone: (done) => seen.push(done) });
-    const three = await runPoints(job, points, { workers: 3 });
+    const one = runsOf(await runPoints(job, points, { workers: 1, onDone: (done) => seen.push(done) }));
+    const three = runsOf(await runPoints(job, points, { workers: 3 }));
     expect(seen).toEqual([1, 2, 3, 4]);
     expect(three).toEqual(one);
     // In point order: a bigger budget retries more, so upstream attempts grow along the list.
@@ -56,21 +71,32 @@ describe('runPoints', () => {
     expect(new Set(a.points.map((p) => p.figures.goodput)).size).toBeGreaterThan(1);
   });
 
-  it.each([1, 2])('rejects on a failing point, naming it, without hanging (%i workers)', async (workers) => {
-    const bad = [points[0], ['engine.throttle.k=0.5'], points[1], points[2]];
-    const err = await runPoints(job, bad, { workers }).then(
+  it.each([1, 2])('gives back the points whose values are refused, and runs the others (%i workers)', async (workers) => {
+    const seen: number[] = [];
+    const mixed = [points[0], ['engine.throttle.k=0.5'], CLASH, points[1]];
+    const out = await runPoints(job, mixed, { workers, onDone: (done) => seen.push(done) });
+    expect(out[1]).toEqual({ refused: 'engine.throttle.k: expected a number from 1 to 1000, got 0.5' });
+    // The loader blames the last --set for a clash; the refusal leaves that prefix out.
+    expect(out[2]).toEqual({ refused: 'engine: breaker.maxOpenMs must be a number >= 60000, got 30000' });
+    expect([out[0], out[3]]).toEqual(await runPoints(job, [points[0], points[1]], { workers: 1 }));
+    expect(seen.sort()).toEqual([1, 2, 3, 4]);
+  }, 10_000);
+
+  it('refuses every point when the scenario file is gone, on the threads too', async () => {
+    const out = await runPoints({ ...job, scenario: 'missing.yaml' }, points.slice(0, 2), { workers: 2 });
+    expect(out).toEqual([{ refused: 'file not found' }, { refused: 'file not found' }]);
+  }, 10_000);
+
+  it.each([1, 2])('rejects on a point that fails otherwise (a bug), without hanging (%i workers)', async (workers) => {
+    const err = await runPoints(job, [points[0], BROKEN, points[1]], { workers }).then(
       () => undefined,
       (e: unknown) => e,
     );
-    expect(err).toBeInstanceOf(PointError);
-    expect(isBadPoint(err)).toBe(true);
-    expect((err as PointError).message).toBe('point 2 of 4 (engine.throttle.k=0.5): --set "engine.throttle.k=0.5": engine.throttle.k: expected a number from 1 to 1000, got 0.5');
-  }, 10_000);
-
-  it('rejects when a scenario file is gone, on the threads too', async () => {
-    const err = await runPoints({ ...job, scenario: 'missing.yaml' }, points.slice(0, 2), { workers: 2 }).catch((e: unknown) => e);
-    expect(isBadPoint(err)).toBe(true);
-    expect((err as Error).message).toMatch(/^point \d of 2 \(engine\.retryBudget\.ratio=0\.0?[12]\): file not found$/);
+    if (workers === 1) expect(err).toBeInstanceOf(TypeError);
+    else {
+      expect(err).toBeInstanceOf(PointError);
+      expect((err as PointError).message).toMatch(/^point 2 of 3 \(.*\): TypeError: /);
+    }
   }, 10_000);
 
   it('checks the worker count', async () => {
@@ -86,7 +112,7 @@ describe('PointPool', () => {
       const first = await pool.run(points.slice(0, 2));
       const second = await pool.run(points.slice(2));
       expect(pool.started).toBe(2);
-      expect([...first, ...second]).toEqual(await runPoints(job, points, { workers: 1 }));
+      expect(runsOf([...first, ...second])).toEqual(await runPoints(job, points, { workers: 1 }));
     } finally {
       await pool.close();
     }
@@ -95,7 +121,7 @@ describe('PointPool', () => {
   it('runs again after a failing batch, on new threads', async () => {
     const pool = new PointPool(job, 2);
     try {
-      await expect(pool.run([points[0], ['engine.throttle.k=0.5']])).rejects.toBeInstanceOf(PointError);
+      await expect(pool.run([points[0], BROKEN])).rejects.toBeInstanceOf(PointError);
       const again = await pool.run(points.slice(0, 2));
       expect(again).toEqual(await runPoints(job, points.slice(0, 2), { workers: 1 }));
       expect(pool.started).toBe(4);
@@ -103,4 +129,54 @@ describe('PointPool', () => {
       await pool.close();
     }
   }, 10_000);
+});
+
+describe('PointPool with one point', () => {
+  it('runs a batch of one point in this thread: no worker thread starts', async () => {
+    const pool = new PointPool(job, 4);
+    try {
+      const [one] = await pool.run([points[0]]);
+      expect(pool.started).toBe(0);
+      expect([one]).toEqual(await runPoints(job, [points[0]], { workers: 1 }));
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('defaultWorkers', () => {
+  it('leaves a core to the main thread: one worker on 2 cores, three on 4', () => {
+    expect(defaultWorkers(100, 2)).toBe(1);
+    expect(defaultWorkers(100, 4)).toBe(3);
+    expect(defaultWorkers(100, 16)).toBe(15);
+  });
+
+  it('is at least 1 and at most the number of points', () => {
+    expect(defaultWorkers(100, 1)).toBe(1);
+    expect(defaultWorkers(3, 16)).toBe(3);
+    expect(defaultWorkers(1, 16)).toBe(1);
+    expect(defaultWorkers(0, 16)).toBe(1);
+  });
+
+  it('reads the cores of this host when not told', () => {
+    expect(defaultWorkers(1000)).toBe(Math.max(1, availableParallelism() - 1));
+  });
+});
+
+describe('refusalOf', () => {
+  it('reads a refusal from the scenario loader or the engine on one line, and nothing else', () => {
+    expect(refusalOf(new ScenarioError('flaky.yaml', ['--set "a.b=1": a: x', 'c: y']))).toBe('a: x; c: y');
+    expect(refusalOf(new OptionError('circuitBreaker.maxOpenMs must be a number >= 60000, got 30000'))).toBe('engine: breaker.maxOpenMs must be a number >= 60000, got 30000');
+    expect(refusalOf(new TypeError('x is undefined'))).toBeUndefined();
+  });
+});
+
+describe('isEngineClash', () => {
+  it('tells the engine\'s verdict on options together from a value wrong alone', () => {
+    expect(isEngineClash('--set "engine.breaker.maxOpenMs=30s": engine: breaker.maxOpenMs must be a number >= 60000, got 30000')).toBe(true);
+    expect(isEngineClash('layers[1].retry.engine: backoff.capMs must be a number >= 5000, got 1000')).toBe(true);
+    expect(isEngineClash('--set "engine.throttle.k=0.5": engine.throttle.k: expected a number from 1 to 1000, got 0.5')).toBe(false);
+    expect(isEngineClash('--set "engine=5": engine: expected a mapping of engine options, got 5')).toBe(false);
+    expect(isEngineClash('tokens.prompt.max: expected at least min (250), got 200')).toBe(false);
+  });
 });

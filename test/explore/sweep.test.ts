@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MetricCatalog } from '../../src/gate/metric-catalog.js';
 import { dominates, paretoFront } from '../../src/explore/pareto.js';
-import { changedNothing, figuresOf, sweepFile } from '../../src/explore/sweep.js';
+import { RefusedError } from '../../src/explore/refused-error.js';
+import { changedNothing, figuresOf, runSweep, sweepFile } from '../../src/explore/sweep.js';
 import { SweepError } from '../../src/explore/sweep-error.js';
 import { expandGrid, gridSize, MAX_POINTS, parseSweepParams, pointSets } from '../../src/explore/sweep-params.js';
 import { heatmap, sweepHeatmap } from '../../src/report/heatmap.js';
@@ -144,6 +145,49 @@ describe('sweepFile', () => {
     expect(file).toMatchObject({ metric: 'amplification', higherIsBetter: false, unit: 'times', timing: { wallMs: 5, workers: 2 } });
     expect(changedNothing(file)).toBe(false);
     expect(changedNothing({ ...file, points: [file.points[1], { ...file.points[1], values: [1.5] }] })).toBe(true);
+  });
+
+  it('lists a refused cell apart from the points, leaves it off the front, and writes no refused field when none was', () => {
+    const params = parseSweepParams(['engine.throttle.k=1.5,2,3']);
+    const run = fakeRun('engine', { roots: 40, leafAttempts: 1, okShare: 0.9 });
+    const metric = MetricCatalog.ofScenario({ traffic: { layers: [{ name: 'llm' }] }, upstream: { models: [{ name: 'primary' }] } } as never).resolve('goodput');
+    const base = { scenario: 'brownout', variant: 'engine', seed: 1, params, metric, metricText: 'goodput' };
+    const file = sweepFile(base, expandGrid(params), [run, { refused: 'engine: clash' }, run], { wallMs: 5, workers: 1 });
+    expect(file.points.map((p) => p.values)).toEqual([[1.5], [3]]);
+    expect(file.points.map((p) => p.pareto)).toEqual([true, true]);
+    expect(file.refused).toEqual([{ values: [2], reason: 'engine: clash' }]);
+    expect(Object.keys(file)).toEqual(['schema', 'scenario', 'variant', 'seed', 'params', 'metric', 'higherIsBetter', 'unit', 'points', 'refused', 'timing']);
+    expect(sweepCsv(file).split('\n').slice(0, 4)).toEqual([
+      'engine.throttle.k,goodput,amplification,successRate,p99Ms,wastedTokens,shed,recoveryMs,metric:goodput,pareto,refused',
+      expect.stringMatching(/^1\.5,.*,true,$/),
+      '2,,,,,,,,,,engine: clash',
+      expect.stringMatching(/^3,.*,true,$/),
+    ]);
+    expect(sweepJson(file)).toContain('"refused": [\n    {\n      "values": [2],\n      "reason": "engine: clash"\n    }\n  ],');
+    const table = sweepTable(file, { color: true });
+    expect(visible(table).split('\n')[2]).toMatch(/^ +2  refused$/);
+    expect(table).toContain('\n1 of 3 points skipped because their values are refused, e.g. engine.throttle.k=2: engine: clash\n');
+    expect(sweepHeadline(file)).toMatch(/ · 3 points \(1 refused\), 2 on the Pareto front$/);
+    expect(sweepFile(base, expandGrid(params), [run, run, run], { wallMs: 5, workers: 1 })).not.toHaveProperty('refused');
+  });
+});
+
+describe('runSweep', () => {
+  const params = parseSweepParams(['engine.throttle.k=1.5,2']);
+  const metric = MetricCatalog.ofScenario({ traffic: { layers: [{ name: 'llm' }] }, upstream: { models: [{ name: 'primary' }] } } as never).resolve('goodput');
+  const spec = { job: { scenario: 'x.yaml', cwd: '/', set: [] }, scenario: 'x', variant: 'engine', seed: 1, params, metric, metricText: 'goodput', workers: 1, wallNow: () => 0 };
+
+  it('throws a RefusedError on one line when every cell is refused', async () => {
+    const err = await runSweep(spec, async (_job, points) => points.map(() => ({ refused: 'engine: clash' }))).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RefusedError);
+    expect((err as Error).message).toBe('every one of the 2 points is refused, e.g. engine.throttle.k=1.5: engine: clash');
+  });
+
+  it('goes on when some cells run', async () => {
+    const run = fakeRun('engine', { roots: 40, leafAttempts: 1, okShare: 0.9 });
+    const file = await runSweep(spec, async () => [{ refused: 'engine: clash' }, run]);
+    expect(file.points.map((p) => p.values)).toEqual([[2]]);
+    expect(file.refused).toEqual([{ values: [1.5], reason: 'engine: clash' }]);
   });
 });
 

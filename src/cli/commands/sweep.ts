@@ -1,7 +1,9 @@
 import { GateError } from '../../gate/gate-error.js';
 import { MetricCatalog } from '../../gate/metric-catalog.js';
 import type { Metric } from '../../gate/metric.js';
-import { defaultWorkers, isBadPoint, runPoints, type RunPointsFn } from '../../explore/run-points.js';
+import { isEngineClash } from '../../explore/point-refusal.js';
+import { RefusedError } from '../../explore/refused-error.js';
+import { defaultWorkers, runPoints, type RunPointsFn } from '../../explore/run-points.js';
 import { changedNothing, runSweep, type SweepSpec } from '../../explore/sweep.js';
 import { SweepError } from '../../explore/sweep-error.js';
 import { gridSize, parseSweepParams, type SweepParamSpec } from '../../explore/sweep-params.js';
@@ -34,7 +36,8 @@ function usageLines(io: Io, problems: readonly string[]): number {
  * `stormlab sweep <scenario> --param path=v1,v2,…`: runs the grid of the parameters' values
  * (in parallel on worker threads), prints every point, the heatmap of the metric and the
  * Pareto front, and writes --json and --csv. Every flag, and every value against the
- * scenario, is checked before anything runs.
+ * scenario, is checked before anything runs; a cell whose values clash (each fine alone) is
+ * shown as refused, and only a grid of nothing but such cells is exit 2.
  */
 export async function sweepCommand(io: Io, arg: string, flags: SweepFlags, run: RunPointsFn = runPoints): Promise<number> {
   let spec: SweepSpec;
@@ -45,7 +48,7 @@ export async function sweepCommand(io: Io, arg: string, flags: SweepFlags, run: 
     throw e;
   }
   const file = await runSweep(spec, run).catch((e: unknown) => {
-    if (isBadPoint(e)) throw new UsageError(`--param: ${e.message}`);
+    if (e instanceof RefusedError) throw new UsageError(`--param: ${e.message}`);
     throw e;
   });
   const color = io.isTTY && io.env.NO_COLOR === undefined;
@@ -61,14 +64,14 @@ export async function sweepCommand(io: Io, arg: string, flags: SweepFlags, run: 
 
 function prepare(io: Io, arg: string, flags: SweepFlags): SweepSpec {
   const params = parseSweepParams(flags.param ?? []);
-  const workers = positiveInt('--workers', flags.workers, defaultWorkers());
+  const points = gridSize(params);
+  const workers = positiveInt('--workers', flags.workers, defaultWorkers(points));
   const scenario = scenarioFromFlags(arg, flags, io.cwd);
   const { name: variant, scenario: resolved, asWritten } = pickVariant(scenario, flags.variant);
   const metricText = (flags.metric ?? 'goodput').trim();
   const metric = metricOf(resolved, metricText);
   const problems = paramProblems(io, arg, flags, params);
   if (problems.length > 0) throw new SweepError(problems);
-  const points = gridSize(params);
   const used = Math.min(workers, points);
   if (!flags.quiet) {
     const which = asWritten ? 'as written: it has no engine variant' : `variant ${variant}`;
@@ -146,7 +149,11 @@ function paramProblems(io: Io, arg: string, flags: SweepFlags, params: readonly 
   return lines;
 }
 
-/** What the scenario loader says about one `path=value` (as `--set` would apply it), without the `--set "…": ` it prefixes. */
+/**
+ * What the scenario loader says about one `path=value` (as `--set` would apply it), without the
+ * `--set "…": ` it prefixes. Engine options that clash (openMs above maxOpenMs) are left out:
+ * another parameter of the grid may settle them, and the cells where none does are refused.
+ */
 function valueProblems(io: Io, arg: string, flags: SweepFlags, set: string): string[] {
   try {
     scenarioFromFlags(arg, { ...flags, set: [...(flags.set ?? []), set] }, io.cwd);
@@ -154,7 +161,7 @@ function valueProblems(io: Io, arg: string, flags: SweepFlags, set: string): str
   } catch (e) {
     if (!(e instanceof ScenarioError)) throw e;
     const prefix = `--set ${JSON.stringify(set)}: `;
-    return e.problems.map((p) => (p.startsWith(prefix) ? p.slice(prefix.length) : p));
+    return e.problems.filter((p) => !isEngineClash(p)).map((p) => (p.startsWith(prefix) ? p.slice(prefix.length) : p));
   }
 }
 

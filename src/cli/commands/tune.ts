@@ -1,7 +1,7 @@
 import { MetricCatalog } from '../../gate/metric-catalog.js';
-import { OptionError } from '../../engine/errors.js';
-import { PointError } from '../../explore/point-error.js';
-import { defaultWorkers, isBadPoint, PointPool } from '../../explore/run-points.js';
+import { isEngineClash } from '../../explore/point-refusal.js';
+import { RefusedError } from '../../explore/refused-error.js';
+import { defaultWorkers, PointPool } from '../../explore/run-points.js';
 import type { SearchRound } from '../../explore/search-space.js';
 import { tune, type TuneSpec } from '../../explore/tune.js';
 import { currentValue } from '../../explore/tune-current.js';
@@ -50,7 +50,8 @@ export async function tuneCommand(io: Io, arg: string, flags: TuneFlags): Promis
 
 function prepare(io: Io, arg: string, flags: TuneFlags): TuneSpec {
   const budget = positiveInt('--budget', flags.budget, SEARCH_DEFAULTS.budget);
-  const workers = positiveInt('--workers', flags.workers, defaultWorkers());
+  // The first round is the biggest batch: at most the budget, and the current values.
+  const workers = positiveInt('--workers', flags.workers, defaultWorkers(budget + 1));
   const params = fromTuneError('--params', () => {
     if (flags.params === undefined) throw new TuneError('give the parameters to tune, e.g. --params engine.throttle.k,engine.retryBudget.ratio');
     return parseTuneParams(flags.params);
@@ -95,16 +96,13 @@ function spec(io: Io, arg: string, flags: TuneFlags, p: Prepared): TuneSpec {
 }
 
 /**
- * A mix of values the scenario or the engine refuses (only the ends of each range are checked
- * up front; the engine checks pairs such as breaker.maxOpenMs >= openMs when a run starts) is
- * the user's to fix: exit 2 naming the point, without the engine's stack.
+ * A point whose mix of values the scenario or the engine refuses (only the ends of each range
+ * are checked up front; pairs such as breaker.maxOpenMs >= openMs only when a point is built)
+ * is infeasible and the search goes on; only a search with every point refused, or a refused
+ * baseline, is the user's to fix: exit 2 on one line, without the engine's stack.
  */
 function badPoint(e: unknown): never {
-  if (isBadPoint(e)) throw new UsageError(`--params: ${e.message}`);
-  if (e instanceof PointError && e.causeCode === 'ERR_STORMLAB_OPTION') {
-    throw new UsageError(`--params: point ${e.index + 1} of ${e.total} (${e.sets.join(' ')}): ${e.detail.split('\n')[0].replace(/^OptionError: /, '')}`);
-  }
-  if (e instanceof OptionError) throw new UsageError(`--params: a point the engine refuses: ${e.message}`);
+  if (e instanceof RefusedError) throw new UsageError(`--params: ${e.message}`);
   throw e;
 }
 
@@ -145,7 +143,8 @@ function runArgs(arg: string, flags: TuneFlags, variant: string | undefined): st
 /**
  * Loads the scenario with every parameter at the low ends of its range, then at the high
  * ends, so a path the scenario does not have, or a range it refuses, is exit 2 now rather
- * than a failure in the middle of the search.
+ * than in the middle of the search. Engine options that clash there (openMs above maxOpenMs)
+ * are no fault of either range: such points are refused in the search, which goes on.
  */
 function checkParams(io: Io, arg: string, flags: TuneFlags, params: readonly TuneParam[], variant: string | undefined): void {
   for (const end of ['min', 'max'] as const) {
@@ -154,8 +153,9 @@ function checkParams(io: Io, arg: string, flags: TuneFlags, params: readonly Tun
       const s = scenarioFromFlags(arg, { ...flags, set: [...(flags.set ?? []), ...sets] }, io.cwd);
       if (variant !== undefined) pickVariants(s, variant, '--variant');
     } catch (e) {
-      if (e instanceof ScenarioError) throw new UsageError(`--params: ${paramProblem(e.problems[0], e.source)}`);
-      throw e;
+      if (!(e instanceof ScenarioError)) throw e;
+      const problem = e.problems.find((p) => !isEngineClash(p));
+      if (problem !== undefined) throw new UsageError(`--params: ${paramProblem(problem, e.source)}`);
     }
   }
 }

@@ -6,11 +6,12 @@ import { escapeHtml } from './html-escape.js';
 import { formatMetric } from './metric-format.js';
 import type { ReportPage } from './result-report.js';
 import { heatmapChart, paretoChart, pointName } from './sweep-charts.js';
+import { countText } from '../sweep-table.js';
 import { sweepRows } from './sweep-rows.js';
 
 function header(file: SweepFile): string {
   const params = file.params.map((p) => `${p.path} (${p.values.length})`).join(' × ');
-  const meta = [`sweep of ${params}`, `${file.points.length} points`, `variant ${file.variant}`, `seed ${file.seed}`, `metric ${file.metric} (${file.higherIsBetter ? 'higher' : 'lower'} is better)`];
+  const meta = [`sweep of ${params}`, countText(file), `variant ${file.variant}`, `seed ${file.seed}`, `metric ${file.metric} (${file.higherIsBetter ? 'higher' : 'lower'} is better)`];
   return `<header><h1>stormlab sweep report: ${escapeHtml(file.scenario)}</h1><p class="meta">${escapeHtml(meta.join(' · '))}</p></header>`;
 }
 

@@ -1,0 +1,45 @@
+import { OptionError } from '../engine/errors.js';
+import type { RunResult } from '../run/metrics/result.js';
+import { ScenarioError } from '../scenario/scenario-error.js';
+
+/**
+ * A point whose values the scenario or the engine refuses together (a breaker's `openMs` above
+ * its `maxOpenMs`, a backoff base above its cap, a prompt `min` above its `max`). Each value
+ * was checked alone before anything ran, so this is a corner of the user's grid or ranges, not
+ * a mistake to stop for: sweeps show it as refused, the tuner counts it infeasible, and only
+ * when every point is refused is it bad input.
+ */
+export interface RefusedPoint {
+  /** Why, on one line: `engine: breaker.maxOpenMs must be a number >= 60000, got 30000`. */
+  refused: string;
+}
+
+/** What simulating one point gives: its run, or why it could not run. */
+export type PointOutcome = RunResult | RefusedPoint;
+
+export function isRefused(o: PointOutcome): o is RefusedPoint {
+  return 'refused' in o;
+}
+
+/**
+ * The one-line reason when `e` is a refusal (the scenario does not validate, or the engine
+ * refuses its options when the run builds it); undefined for anything else, which is a bug.
+ * The loader blames the last `--set` for a clash (`--set "engine.breaker.maxOpenMs=30s": …`);
+ * a clash is the whole point's doing, so that prefix goes.
+ */
+export function refusalOf(e: unknown): string | undefined {
+  if (e instanceof ScenarioError) return e.problems.map((p) => p.replace(/^--set "[^"]*": /, '')).join('; ');
+  if (e instanceof OptionError) return `engine: ${e.message.replace(/^circuitBreaker\./, 'breaker.')}`;
+  return undefined;
+}
+
+/**
+ * Whether a scenario problem is a clash of engine options each fine alone — the engine's own
+ * verdict on how they fit together, which the loader words `engine: …` or
+ * `layers[0].retry.engine: …` (a wrong value alone has its own path, `engine.breaker.openMs: …`,
+ * and a wrong block reads `engine: expected a mapping …`). Checks of one value, or of a range's
+ * ends, before a sweep or tune leave these to the points: there they are refused, not fatal.
+ */
+export function isEngineClash(problem: string): boolean {
+  return /^(?:--set "[^"]*": )?(?:engine|layers\[\d+\]\.retry\.engine): (?!expected )/.test(problem);
+}
