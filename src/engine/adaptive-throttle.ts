@@ -24,6 +24,8 @@ export const ADAPTIVE_THROTTLE_DEFAULTS: AdaptiveThrottleOptions = { k: 2, windo
 
 const REQUESTS = 0;
 const ACCEPTS = 1;
+/** Requests whose answer is known: counted when dropped or when their outcome is recorded. */
+const ANSWERED = 2;
 
 /**
  * Client-side adaptive throttling from the Google SRE book (chapter 21):
@@ -64,7 +66,7 @@ export class AdaptiveThrottle {
     this.maxP = o.maxDropProbability;
     this.minRequests = o.minRequests;
     this.random = random;
-    this.window = store.windowCounter(key, { windowMs: o.windowMs, buckets: o.buckets, fields: 2 });
+    this.window = store.windowCounter(key, { windowMs: o.windowMs, buckets: o.buckets, fields: 3 });
   }
 
   /** The drop probability the next request would face. */
@@ -86,7 +88,10 @@ export class AdaptiveThrottle {
     // p as in dropProbability, inlined: this runs once per request.
     if (requests >= this.minRequests) {
       const p = (requests - this.k * w.total(ACCEPTS, now)) / (requests + 1);
-      if (p > 0 && this.random.next() < (p < this.maxP ? p : this.maxP)) return false;
+      if (p > 0 && this.random.next() < (p < this.maxP ? p : this.maxP)) {
+        w.add(ANSWERED, 1, now); // a drop is its own answer
+        return false;
+      }
     }
     this.inFlight++;
     return true;
@@ -98,13 +103,18 @@ export class AdaptiveThrottle {
    */
   record(accepted: boolean, now: number): void {
     if (this.inFlight > 0) this.inFlight--;
+    this.window.add(ANSWERED, 1, now);
     if (accepted) this.window.add(ACCEPTS, 1, now);
   }
 
-  /** Requests in the window whose answer is known (dropped, or allowed and recorded). */
+  /**
+   * Requests in the window whose answer is known (dropped, or allowed and recorded), counted
+   * when the answer came. Counted in the window rather than as requests − this process's
+   * in-flight count, so that with a shared store other processes' unanswered requests are left
+   * out too: they would otherwise look like refusals while their calls run.
+   */
   private known(now: number): number {
-    const r = this.window.total(REQUESTS, now) - this.inFlight;
-    return r > 0 ? r : 0;
+    return this.window.total(ANSWERED, now);
   }
 
   snapshot(now: number): { requests: number; inFlight: number; accepts: number; dropProbability: number } {

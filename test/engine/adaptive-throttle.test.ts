@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AdaptiveThrottle } from '../../src/engine/adaptive-throttle.js';
 import { SeededRandom } from '../../src/engine/random.js';
+import { MemoryStore } from '../../src/engine/store.js';
 
 const rng = () => new SeededRandom(42);
 
@@ -17,11 +18,8 @@ describe('AdaptiveThrottle', () => {
 
   it('follows the SRE formula, counting requests before the call', () => {
     const t = new AdaptiveThrottle({ k: 2, maxDropProbability: 1, minRequests: 0 }, rng());
-    for (let i = 0; i < 10; i++) {
-      t.tryAcquire(0);
-      t.record(i < 2, 0);
-    }
-    // requests 10, accepts 2: (10 − 2·2) / (10 + 1)
+    for (let i = 0; i < 10; i++) if (t.tryAcquire(0)) t.record(i < 2, 0);
+    // requests 10 (all answered: dropped or recorded), accepts 2: (10 − 2·2) / (10 + 1)
     expect(t.dropProbability(0)).toBeCloseTo(6 / 11, 12);
     t.tryAcquire(0); // counted even when it is dropped
     expect(t.snapshot(0).requests).toBe(11);
@@ -62,6 +60,17 @@ describe('AdaptiveThrottle', () => {
     expect(t.dropProbability(100)).toBe(0);
     for (let i = 0; i < 100; i++) t.record(false, 200);
     expect(t.dropProbability(200)).toBeCloseTo(100 / 101, 12);
+  });
+
+  it('leaves out the requests other processes sharing its window still have in flight', () => {
+    const store = new MemoryStore(); // stands for a shared store: both throttles count in one window
+    const a = new AdaptiveThrottle({ minRequests: 0, maxDropProbability: 1 }, rng(), store, 'shared');
+    const b = new AdaptiveThrottle({ minRequests: 0, maxDropProbability: 1 }, rng(), store, 'shared');
+    for (let i = 0; i < 50; i++) expect(a.tryAcquire(i)).toBe(true); // a's calls are still running
+    for (let i = 0; i < 10; i++) if (b.tryAcquire(100 + i)) b.record(true, 100 + i);
+    expect(b.dropProbability(200)).toBe(0); // not (60 − 2·10) / 61: a's requests have no answer yet
+    for (let i = 0; i < 50; i++) a.record(false, 300);
+    expect(b.dropProbability(300)).toBeCloseTo((60 - 2 * 10) / 61, 12);
   });
 
   it('rejects bad options', () => {
