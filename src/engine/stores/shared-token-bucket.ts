@@ -7,7 +7,12 @@ export interface BucketDeltas {
   spent: number;
   /** Tokens given back here since the last sync. */
   refunded: number;
-  /** True until a sync went through: this process joins the sharers before it draws, so a burst at start-up is split too. */
+  /**
+   * Count this process among the sharers even if it drew nothing: on its first sync (so a
+   * burst at start-up is split too) and when it was refused since the last one (it wants its
+   * share; otherwise, once the bucket runs dry, every refused process would drop out and
+   * each would then take the whole refill for itself).
+   */
   join: boolean;
 }
 
@@ -41,6 +46,7 @@ export class SharedTokenBucket implements TokenBucketLike {
   private spent = 0;
   private refunded = 0;
   private joined = false;
+  private wanted = false;
 
   constructor(spec: BucketSpec, name = 'bucket') {
     checkPositive(`${name}.capacity`, spec.capacity);
@@ -78,7 +84,10 @@ export class SharedTokenBucket implements TokenBucketLike {
    */
   tryTake(n: number, now: number): boolean {
     this.refill(now);
-    if (n > this.tokens && !(n <= this.capacity && this.tokens >= this.shareCap())) return false;
+    if (n > this.tokens && !(n <= this.capacity && this.tokens >= this.shareCap())) {
+      this.wanted = true;
+      return false;
+    }
     this.spend(n);
     this.spent += n;
     return true;
@@ -106,15 +115,17 @@ export class SharedTokenBucket implements TokenBucketLike {
   }
 
   takeDeltas(): BucketDeltas {
-    const d = { spent: this.spent, refunded: this.refunded, join: !this.joined };
+    const d = { spent: this.spent, refunded: this.refunded, join: !this.joined || this.wanted };
     this.spent = 0;
     this.refunded = 0;
+    this.wanted = false;
     return d;
   }
 
   requeue(d: BucketDeltas): void {
     this.spent += d.spent;
     this.refunded += d.refunded;
+    if (d.join) this.wanted = true;
   }
 
   /**

@@ -75,6 +75,18 @@ describe('SharedTokenBucket', () => {
     expect(b.waitMs(1001, T0)).toBe(Infinity);
   });
 
+  it('asks to count among the sharers on its first sync and whenever it was refused since the last', () => {
+    const b = new SharedTokenBucket({ capacity: 10, refillPerSec: 0 });
+    expect(b.takeDeltas().join).toBe(true); // first sync: join before drawing
+    b.applyRemote({ tokens: 10, debt: 0, sharers: 2 }, T0);
+    expect(b.takeDeltas().join).toBe(false);
+    expect(b.tryTake(3, T0)).toBe(true);
+    expect(b.takeDeltas()).toMatchObject({ spent: 3, join: false }); // drawing is joining enough
+    expect(b.tryTake(3, T0)).toBe(false); // 2 left of its share: refused, but it wants its share
+    expect(b.takeDeltas().join).toBe(true);
+    expect(b.takeDeltas().join).toBe(false);
+  });
+
   it('keeps the deltas of a failed sync for the next one', () => {
     const b = new SharedTokenBucket({ capacity: 10, refillPerSec: 0 });
     b.tryTake(4, T0);
