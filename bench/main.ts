@@ -2,13 +2,14 @@ import { writeFileSync } from 'node:fs';
 import { engineSuite } from './engine.bench.js';
 import { liveSuite } from './live.bench.js';
 import type { Row } from './measure.js';
+import { sharedSuite } from './shared.bench.js';
 import { simSuite } from './sim.bench.js';
 
 /**
- * `npm run bench [-- --json FILE] [-- --suite engine|sim|live]`: prints each suite's table and, with
+ * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared]`: prints each suite's table and, with
  * --json, writes every figure as rows {suite, name, value, unit}.
  */
-const SUITES: Record<string, () => Promise<Row[]>> = { engine: engineSuite, sim: simSuite, live: liveSuite };
+const SUITES: Record<string, () => Promise<Row[]>> = { engine: engineSuite, sim: simSuite, live: liveSuite, shared: sharedSuite };
 
 function parseArgs(argv: string[]): { json?: string; suites: string[] } {
   const out: { json?: string; suites: string[] } = { suites: [] };
