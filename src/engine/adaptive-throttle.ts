@@ -22,10 +22,9 @@ export interface AdaptiveThrottleOptions {
 
 export const ADAPTIVE_THROTTLE_DEFAULTS: AdaptiveThrottleOptions = { k: 2, windowMs: 120_000, buckets: 120, maxDropProbability: 0.9, minRequests: 10 };
 
-const REQUESTS = 0;
-const ACCEPTS = 1;
 /** Requests whose answer is known: counted when dropped or when their outcome is recorded. */
-const ANSWERED = 2;
+const ANSWERED = 0;
+const ACCEPTS = 1;
 
 /**
  * Client-side adaptive throttling from the Google SRE book (chapter 21):
@@ -66,7 +65,7 @@ export class AdaptiveThrottle {
     this.maxP = o.maxDropProbability;
     this.minRequests = o.minRequests;
     this.random = random;
-    this.window = store.windowCounter(key, { windowMs: o.windowMs, buckets: o.buckets, fields: 3 });
+    this.window = store.windowCounter(key, { windowMs: o.windowMs, buckets: o.buckets, fields: 2 });
   }
 
   /** The drop probability the next request would face. */
@@ -78,13 +77,13 @@ export class AdaptiveThrottle {
   }
 
   /**
-   * Counts the request, then lets it through with probability 1 − p (p from the window as it
-   * was before this request). Draws a random number only when p > 0.
+   * Lets the request through with probability 1 − p (p from the window as it was before this
+   * request); it counts in the window once its answer is known — at once when dropped, at
+   * `record` otherwise. Draws a random number only when p > 0.
    */
   tryAcquire(now: number): boolean {
     const w = this.window;
     const requests = this.known(now);
-    w.add(REQUESTS, 1, now);
     // p as in dropProbability, inlined: this runs once per request.
     if (requests >= this.minRequests) {
       const p = (requests - this.k * w.total(ACCEPTS, now)) / (requests + 1);
@@ -117,7 +116,8 @@ export class AdaptiveThrottle {
     return this.window.total(ANSWERED, now);
   }
 
+  /** `requests`: answered in the window plus this process's in flight. */
   snapshot(now: number): { requests: number; inFlight: number; accepts: number; dropProbability: number } {
-    return { requests: this.window.total(REQUESTS, now), inFlight: this.inFlight, accepts: this.window.total(ACCEPTS, now), dropProbability: this.dropProbability(now) };
+    return { requests: this.known(now) + this.inFlight, inFlight: this.inFlight, accepts: this.window.total(ACCEPTS, now), dropProbability: this.dropProbability(now) };
   }
 }
