@@ -9,6 +9,14 @@ export interface BucketSpec {
   initial?: number;
 }
 
+/** Checks a bucket's settings, naming the bad one (`limit:tpm.capacity must be …`); returns a copy. */
+export function checkBucketSpec(spec: BucketSpec, name: string): BucketSpec {
+  checkPositive(`${name}.capacity`, spec.capacity);
+  checkNumber(`${name}.refillPerSec`, spec.refillPerSec, 0);
+  if (spec.initial !== undefined) checkNumber(`${name}.initial`, spec.initial, 0, spec.capacity);
+  return { ...spec };
+}
+
 /** What a store hands out for a token bucket. `tokens` never leaves [0, capacity]. */
 export interface TokenBucketLike {
   readonly spec: BucketSpec;
@@ -40,10 +48,7 @@ export class TokenBucket implements TokenBucketLike {
   private last = -Infinity;
 
   constructor(spec: BucketSpec, name = 'bucket') {
-    checkPositive(`${name}.capacity`, spec.capacity);
-    checkNumber(`${name}.refillPerSec`, spec.refillPerSec, 0);
-    if (spec.initial !== undefined) checkNumber(`${name}.initial`, spec.initial, 0, spec.capacity);
-    this.spec = { ...spec };
+    this.spec = checkBucketSpec(spec, name);
     this.ratePerMs = spec.refillPerSec / 1000;
     this.capacity = spec.capacity;
     this.tokens = spec.initial ?? spec.capacity;

@@ -9,6 +9,14 @@ export interface WindowSpec {
   fields: number;
 }
 
+/** Checks a window's settings, naming the bad one (`retry-budget.buckets must be …`); returns a copy. */
+export function checkWindowSpec(spec: WindowSpec, name: string): WindowSpec {
+  checkPositive(`${name}.windowMs`, spec.windowMs);
+  checkInteger(`${name}.buckets`, spec.buckets, 1, 100_000);
+  checkInteger(`${name}.fields`, spec.fields, 1, 64);
+  return { ...spec };
+}
+
 /** What a store hands out for a sliding window: counters the primitives add to and read. */
 export interface WindowCounterLike {
   readonly spec: WindowSpec;
@@ -43,10 +51,7 @@ export class WindowCounter implements WindowCounterLike {
   private headEnd = -Infinity;
 
   constructor(spec: WindowSpec, name = 'window') {
-    checkPositive(`${name}.windowMs`, spec.windowMs);
-    checkInteger(`${name}.buckets`, spec.buckets, 1, 100_000);
-    checkInteger(`${name}.fields`, spec.fields, 1, 64);
-    this.spec = { ...spec };
+    this.spec = checkWindowSpec(spec, name);
     this.nb = spec.buckets;
     this.nf = spec.fields;
     this.bucketMs = spec.windowMs / spec.buckets;

@@ -1,5 +1,4 @@
-import { checkNumber, checkPositive } from '../options.js';
-import type { BucketSpec, TokenBucketLike } from '../token-bucket.js';
+import { checkBucketSpec, type BucketSpec, type TokenBucketLike } from '../token-bucket.js';
 
 /** What a sync of a shared bucket hands to the store. */
 export interface BucketDeltas {
@@ -49,10 +48,7 @@ export class SharedTokenBucket implements TokenBucketLike {
   private wanted = false;
 
   constructor(spec: BucketSpec, name = 'bucket') {
-    checkPositive(`${name}.capacity`, spec.capacity);
-    checkNumber(`${name}.refillPerSec`, spec.refillPerSec, 0);
-    if (spec.initial !== undefined) checkNumber(`${name}.initial`, spec.initial, 0, spec.capacity);
-    this.spec = { ...spec };
+    this.spec = checkBucketSpec(spec, name);
     this.capacity = spec.capacity;
     this.ratePerMs = spec.refillPerSec / 1000;
     this.tokens = spec.initial ?? spec.capacity;

@@ -1,5 +1,4 @@
-import { checkInteger, checkPositive } from '../options.js';
-import type { WindowCounterLike, WindowSpec } from '../window-counter.js';
+import { checkWindowSpec, type WindowCounterLike, type WindowSpec } from '../window-counter.js';
 
 /** One bucket's counts as a shared store holds them: the bucket's absolute id and a value per field. */
 export type BucketCounts = Map<number, Float64Array>;
@@ -46,10 +45,7 @@ export class SharedWindowCounter implements WindowCounterLike {
   private nextSyncAt = -Infinity;
 
   constructor(spec: WindowSpec, name = 'window') {
-    checkPositive(`${name}.windowMs`, spec.windowMs);
-    checkInteger(`${name}.buckets`, spec.buckets, 1, 100_000);
-    checkInteger(`${name}.fields`, spec.fields, 1, 64);
-    this.spec = { ...spec };
+    this.spec = checkWindowSpec(spec, name);
     this.nb = spec.buckets;
     this.nf = spec.fields;
     this.bucketMs = spec.windowMs / spec.buckets;
