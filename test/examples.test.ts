@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../src/engine/manual-clock.js';
 import { main } from '../examples/guard-openai-call.js';
 import { drive } from './helpers/drive.js';
+import { describeWithRedis, dropPrefix, REDIS_URL, testPrefix, testRedis } from './helpers/redis.js';
 
 describe('examples', () => {
   it('the README engine example is examples/guard-openai-call.ts, verbatim', () => {
@@ -54,12 +55,11 @@ describe('examples/openai-sdk-guarded.ts', () => {
   });
 });
 
-describe('examples/redis-shared-guard.ts', () => {
+await describeWithRedis('examples/redis-shared-guard.ts', () => {
   it('is in the README verbatim, and two gateways running it share state in Redis', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     expect(readme).toContain(readFileSync(new URL('../examples/redis-shared-guard.ts', import.meta.url), 'utf8').trim());
     const { main: gateway } = await import('../examples/redis-shared-guard.js');
-    const { REDIS_URL, dropPrefix, testPrefix, testRedis } = await import('./helpers/redis.js');
     const prefix = testPrefix('example');
     const admin = testRedis();
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});

@@ -10,7 +10,7 @@ import { IdempotencyInProgressError, withIdempotency } from '../../../src/engine
 import { ManualClock } from '../../../src/engine/manual-clock.js';
 import { SeededRandom } from '../../../src/engine/random.js';
 import { OptionError, StormlabError } from '../../../src/engine/errors.js';
-import { dropPrefix, testPrefix, testRedis } from '../../helpers/redis.js';
+import { describeWithRedis, dropPrefix, testPrefix, testRedis } from '../../helpers/redis.js';
 import { idempotencyStoreContract, KEYS, OWNERS, op } from './idempotency-store-contract.js';
 
 // Two clients stand for two processes sharing one Redis.
@@ -25,21 +25,21 @@ function prefix(tag: string): string {
   return p;
 }
 
-beforeAll(() => {
-  a = testRedis();
-  b = testRedis();
-});
+await describeWithRedis('RedisIdempotencyStore', () => {
+  beforeAll(() => {
+    a = testRedis();
+    b = testRedis();
+  });
 
-afterEach(async () => {
-  for (const p of prefixes) await dropPrefix(a, p);
-  prefixes = [];
-});
+  afterEach(async () => {
+    for (const p of prefixes) await dropPrefix(a, p);
+    prefixes = [];
+  });
 
-afterAll(async () => {
-  await Promise.all([a.quit(), b.quit()]);
-});
+  afterAll(async () => {
+    await Promise.all([a.quit(), b.quit()]);
+  });
 
-describe('RedisIdempotencyStore', () => {
   idempotencyStoreContract({ make: (options) => new RedisIdempotencyStore({ redis: a, ...options, prefix: prefix('contract') }), modelRuns: 300 });
 
   it('answers exactly as the memory store does, step by step (differential, fractional times)', async () => {

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { classifyStatus } from '../../../src/engine/classify.js';
 import { Guard } from '../../../src/engine/guard.js';
 import { Limiter } from '../../../src/engine/limiter.js';
@@ -10,10 +10,10 @@ import { SeededRandom } from '../../../src/engine/random.js';
 import { RetryBudget } from '../../../src/engine/retry-budget.js';
 import { MemoryStore, type StateStore } from '../../../src/engine/store.js';
 import { RedisStore, type StoreEvent } from '../../../src/engine/stores/redis-store.js';
-import { dropPrefix, REDIS_URL, testPrefix, testRedis } from '../../helpers/redis.js';
+import { describeWithRedis, dropPrefix, REDIS_URL, testPrefix, testRedis } from '../../helpers/redis.js';
 
 const T0 = 1_764_540_000_000; // an epoch time: processes share the timeline
-const admin = testRedis();
+let admin: Redis;
 const opened: Redis[] = [];
 const prefixes: string[] = [];
 
@@ -29,16 +29,20 @@ function newPrefix(tag: string): string {
   return p;
 }
 
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((r) => r.quit().catch(() => r.disconnect())));
-});
+await describeWithRedis('RedisStore', () => {
+  beforeAll(() => {
+    admin = testRedis();
+  });
 
-afterAll(async () => {
-  for (const p of prefixes) await dropPrefix(admin, p);
-  await admin.quit();
-});
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((r) => r.quit().catch(() => r.disconnect())));
+  });
 
-describe('RedisStore', () => {
+  afterAll(async () => {
+    for (const p of prefixes) await dropPrefix(admin, p);
+    await admin.quit();
+  });
+
   it('shares one retry budget between processes', async () => {
     const clock = new ManualClock(T0);
     const prefix = newPrefix('budget');
