@@ -1,7 +1,7 @@
-import type { GuardSnapshot } from '../engine/guard-core.js';
 import type { FaultPhase } from '../upstream/config.js';
 import type { UpstreamStats } from '../upstream/upstream-model.js';
 import type { RunSnapshot } from './metrics/result.js';
+import type { LayerEngineSnapshot } from './replica-snapshot.js';
 
 /** What a dashboard shows of one running variant at one moment. */
 export interface RunView {
@@ -9,8 +9,11 @@ export interface RunView {
   name: string;
   /** Totals, per-layer figures and the last 60 s of per-second series. */
   snapshot: RunSnapshot;
-  /** The engine's state at each layer that runs the engine (throttle, budget, breakers, buckets). */
-  engines: Array<{ layer: string; guard: GuardSnapshot }>;
+  /**
+   * The engine's state at each layer that runs the engine (throttle, budget, breakers, buckets);
+   * a layer run as several replicas has their state merged into one `guard`, and `replicas`.
+   */
+  engines: Array<{ layer: string } & LayerEngineSnapshot>;
   /** The upstream right now: busy slots and queue depth per model, statuses so far. */
   upstream: UpstreamStats;
   /** True once the run has finished. */

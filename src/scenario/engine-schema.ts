@@ -6,9 +6,12 @@ import {
 } from './schema-kit.js';
 
 /** Engine defaults for layers whose retry policy is `engine`, as the Guard's defaults. */
-export const ENGINE_DEFAULTS: Readonly<EngineConfig> = Object.freeze({
-  maxAttempts: 3, backoff: {}, retryBudget: {}, throttle: {}, breaker: {}, limits: [], concurrency: false, minAttemptMs: 0,
+export const ENGINE_DEFAULTS: Readonly<Required<EngineConfig>> = Object.freeze({
+  maxAttempts: 3, backoff: {}, retryBudget: {}, throttle: {}, breaker: {}, limits: [], concurrency: false, minAttemptMs: 0, state: 'local',
 });
+
+/** Where a replicated layer's engines keep their state: each its own, or one store for all. */
+export const ENGINE_STATES = ['local', 'shared'] as const;
 
 /** Naive retries back off without jitter, as hand-written retry loops usually do. */
 export const NAIVE_BACKOFF: Readonly<Partial<BackoffOptions>> = Object.freeze({ strategy: 'exponential', baseMs: 100, capMs: 10_000 });
@@ -77,6 +80,7 @@ function engineFields() {
     limits: z.array(limit(), { error: expecting('a list of limits') }),
     concurrency: orFalse(concurrency(), 'a mapping of concurrency options'),
     minAttemptMs: duration(),
+    state: oneOf(ENGINE_STATES),
   };
 }
 
@@ -93,6 +97,7 @@ export function engineSchema(): z.ZodType<EngineConfig> {
     limits: f.limits.default(() => []),
     concurrency: f.concurrency.default(false),
     minAttemptMs: f.minAttemptMs.default(d.minAttemptMs),
+    state: f.state.default(d.state),
   }, 'a mapping of engine options') as z.ZodType<EngineConfig>;
 }
 

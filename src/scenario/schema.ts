@@ -16,7 +16,10 @@ import { upstreamSchema } from './upstream-schema.js';
  * The output is close to `Scenario`; `validateDocument` adds what needs the whole document
  * (model references, default variants).
  */
-export const SCENARIO_DEFAULTS = { seed: 1, drainMs: 120_000, deadlineMs: Infinity, layerTimeoutMs: Infinity, fanout: 1, connections: 256 } as const;
+export const SCENARIO_DEFAULTS = { seed: 1, drainMs: 120_000, deadlineMs: Infinity, layerTimeoutMs: Infinity, fanout: 1, replicas: 1, connections: 256 } as const;
+
+/** More would be a typo: each replica is an engine of its own. */
+export const MAX_REPLICAS = 1000;
 
 const arrivalSchema = () =>
   tagged('type', [
@@ -39,6 +42,7 @@ const layerSchema = () =>
     name: text('a layer name'),
     fanout: dist('fanout').default(SCENARIO_DEFAULTS.fanout),
     timeout: duration({ positive: true }).optional(),
+    replicas: num(`an integer from 1 to ${MAX_REPLICAS}`, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_REPLICAS).default(SCENARIO_DEFAULTS.replicas),
     retry: retrySchema().default({ policy: 'none' }),
     models: z.array(text('a model name'), { error: expecting('a list of model names') }).min(1, { error: 'expected at least one model name' }).optional(),
   }, 'a layer like {name: agent, fanout: 3}').transform(
@@ -47,6 +51,8 @@ const layerSchema = () =>
       fanout: l.fanout,
       timeoutMs: l.timeout ?? SCENARIO_DEFAULTS.layerTimeoutMs,
       retry: l.retry,
+      // Only when replicated: a one-replica layer is what it was before replicas existed.
+      ...(l.replicas === 1 ? {} : { replicas: l.replicas }),
       ...(l.models === undefined ? {} : { models: l.models }),
     }),
   );

@@ -17,6 +17,13 @@ export type ArrivalConfig =
   /** `users` closed-loop users: each starts a task, waits for it, thinks, starts the next. */
   | { type: 'closed'; users: number; thinkMs: Dist };
 
+/**
+ * Where a layer's replicas keep their engine state: `local`, each its own (per-process limits
+ * and budgets, N times too generous with N replicas), or `shared`, one store for all of them
+ * (an idealised shared store: no sync delay, unlike `RedisStore`'s 100 ms).
+ */
+export type EngineState = 'local' | 'shared';
+
 /** The engine's options as a scenario gives them (the Guard's, less clock/random/store). */
 export interface EngineConfig {
   maxAttempts: number;
@@ -27,6 +34,8 @@ export interface EngineConfig {
   limits: LimitDimension[];
   concurrency: Partial<ConcurrencyLimiterOptions> | false;
   minAttemptMs: number;
+  /** How the replicas of a layer keep their state (no difference with one replica). @default 'local' */
+  state?: EngineState;
 }
 
 /** Who retries at a layer, and how. */
@@ -47,6 +56,11 @@ export interface LayerConfig {
   /** Per-attempt timeout at this layer, ms. @default Infinity */
   timeoutMs: number;
   retry: RetryPolicy;
+  /**
+   * Processes the layer runs as: its calls are spread round-robin over this many engines
+   * (`retry.policy: engine` only; other policies keep no state to split). @default 1
+   */
+  replicas?: number;
   /** Last layer only: the model its calls go to, then the fallback models in order. @default [first model] */
   models?: string[];
 }

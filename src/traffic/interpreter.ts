@@ -1,14 +1,13 @@
 import type { Classification } from '../engine/classify.js';
 import type { Clock } from '../engine/clock.js';
 import { Step, type GuardCall } from '../engine/guard-call.js';
-import type { GuardCore } from '../engine/guard-core.js';
 import type { SeededRandom } from '../engine/random.js';
 import { sampler } from '../upstream/distribution.js';
 import type { UpstreamListener } from '../upstream/response.js';
 import type { EventHandler, Scheduler } from '../upstream/scheduler.js';
 import { CallTable } from './call-table.js';
-import { engineGuard } from './engine-guard.js';
-import type { EngineConfig, LayerConfig, TrafficConfig } from './config.js';
+import type { LayerConfig, TrafficConfig } from './config.js';
+import { EngineReplicas } from './engine-replicas.js';
 import type { LeafTransport, TrafficObserver } from './observer.js';
 import { Code, TIMEOUT, classifyCode, classifyUpstream, codeOf } from './outcomes.js';
 import { plainPolicy, type PlainPolicy } from './retry-policy.js';
@@ -26,7 +25,8 @@ interface Layer {
   cfg: LayerConfig;
   leaf: boolean;
   plain: PlainPolicy | undefined;
-  guard: GuardCore | undefined;
+  /** The layer's engines, one per replica, when its policy is `engine`. */
+  engines: EngineReplicas | undefined;
   /** Leaf layers: upstream model index per engine target / fallback position. */
   models: number[];
 }
@@ -76,8 +76,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       const names = leaf ? (cfg.models ?? []) : [config.layers[i + 1].name];
       const models = leaf ? names.map((m) => transport.modelIndex(m)) : [];
       const r = random.split(`layer:${cfg.name}`);
-      const guard = cfg.retry.policy === 'engine' ? engineGuard(config.engine, cfg.retry.engine, cfg.name, names, clock, r) : undefined;
-      return { cfg, leaf, plain: plainPolicy(cfg.retry, r.split('policy')), guard, models };
+      const engines = cfg.retry.policy === 'engine' ? new EngineReplicas(config.engine, cfg.retry.engine, cfg.replicas ?? 1, cfg.name, names, clock, r) : undefined;
+      return { cfg, leaf, plain: plainPolicy(cfg.retry, r.split('policy')), engines, models };
     });
     this.shape = new TreeShape(config.layers, random.split('shape').seed);
     this.prompt = sampler(config.tokens.prompt, random.split('prompt'));
@@ -89,9 +89,9 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
 
   private readonly deadlineMs: number;
 
-  /** The engine of a layer, for dashboards and per-second samples (undefined if it has none). */
-  guardOf(layer: number): GuardCore | undefined {
-    return this.layers[layer].guard;
+  /** The engines of a layer (one per replica), for dashboards and per-second samples; undefined if it has none. */
+  enginesOf(layer: number): EngineReplicas | undefined {
+    return this.layers[layer].engines;
   }
 
   /** A root task arrives; `intendedStart` is when it was meant to (for coordinated omission). */
@@ -156,9 +156,9 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       c.prompt[id] = Math.max(1, Math.round(this.prompt()));
       c.completion[id] = Math.max(1, Math.round(this.completion()));
     }
-    if (layer.guard !== undefined) {
+    if (layer.engines !== undefined) {
       const tokens = layer.leaf ? c.prompt[id] + c.completion[id] : 0;
-      this.guardCalls[id] = layer.guard.start(now, { deadlineAt: deadline, tokens });
+      this.guardCalls[id] = layer.engines.pick().start(now, { deadlineAt: deadline, tokens });
     }
     this.attempt(id, now);
   }

@@ -48,10 +48,14 @@ export function fallbackShare(guard: GuardSnapshot): number | undefined {
   return total > 0 ? (total - counts[0]) / total : 0;
 }
 
-/** `open 3.2s ×2`: the state as a word (it reads without colour), its time in state, repeated trips. */
-function breakerCell(b: BreakerSnapshot, at: number): Line {
+/**
+ * `open 3.2s ×2`: the state as a word (it reads without colour), its time in state, repeated
+ * trips; `open 3/4 3.2s` when 3 of a layer's 4 replicas have their breaker open.
+ */
+function breakerCell(b: BreakerSnapshot, at: number, replicas?: { n: number; count: number }): Line {
   const h = BREAKER_HEALTH[b.state];
-  const cell: Line = [seg(`${BREAKER_WORD[b.state]} ${formatSeconds(at - b.since)}`, tone(h))];
+  const of = replicas !== undefined && b.state !== 'closed' ? ` ${replicas.n}/${replicas.count}` : '';
+  const cell: Line = [seg(`${BREAKER_WORD[b.state]}${of} ${formatSeconds(at - b.since)}`, tone(h))];
   if (b.trips > 1) cell.push(seg(` ×${b.trips}`, 'dim'));
   return cell;
 }
@@ -61,12 +65,12 @@ const BUDGET_W = 7;
 const DROP_W = 7;
 
 /** `name  budget  drop  breaker` — empty cells where the layer or target has no such part. */
-function row(name: Line, nameW: number, budget: GuardSnapshot['budget'] | undefined, target: Target | undefined, at: number): Line {
+function row(name: Line, nameW: number, budget: GuardSnapshot['budget'] | undefined, target: Target | undefined, at: number, replicas?: { n: number; count: number }): Line {
   const line: Line = [...name, seg(' '.repeat(Math.max(0, nameW - name.reduce((w, s) => w + textWidth(s.text), 0))))];
   line.push(budget ? seg(padStart(sig3(budget.balance), BUDGET_W), tone(budgetHealth(budget.balance))) : seg(' '.repeat(BUDGET_W)));
   const p = target?.throttle?.dropProbability;
   line.push(p === undefined ? seg(' '.repeat(DROP_W)) : seg(padStart(formatPercent(p), DROP_W), tone(dropHealth(p))));
-  if (target?.breaker) line.push(seg(' '), ...breakerCell(target.breaker, at));
+  if (target?.breaker) line.push(seg(' '), ...breakerCell(target.breaker, at, replicas));
   return line;
 }
 
@@ -117,18 +121,31 @@ function extraLines(guard: GuardSnapshot, width: number): Line[] {
  *     fallback            0.0 % closed 32.4s
  *     fallback 22.5 %  in flight 12, 3 queued
  *     requests/s       ██░░░░░░ 14/50
+ *
+ * A layer run as several replicas is named with their number (`gateway ×4`, `×4 shared` when
+ * they share their state) and shows their state merged: budgets and buckets summed (read once
+ * when shared), the mean drop probability, and the worst breaker state with how many replicas
+ * are in it (`open 3/4 2.1s`).
  */
 export function engineLines(view: RunView, width: number): Line[] {
   if (view.engines.length === 0) return [[seg('engine', 'bold'), seg(' · off', 'dim')]];
-  const nameW = Math.max(6, ...view.engines.flatMap((e) => [textWidth(e.layer), ...(e.guard.targets.length > 1 ? e.guard.targets.map((t) => 2 + textWidth(t.name)) : [])]));
+  const nameW = Math.max(6, ...view.engines.flatMap((e) => [textWidth(e.layer) + textWidth(replicaTag(e.replicas)), ...(e.guard.targets.length > 1 ? e.guard.targets.map((t) => 2 + textWidth(t.name)) : [])]));
   const lines: Line[] = [[seg(padEnd('engine', nameW), 'bold'), seg(padStart('budget', BUDGET_W), 'bold'), seg(padStart('drop', DROP_W), 'bold'), seg(' breaker', 'bold')]];
-  for (const { layer, guard } of view.engines) {
+  for (const { layer, guard, replicas } of view.engines) {
     const single = guard.targets.length <= 1;
-    lines.push(row([seg(layer, 'bold')], nameW, guard.budget, single ? guard.targets[0] : undefined, guard.at));
-    if (!single) for (const t of guard.targets) lines.push(row([seg(`  ${t.name}`)], nameW, undefined, t, guard.at));
+    const tag = replicaTag(replicas);
+    const name: Line = tag ? [seg(layer, 'bold'), seg(tag, 'dim')] : [seg(layer, 'bold')];
+    const of = (i: number) => (replicas ? { n: replicas.breakers[i] ?? 0, count: replicas.count } : undefined);
+    lines.push(row(name, nameW, guard.budget, single ? guard.targets[0] : undefined, guard.at, single ? of(0) : undefined));
+    if (!single) guard.targets.forEach((t, i) => lines.push(row([seg(`  ${t.name}`)], nameW, undefined, t, guard.at, of(i))));
     lines.push(...extraLines(guard, width), ...(guard.limits.length ? limitLines(guard.limits, width) : []));
   }
   return lines;
+}
+
+/** ` ×4` after a replicated layer's name, ` ×4 shared` when its replicas share their state; '' for one. */
+function replicaTag(replicas: RunView['engines'][number]['replicas']): string {
+  return replicas === undefined ? '' : ` ×${replicas.count}${replicas.state === 'shared' ? ' shared' : ''}`;
 }
 
 /** Engine state for one variant (one line saying it is off for a variant without it). */

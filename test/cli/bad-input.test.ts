@@ -141,7 +141,7 @@ describe('mistakes in naming the scenario', () => {
 
   it('unknown bundled name, with a did-you-mean and the list', () =>
     expectUsage(['run', 'retry-strom'], [
-      'retry-strom: no such file or bundled scenario; did you mean retry-storm? (bundled: brownout, fallback, metastable, retry-storm, sdk-stack, tpm-burst)',
+      'retry-strom: no such file or bundled scenario; did you mean retry-storm? (bundled: brownout, fallback, metastable, replicas, retry-storm, sdk-stack, tpm-burst)',
     ]));
 
   it('not a scenario file', () => expectUsage(['run', 'notes.txt'], ['notes.txt: expected a .yaml, .yml or .json file, got ".txt"']));

@@ -130,6 +130,59 @@ describe('tpm-burst: requests/s limits cannot see tokens', () => {
   });
 });
 
+describe('replicas: per-replica limits are N times too generous', () => {
+  const get = (set: string[] = []) => {
+    const { scenario, results } = runs('replicas', set);
+    // What the provider's requests/min quota admits over the run's arrivals.
+    const quota = (scenario.upstream.models[0].rpm! * scenario.durationMs) / 60_000;
+    return { s: scenario, local: results.local, shared: results.shared, quota };
+  };
+
+  it('4 replicas, each limiting to the quota, in front of one provider', () => {
+    const { s } = get();
+    expect(s.traffic.layers[0].replicas).toBe(4);
+    expect(s.traffic.engine.limits.find((l) => l.unit === 'requests')).toMatchObject({ rate: s.upstream.models[0].rpm, per: 'minute' });
+    expect(s.traffic.engine.limits.find((l) => l.unit === 'tokens')).toMatchObject({ rate: s.upstream.models[0].tpm, per: 'minute' });
+  });
+
+  it('local: the upstream sees ~4× the quota and answers most of it with 429s', () => {
+    const { local, quota } = get();
+    expect(local.upstream.attempts).toBeGreaterThanOrEqual(3.5 * quota);
+    expect(local.upstream.attempts).toBeLessThanOrEqual(4.2 * quota);
+    expect(local.upstream.share['429']).toBeGreaterThan(0.65);
+    expect(local.upstream.rateLimited.requests).toBeGreaterThan(2 * quota);
+  });
+
+  it('shared: the upstream sees ~1× the quota, nearly no 429s, and the limit sheds the rest locally', () => {
+    const { local, shared, quota } = get();
+    expect(shared.upstream.attempts).toBeGreaterThanOrEqual(0.95 * quota);
+    expect(shared.upstream.attempts).toBeLessThanOrEqual(1.05 * quota);
+    expect(shared.upstream.share['429']).toBeLessThan(0.02);
+    expect(layer(shared, 'gateway').shed.limit ?? 0).toBeGreaterThan(2 * quota);
+    // The quota bounds goodput either way; shared refuses at once instead of after 429s.
+    expect(shared.goodput).toBeGreaterThanOrEqual(0.95 * local.goodput);
+    expect(shared.roots.latencyMs.p95).toBeLessThan(local.roots.latencyMs.p95 / 3);
+  });
+
+  it('one replica gives the figures of shared; so does local', () => {
+    const { shared } = get();
+    const one = get(['layers[0].replicas=1']);
+    for (const r of [one.local, one.shared]) {
+      expect(r.upstream.attempts).toBe(shared.upstream.attempts);
+      expect(r.goodput).toBe(shared.goodput);
+    }
+  });
+
+  it('with the throttle and breaker on, local still sends about twice the quota; shared is unchanged', () => {
+    const { shared } = get();
+    const on = get(['engine.throttle=true', 'engine.breaker=true']);
+    expect(on.local.upstream.attempts).toBeGreaterThanOrEqual(1.6 * on.quota);
+    expect(on.local.upstream.attempts).toBeLessThanOrEqual(2.4 * on.quota);
+    expect(layer(on.local, 'gateway').shed.breaker ?? 0).toBeGreaterThan(on.quota);
+    expect(on.shared.upstream.attempts).toBe(shared.upstream.attempts);
+  });
+});
+
 describe('metastable: a short trigger, a collapse that outlives it', () => {
   const get = (set: string[] = []) => {
     const { scenario, results } = runs('metastable', set);

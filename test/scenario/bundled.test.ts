@@ -6,7 +6,7 @@ import { loadScenario } from '../../src/scenario/load-scenario.js';
 import { ScenarioError } from '../../src/scenario/scenario-error.js';
 import { resolveVariant } from '../../src/scenario/variants.js';
 
-const NAMES = ['brownout', 'fallback', 'metastable', 'retry-storm', 'sdk-stack', 'tpm-burst'];
+const NAMES = ['brownout', 'fallback', 'metastable', 'replicas', 'retry-storm', 'sdk-stack', 'tpm-burst'];
 
 describe('bundled scenarios', () => {
   const bundled = listBundledScenarios();
@@ -60,6 +60,15 @@ describe('bundled scenarios', () => {
     };
     expect(limits('rps-only')?.map((l) => l.unit)).toEqual(['requests']);
     expect(limits('rps+tpm')).toContainEqual(expect.objectContaining({ name: 'model_tpm', unit: 'tokens', rate: s.upstream.models[0].tpm, per: 'minute' }));
+  });
+
+  it('replicas: a replicated engine layer; the variants differ by engine.state only', () => {
+    const s = loadScenario('replicas');
+    expect(s.variants.map((v) => v.name)).toEqual(['local', 'shared']);
+    const [local, shared] = ['local', 'shared'].map((v) => resolveVariant(s, v).traffic);
+    expect(local.layers[0]).toMatchObject({ name: 'gateway', replicas: 4, retry: { policy: 'engine' } });
+    expect([local.engine.state, shared.engine.state]).toEqual(['local', 'shared']);
+    expect({ ...shared, engine: { ...shared.engine, state: 'local' } }).toEqual(local);
   });
 
   it('fallback and sdk-stack have what they are about', () => {

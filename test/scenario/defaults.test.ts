@@ -23,9 +23,9 @@ describe('defaults', () => {
   });
 
   it('fills in the engine options', () => {
-    expect(s.traffic.engine).toEqual({ maxAttempts: 3, backoff: {}, retryBudget: {}, throttle: {}, breaker: {}, limits: [], concurrency: false, minAttemptMs: 0 });
+    expect(s.traffic.engine).toEqual({ maxAttempts: 3, backoff: {}, retryBudget: {}, throttle: {}, breaker: {}, limits: [], concurrency: false, minAttemptMs: 0, state: 'local' });
     const e = loadScenario(edit('upstream:', 'engine: { throttle: { k: 3 }, breaker: false, concurrency: true, minAttemptMs: 1s }\nupstream:')).traffic.engine;
-    expect(e).toEqual({ maxAttempts: 3, backoff: {}, retryBudget: {}, throttle: { k: 3 }, breaker: false, limits: [], concurrency: {}, minAttemptMs: 1_000 });
+    expect(e).toEqual({ maxAttempts: 3, backoff: {}, retryBudget: {}, throttle: { k: 3 }, breaker: false, limits: [], concurrency: {}, minAttemptMs: 1_000, state: 'local' });
   });
 
   it('fills in models and faults', () => {

@@ -92,6 +92,28 @@ describe('validation: one exact line per mistake, with its path', () => {
     ]);
   });
 
+  it('replicas and engine state', () => {
+    const engine = (block: string) => edit('upstream:', `engine: ${block}\nupstream:`);
+    expect(problemsOf(edit('fanout: 2', 'fanout: 2, replicas: 0'))).toEqual(['layers[0].replicas: expected an integer from 1 to 1000, got 0']);
+    expect(problemsOf(edit('fanout: 2', 'fanout: 2, replicas: 2.5'))).toEqual(['layers[0].replicas: expected an integer from 1 to 1000, got 2.5']);
+    expect(problemsOf(edit('fanout: 2', 'fanout: 2, replicas: "4"'))).toEqual(['layers[0].replicas: expected an integer from 1 to 1000, got "4"']);
+    expect(problemsOf(edit('fanout: 2', 'fanout: 2, replica: 4'))).toEqual(['layers[0].replica: unknown key (did you mean replicas?)']);
+    expect(problemsOf(engine('{ state: sharde }'))).toEqual(['engine.state: expected one of local, shared, got "sharde" (did you mean shared?)']);
+    expect(problemsOf(edit('policy: sdk', 'policy: engine, engine: { state: global }'))).toEqual(['layers[1].retry.engine.state: expected one of local, shared, got "global" (did you mean local?)']);
+    expect(problemsOf(BASE, ['engine.state=redis'])).toEqual(['--set "engine.state=redis": engine.state: expected one of local, shared, got "redis"']);
+  });
+
+  it('replicas default to 1 (and are left out), engine state to local; both take --set', () => {
+    const s = loadScenario(BASE);
+    expect(s.traffic.layers.map((l) => l.replicas)).toEqual([undefined, undefined]);
+    expect(s.traffic.engine.state).toBe('local');
+    const set = loadScenario(BASE, { set: ['layers[*].replicas=4', 'engine.state=shared', 'layers[1].retry.policy=engine', 'layers[1].retry.engine.state=local'] });
+    expect(set.traffic.layers.map((l) => l.replicas)).toEqual([4, 4]);
+    expect(set.traffic.engine.state).toBe('shared');
+    expect(set.traffic.layers[1].retry).toEqual({ policy: 'engine', engine: { state: 'local' } });
+    expect(loadScenario(BASE, { set: ['layers[0].replicas=1'] }).traffic.layers[0]).not.toHaveProperty('replicas');
+  });
+
   it('faults: kinds, windows and status weights', () => {
     const fault = (f: string) => `${BASE}  faults:\n    - ${f}\n`;
     expect(problemsOf(fault('{ kind: flood }'))).toEqual(['upstream.faults[0].kind: expected one of errors, outage, latency, reset, hang, midstream, quota, got "flood"']);

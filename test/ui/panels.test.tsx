@@ -122,6 +122,25 @@ describe('EnginePanel', () => {
     expect(lines).toContain('  in flight 12, 3 queued');
   });
 
+  it('names a replicated layer with its replicas and says how many are in the breaker state shown', () => {
+    const view = engineView();
+    const [orchestrator, agent, llm] = view.engines;
+    const engines = [
+      { ...orchestrator, replicas: { count: 4, state: 'local' as const, breakers: [4] } },
+      agent,
+      { ...llm, replicas: { count: 4, state: 'shared' as const, breakers: [3, 4] } },
+    ];
+    const { lastFrame } = render(<EnginePanel view={{ ...view, engines }} width={48} color={false} />);
+    const lines = linesOf(lastFrame());
+    expect(widest(lastFrame())).toBeLessThanOrEqual(48);
+    // All closed: no count, as for one replica.
+    expect(lines[1]).toMatch(/^orchestrator ×4\s+136\s+0\.0 % closed 32\.4s$/);
+    expect(lines[2]).toMatch(/^agent\s+0\.40\s+8\.0 % closed 32\.4s$/);
+    expect(lines[3]).toMatch(/^llm ×4 shared\s+-0\.20$/);
+    expect(lines[4]).toMatch(/^ {2}primary\s+62\.0 % open 3\/4 3\.2s ×2$/);
+    expect(lines[5]).toMatch(/^ {2}fallback\s+0\.0 % closed 32\.4s$/);
+  });
+
   it('draws each bucket as available/capacity', () => {
     const out = text(render(<EnginePanel view={engineView()} width={60} color={false} />).lastFrame());
     expect(out).toMatch(/requests\/s\s+█+░+ 14\/50/);

@@ -84,8 +84,12 @@ export interface EngineSeries {
   layer: string;
   dropProbability: number[];
   budgetBalance: number[];
-  /** 1 when the breaker was open at a sample in that second. */
+  /** 1 when a breaker (of any replica) was open at a sample in that second. */
   breakerOpen: number[];
+  /** A layer run as several replicas (`layers[i].replicas`): how many. Absent for one. */
+  replicas?: number;
+  /** With `replicas`: how many replicas had a breaker open, the most at a sample in that second. */
+  replicasOpen?: number[];
 }
 
 /** Per-second series; index i covers [i·binMs, (i+1)·binMs) of the run. */

@@ -1,4 +1,4 @@
-import type { SeriesResult } from './result.js';
+import type { EngineSeries, SeriesResult } from './result.js';
 import { round6 } from './round.js';
 import { BIN_MS, TimeSeries } from './time-series.js';
 import { STATUS_RESET, STATUS_TIMEOUT } from './upstream-counters.js';
@@ -6,16 +6,22 @@ import { STATUS_RESET, STATUS_TIMEOUT } from './upstream-counters.js';
 const FIELDS = ['offered', 'ok', 'shed', 'upstreamAttempts', 'leafCalls', 'status429', 'status5xx', 'timeouts', 'faultActive'] as const;
 type Field = (typeof FIELDS)[number];
 const [OFFERED, OK, SHED, UPSTREAM, LEAF, S429, S5XX, TIMEOUTS, FAULT] = FIELDS.map((_, i) => i);
-/** Engine gauges per layer, flat: layer * 3 + gauge. */
+/** Engine gauges per layer, flat: layer * GAUGES + gauge. */
 const DROP = 0;
 const BALANCE = 1;
 const BREAKER = 2;
+const REPLICAS_OPEN = 3;
+const GAUGES = 4;
 
 /** An engine layer's state, sampled by the driver once per second. */
 export interface EngineSample {
   dropProbability: number;
   budgetBalance: number;
   breakerOpen: boolean;
+  /** A layer run as several replicas: how many (absent for one). */
+  replicas?: number;
+  /** How many of those replicas had a breaker open. */
+  replicasOpen?: number;
 }
 
 /**
@@ -27,12 +33,15 @@ export class RunSeries {
   private readonly counters: TimeSeries<Field>;
   private readonly gauges: TimeSeries;
   private readonly sampled: Uint8Array;
+  /** Replicas per layer, from the samples; 0 for a layer sampled without (one replica). */
+  private readonly replicas: Int32Array;
 
   constructor(layers: readonly string[], expectedMs: number) {
     this.layers = layers;
     this.counters = new TimeSeries(FIELDS, expectedMs);
-    this.gauges = new TimeSeries(layers.flatMap((_, i) => [`${i}.drop`, `${i}.balance`, `${i}.breaker`]), expectedMs);
+    this.gauges = new TimeSeries(layers.flatMap((_, i) => [`${i}.drop`, `${i}.balance`, `${i}.breaker`, `${i}.replicasOpen`]), expectedMs);
     this.sampled = new Uint8Array(layers.length);
+    this.replicas = new Int32Array(layers.length);
   }
 
   /** Bins written so far. */
@@ -72,9 +81,14 @@ export class RunSeries {
 
   engine(layer: number, t: number, s: EngineSample): void {
     this.sampled[layer] = 1;
-    this.gauges.set(layer * 3 + DROP, t, finite(s.dropProbability));
-    this.gauges.set(layer * 3 + BALANCE, t, finite(s.budgetBalance));
-    this.gauges.max(layer * 3 + BREAKER, t, s.breakerOpen ? 1 : 0);
+    const g = layer * GAUGES;
+    this.gauges.set(g + DROP, t, finite(s.dropProbability));
+    this.gauges.set(g + BALANCE, t, finite(s.budgetBalance));
+    this.gauges.max(g + BREAKER, t, s.breakerOpen ? 1 : 0);
+    if (s.replicas !== undefined) {
+      this.replicas[layer] = s.replicas;
+      this.gauges.max(g + REPLICAS_OPEN, t, s.replicasOpen ?? 0);
+    }
   }
 
   /** Upstream attempts and logical leaf calls, each summed over bins `from` .. `to`. */
@@ -91,9 +105,13 @@ export class RunSeries {
   result(from: number, to: number): SeriesResult {
     const col = (field: number): number[] => this.counters.slice(field, from, to);
     const gauge = (field: number): number[] => this.gauges.slice(field, from, to).map(round6);
-    const engine = this.layers.flatMap((layer, i) =>
-      this.sampled[i] ? [{ layer, dropProbability: gauge(i * 3 + DROP), budgetBalance: gauge(i * 3 + BALANCE), breakerOpen: gauge(i * 3 + BREAKER) }] : [],
-    );
+    const engine = this.layers.flatMap((layer, i): EngineSeries[] => {
+      if (!this.sampled[i]) return [];
+      const g = i * GAUGES;
+      const e: EngineSeries = { layer, dropProbability: gauge(g + DROP), budgetBalance: gauge(g + BALANCE), breakerOpen: gauge(g + BREAKER) };
+      // Only for replicated layers, so a result without replicas is what it always was.
+      return [this.replicas[i] > 0 ? { ...e, replicas: this.replicas[i], replicasOpen: gauge(g + REPLICAS_OPEN) } : e];
+    });
     return {
       binMs: BIN_MS,
       fromBin: from,
