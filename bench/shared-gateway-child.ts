@@ -4,6 +4,7 @@ import { ShedError } from '../src/engine/errors.js';
 import { RedisStore, type StoreEvent } from '../src/engine/stores/redis-store.js';
 import { guardedFetch } from '../src/integrations/guarded-fetch.js';
 import { systemClock } from '../src/platform/system-clock.js';
+import type { Counts } from './shared-counts.js';
 
 /**
  * One gateway process for the shared suite:
@@ -28,16 +29,6 @@ const quota = Number(quotaArg);
 const REQUEST_TIMEOUT_MS = 10_000;
 const BODY = JSON.stringify({ model: 'primary', messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 8 });
 
-interface Counts {
-  sent: number;
-  /** Answers from the upstream by status. */
-  status: Record<string, number>;
-  /** Refused locally, by shed reason. */
-  shed: Record<string, number>;
-  /** Requests that failed on the way (connection, timeout). */
-  errors: number;
-  storeEvents: string[];
-}
 
 const counts: Counts = { sent: 0, status: {}, shed: {}, errors: 0, storeEvents: [] };
 const bump = (o: Record<string, number>, k: string): void => void (o[k] = (o[k] ?? 0) + 1);

@@ -8,6 +8,7 @@ import { RedisStore } from '../src/engine/stores/redis-store.js';
 import { createFakeUpstream } from '../src/fake-upstream/server.js';
 import { systemClock } from '../src/platform/system-clock.js';
 import { printTable, timeAsync, type Row } from './measure.js';
+import type { Counts } from './shared-counts.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CHILD = fileURLToPath(new URL('./shared-gateway-child.ts', import.meta.url));
@@ -29,13 +30,6 @@ const CHILD_TIMEOUT_MS = 60_000;
 /** Lead time between `go` and the first request: every gateway joins the shared bucket and syncs. */
 const START_LEAD_MS = 500;
 
-interface Counts {
-  sent: number;
-  status: Record<string, number>;
-  shed: Record<string, number>;
-  errors: number;
-  storeEvents: string[];
-}
 
 interface RunFigures {
   offered: number;
