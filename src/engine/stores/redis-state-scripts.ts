@@ -37,11 +37,19 @@ return out
  * Bucket sync. KEYS[1]: the bucket's hash (t tokens, o debt, l last refill time);
  * KEYS[2]: a sorted set of the processes that drew on it, scored by when.
  * ARGV: now, capacity, refill per ms, initial tokens, spent, refunded, member id,
- * activeMs, ttlMs, join ('1' on a process's first sync). Refills to `now`, applies the refund
- * then the spend (a shortfall becomes debt), marks the member active if it drew or joins,
- * forgets members idle for activeMs, and answers
- * { tokens, debt, sharers } where sharers counts the active members plus this one if it is
- * not among them.
+ * activeMs, ttlMs, join ('1' on a process's first sync or after a refusal), since (when the
+ * first of `spent` was spent; `now` if nothing was).
+ *
+ * The spend is taken as spread over [since, now], with that span's refill beside it: refilled
+ * to `since` (capped at capacity as usual), then level + refill over the span − spent, capped
+ * only at the end. Synced every 100 ms this is the plain bucket; after an outage, when a
+ * process paced itself on its own share for longer than the bucket holds, it keeps that
+ * spending from turning into debt the bucket never had to give (a capped refill would credit
+ * at most one bucketful for the whole outage). A bucket Redis does not have (first use, or
+ * lost) starts full at `since`. The refund is applied first; a shortfall becomes debt.
+ * Marks the member active if it drew or asks to join, forgets members idle for activeMs, and
+ * answers { tokens, debt, sharers } where sharers counts the active members plus this one if
+ * it is not among them.
  */
 export const BUCKET_SYNC = `
 local now = tonumber(ARGV[1])
@@ -50,10 +58,11 @@ local rate = tonumber(ARGV[3])
 local spent = tonumber(ARGV[5])
 local refunded = tonumber(ARGV[6])
 local member = ARGV[7]
+local since = math.min(tonumber(ARGV[11]), now)
 local h = redis.call('HMGET', KEYS[1], 't', 'o', 'l')
 local t = tonumber(h[1]) or tonumber(ARGV[4])
 local o = tonumber(h[2]) or 0
-local l = tonumber(h[3]) or now
+local l = tonumber(h[3]) or since
 local function credit(n)
   if o > 0 then
     local paid = math.min(n, o)
@@ -62,18 +71,27 @@ local function credit(n)
   end
   t = math.min(cap, t + n)
 end
-if now > l then
-  credit((now - l) * rate)
-  l = now
+if since > l then
+  credit((since - l) * rate)
+  l = since
 end
 if refunded > 0 then credit(refunded) end
-if spent > 0 then
-  if spent <= t then
-    t = t - spent
-  else
-    o = o + spent - t
-    t = 0
-  end
+local gain = 0
+if now > l then
+  gain = (now - l) * rate
+  l = now
+end
+if o > 0 then
+  local paid = math.min(gain, o)
+  o = o - paid
+  gain = gain - paid
+end
+local level = t + gain - spent
+if level >= 0 then
+  t = math.min(cap, level)
+else
+  t = 0
+  o = o - level
 end
 local fmt = '%.17g'
 redis.call('HSET', KEYS[1], 't', string.format(fmt, t), 'o', string.format(fmt, o), 'l', string.format(fmt, l))

@@ -183,7 +183,7 @@ export class RedisStore implements StateStore {
       const s = b.spec;
       const ratePerMs = s.refillPerSec / 1000;
       const ttl = Math.ceil(Math.min(86_400_000, Math.max(60_000, ratePerMs > 0 ? (2 * s.capacity) / ratePerMs : Infinity)));
-      p.stormlabBucketSync(b.key, `${b.key}:sharers`, now, s.capacity, ratePerMs, s.initial ?? s.capacity, bDeltas[i].spent, bDeltas[i].refunded, this.id, this.activeMs, ttl, bDeltas[i].join ? 1 : 0);
+      p.stormlabBucketSync(b.key, `${b.key}:sharers`, now, s.capacity, ratePerMs, s.initial ?? s.capacity, bDeltas[i].spent, bDeltas[i].refunded, this.id, this.activeMs, ttl, bDeltas[i].join ? 1 : 0, Number.isFinite(bDeltas[i].since) ? bDeltas[i].since : now);
     });
     // A slow answer marks the store unavailable at once, but the sync stays on its way: if it
     // lands late it is applied, if it fails its deltas are sent again — never both.

@@ -4,6 +4,8 @@ import { checkBucketSpec, type BucketSpec, type TokenBucketLike } from '../token
 export interface BucketDeltas {
   /** Tokens taken or charged here since the last sync. */
   spent: number;
+  /** When the first of them was spent (Infinity if none): the store spreads the spend, and its refill, over the time since. */
+  since: number;
   /** Tokens given back here since the last sync. */
   refunded: number;
   /**
@@ -43,6 +45,7 @@ export class SharedTokenBucket implements TokenBucketLike {
   private owed = 0;
   private last = -Infinity;
   private spent = 0;
+  private since = Infinity;
   private refunded = 0;
   private joined = false;
   private wanted = false;
@@ -85,14 +88,14 @@ export class SharedTokenBucket implements TokenBucketLike {
       return false;
     }
     this.spend(n);
-    this.spent += n;
+    this.count(n, now);
     return true;
   }
 
   charge(n: number, now: number): void {
     this.refill(now);
     this.spend(n);
-    this.spent += n;
+    this.count(n, now);
   }
 
   refund(n: number, now: number): void {
@@ -111,8 +114,9 @@ export class SharedTokenBucket implements TokenBucketLike {
   }
 
   takeDeltas(): BucketDeltas {
-    const d = { spent: this.spent, refunded: this.refunded, join: !this.joined || this.wanted };
+    const d = { spent: this.spent, since: this.since, refunded: this.refunded, join: !this.joined || this.wanted };
     this.spent = 0;
+    this.since = Infinity;
     this.refunded = 0;
     this.wanted = false;
     return d;
@@ -120,6 +124,7 @@ export class SharedTokenBucket implements TokenBucketLike {
 
   requeue(d: BucketDeltas): void {
     this.spent += d.spent;
+    if (d.since < this.since) this.since = d.since;
     this.refunded += d.refunded;
     if (d.join) this.wanted = true;
   }
@@ -137,6 +142,11 @@ export class SharedTokenBucket implements TokenBucketLike {
     this.last = now;
     if (this.refunded > 0) this.credit(this.refunded);
     if (this.spent > 0) this.spend(this.spent);
+  }
+
+  private count(n: number, now: number): void {
+    if (this.spent === 0) this.since = now;
+    this.spent += n;
   }
 
   private refill(now: number): void {

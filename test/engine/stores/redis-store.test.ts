@@ -110,6 +110,31 @@ await describeWithRedis('RedisStore', () => {
     expect(burst).toEqual([10, 10]);
   });
 
+  it('leaves no debt for spending a process paced on its own share while it could not sync, even if Redis lost the bucket', async () => {
+    for (const lost of [false, true]) {
+      const clock = new ManualClock(T0);
+      const prefix = newPrefix(lost ? 'lost' : 'kept');
+      const a = processOn(prefix, clock);
+      const limiter = new Limiter({ dimensions: [{ name: 'rps', unit: 'requests', rate: 10, per: 'second' }], store: a });
+      await a.sync();
+      // 5 s without a sync (Redis away): the local bucket (10, refilling 10/s) paces 60 takes.
+      let granted = 0;
+      for (let i = 0; i < 100; i++) {
+        if (limiter.reserve({}, clock.now()).ok) granted++;
+        clock.advance(50);
+      }
+      expect(granted).toBeGreaterThanOrEqual(59); // 10 + 5 s × 10/s, give or take float rounding
+      expect(granted).toBeLessThanOrEqual(60);
+      if (lost) await dropPrefix(admin, prefix);
+      await a.sync();
+      const [key] = (await admin.keys(`${prefix}:b:*`)).filter((k) => !k.endsWith(':sharers'));
+      const [t, o] = await admin.hmget(key, 't', 'o');
+      expect(Number(o)).toBe(0); // a capped refill would have credited one bucketful: 40 owed
+      expect(Number(t)).toBeLessThanOrEqual(10);
+      expect(limiter.reserve({}, clock.now()).ok).toBe(true); // no stall after the outage
+    }
+  });
+
   it('shares the counts behind the throttle and the breaker: failures seen by one process trip another', async () => {
     const clock = new ManualClock(T0);
     const prefix = newPrefix('guard');
