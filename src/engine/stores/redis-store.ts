@@ -168,7 +168,7 @@ export class RedisStore implements StateStore {
   private async syncOnce(): Promise<void> {
     const now = this.clock.now();
     const windows = [...this.windows.values()];
-    const buckets = [...this.buckets.values()];
+    const buckets = [...this.buckets.values()].filter((b) => b.bucket.needsSync(now, this.activeMs));
     if (windows.length === 0 && buckets.length === 0) return;
     const wDeltas: WindowDeltas[] = windows.map((w) => w.counter.takeDeltas(now));
     const bDeltas: BucketDeltas[] = buckets.map((b) => b.bucket.takeDeltas());

@@ -49,6 +49,8 @@ export class SharedTokenBucket implements TokenBucketLike {
   private refunded = 0;
   private joined = false;
   private wanted = false;
+  /** When it last drew, was refused, or joined. */
+  private activeAt = -Infinity;
 
   constructor(spec: BucketSpec, name = 'bucket') {
     this.spec = checkBucketSpec(spec, name);
@@ -62,8 +64,15 @@ export class SharedTokenBucket implements TokenBucketLike {
     return this.sharers;
   }
 
-  get hasDeltas(): boolean {
-    return this.spent !== 0 || this.refunded !== 0;
+  /**
+   * Whether a sync at `now` has anything to send or to learn for it: something spent or
+   * refunded, a refusal, no sync yet, or activity (joining included) within `activeMs` — the
+   * time it counts among the sharers, whose number its share depends on. A bucket idle for
+   * longer is left out — a gateway may hold one per tenant — until it is drawn on again; its
+   * first draws then spend a share that may be out of date, for one sync.
+   */
+  needsSync(now: number, activeMs: number): boolean {
+    return this.spent !== 0 || this.refunded !== 0 || this.wanted || !this.joined || now - this.activeAt < activeMs;
   }
 
   available(now: number): number {
@@ -85,6 +94,7 @@ export class SharedTokenBucket implements TokenBucketLike {
     this.refill(now);
     if (n > this.tokens && !(n <= this.capacity && this.tokens >= this.shareCap())) {
       this.wanted = true;
+      this.activeAt = now;
       return false;
     }
     this.spend(n);
@@ -136,6 +146,7 @@ export class SharedTokenBucket implements TokenBucketLike {
   applyRemote(level: SharedLevel, now: number): void {
     const n = Math.max(1, level.sharers);
     this.sharers = n;
+    if (!this.joined) this.activeAt = now;
     this.joined = true;
     this.tokens = Math.min(level.tokens, this.capacity) / n;
     this.owed = level.debt / n;
@@ -145,6 +156,7 @@ export class SharedTokenBucket implements TokenBucketLike {
   }
 
   private count(n: number, now: number): void {
+    this.activeAt = now;
     if (this.spent === 0) this.since = now;
     this.spent += n;
   }

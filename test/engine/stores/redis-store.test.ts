@@ -135,6 +135,22 @@ await describeWithRedis('RedisStore', () => {
     }
   });
 
+  it('leaves buckets idle for longer than activeMs out of its syncs (a gateway may hold one per tenant)', async () => {
+    const clock = new ManualClock(T0);
+    const prefix = newPrefix('idle');
+    const a = processOn(prefix, clock);
+    const limiter = new Limiter({ dimensions: [{ name: 'rps', unit: 'requests', rate: 10, per: 'second', keyBy: 'tenant' }], store: a });
+    for (let i = 0; i < 50; i++) limiter.reserve({ keys: { tenant: `t${i}` } }, clock.now());
+    await a.sync();
+    const lastSync = async (tenant: string): Promise<number> => Number(await admin.hget((await admin.keys(`${prefix}:b:limit:rps:${tenant}:*`)).find((k) => !k.endsWith(':sharers'))!, 'l'));
+    expect(await lastSync('t7')).toBe(T0);
+    clock.advance(3_000);
+    limiter.reserve({ keys: { tenant: 't7' } }, clock.now());
+    await a.sync();
+    expect(await lastSync('t7')).toBe(T0 + 3_000);
+    expect(await lastSync('t8')).toBe(T0); // idle for 3 s: not synced
+  });
+
   it('shares the counts behind the throttle and the breaker: failures seen by one process trip another', async () => {
     const clock = new ManualClock(T0);
     const prefix = newPrefix('guard');

@@ -39,7 +39,24 @@ describe('SharedTokenBucket', () => {
     expect(b.tryTake(100, T0)).toBe(false); // a refused take spends nothing
     expect(b.takeDeltas()).toMatchObject({ spent: 5, refunded: 1 });
     expect(b.takeDeltas()).toMatchObject({ spent: 0, refunded: 0 });
-    expect(b.hasDeltas).toBe(false);
+  });
+
+  it('needs a sync until its first one, then while it was active within activeMs', () => {
+    const b = new SharedTokenBucket({ capacity: 10, refillPerSec: 0 });
+    expect(b.needsSync(T0, 2000)).toBe(true);
+    b.takeDeltas();
+    b.applyRemote({ tokens: 10, debt: 0, sharers: 1 }, T0); // joined at T0
+    expect(b.needsSync(T0 + 1999, 2000)).toBe(true); // it counts among the sharers until T0 + 2 s
+    expect(b.needsSync(T0 + 2000, 2000)).toBe(false); // idle: left out of syncs
+    b.available(T0 + 3000);
+    expect(b.needsSync(T0 + 3000, 2000)).toBe(false); // reading is not drawing
+    b.tryTake(1, T0 + 5000);
+    b.takeDeltas();
+    expect(b.needsSync(T0 + 6000, 2000)).toBe(true);
+    expect(b.needsSync(T0 + 7000, 2000)).toBe(false);
+    b.tryTake(100, T0 + 8000);
+    b.takeDeltas();
+    expect(b.needsSync(T0 + 9000, 2000)).toBe(true); // refused: it wants its share
   });
 
   it('spends from its share of the shared level, refilled at its share of the rate', () => {
