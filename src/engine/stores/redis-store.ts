@@ -28,7 +28,7 @@ export interface RedisStoreOptions {
   syncMs?: number;
   /** A sync that takes longer counts as failed (the store says it is unavailable). @default 1000 */
   timeoutMs?: number;
-  /** A process that has not drawn on a shared bucket for this long no longer takes a share of it. @default 2000 */
+  /** A process that has not drawn on a shared bucket for this long no longer takes a share of it; at least 2 × syncMs. @default 2000 */
   activeMs?: number;
   /** This process's name among the sharers of a bucket. @default a random UUID */
   id?: string;
@@ -94,6 +94,9 @@ export class RedisStore implements StateStore {
     if (this.syncMs !== 0) checkPositive('redisStore.syncMs', this.syncMs);
     this.timeoutMs = checkPositive('redisStore.timeoutMs', options.timeoutMs ?? 1000);
     this.activeMs = checkPositive('redisStore.activeMs', options.activeMs ?? 2000);
+    // A sharer is forgotten after activeMs without a sync that marks it: with syncs further
+    // apart than that, busy processes would drop out of each other's count between syncs.
+    if (this.activeMs < 2 * this.syncMs) throw new OptionError(`redisStore.activeMs must be at least twice redisStore.syncMs (${this.syncMs}), got ${this.activeMs}`);
     this.clock = options.clock;
     if (options.onEvent) this.subscribe(options.onEvent);
     const redis = options.redis as Redis & Partial<Scripts>;
@@ -151,9 +154,13 @@ export class RedisStore implements StateStore {
    */
   sync(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    this.inFlight ??= this.syncOnce().finally(() => {
-      this.inFlight = undefined;
-    });
+    // syncOnce handles Redis failing; this catch is for anything else, so that a timer's sync
+    // can never become an unhandled rejection in the user's process.
+    this.inFlight ??= this.syncOnce()
+      .catch((err: unknown) => this.markDown(err))
+      .finally(() => {
+        this.inFlight = undefined;
+      });
     return this.inFlight;
   }
 

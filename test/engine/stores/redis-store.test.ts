@@ -270,6 +270,7 @@ await describeWithRedis('RedisStore', () => {
     expect(() => new RedisStore({ redis: {} as Redis, clock })).toThrow('redisStore.redis must be an ioredis client');
     expect(() => new RedisStore({ redis, clock, syncMs: -5 })).toThrow(/redisStore\.syncMs/);
     expect(() => new RedisStore({ redis, clock, prefix: '' })).toThrow(/redisStore\.prefix/);
+    expect(() => new RedisStore({ redis, clock, syncMs: 1000, activeMs: 1500 })).toThrow('redisStore.activeMs must be at least twice redisStore.syncMs (1000), got 1500');
     expect(() => new RedisStore({ redis, clock: undefined as never })).toThrow('redisStore.clock must be a Clock');
   });
 });
