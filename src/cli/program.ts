@@ -122,7 +122,7 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
     .option('--maximize <metric>', 'the metric to make as high as possible, e.g. goodput')
     .option('--minimize <metric>', 'the metric to make as low as possible, e.g. amplification')
     .option('--subject-to <expectation>', 'a constraint every answer must meet, as --expect writes it: "amplification <= 1.2" (repeatable)', collect)
-    .option('--params <list>', 'comma-separated --set paths, each with a range low:high[:int][:log] or an engine knob\'s built-in one')
+    .option('--params <list>', 'comma-separated --set paths, each with a range low:high[:int][:log] or an engine knob\'s built-in one (repeatable)', collect)
     .option('--variant <name>', 'the variant to tune (default: engine when the scenario has it, else the scenario as written)')
     .option('--budget <n>', 'points to simulate at most, besides the current values (default: 60)')
     .option('--workers <n>', 'simulations run at once (default: one less than the cores, at least 1)')

@@ -142,8 +142,10 @@ export function tuneHeadline(file: TuneFile): string {
   const b = file.best;
   const values = file.params.map((p, i) => `${p.path}=${paramValue(p, b.values[i])}`).join(' ');
   const obj = `${file.objective.text} ${objective(file, b)} (now ${objective(file, file.baseline)}${change(b.objective, file.baseline.objective)})`;
-  if (!file.feasible) return `no point met ${file.constraints.map((c) => c.text).join(' and ')} (${file.points.length} tried); least bad: ${values} · ${constraintsText(file, b)}`;
-  return [`best: ${values}`, obj, ...(file.constraints.length > 0 ? [constraintsText(file, b)] : [])].join(' · ');
+  const refused = file.refused?.length ?? 0;
+  const skipped = refused > 0 ? [`${refused} skipped (refused)`] : [];
+  if (!file.feasible) return [`no point met ${file.constraints.map((c) => c.text).join(' and ')} (${file.points.length} tried); least bad: ${values}`, constraintsText(file, b), ...skipped].join(' · ');
+  return [`best: ${values}`, obj, ...(file.constraints.length > 0 ? [constraintsText(file, b)] : []), ...skipped].join(' · ');
 }
 
 /** Below this relative gain, the report suggests checking the answer with another seed. */

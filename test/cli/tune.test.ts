@@ -202,7 +202,7 @@ describe('stormlab tune when the engine refuses some points: infeasible, skipped
     expect(json.points.length + refused.length).toBe(json.search.evaluations);
     expect(json.points.every((p: any) => p.values[0] <= p.values[1])).toBe(true);
     expect(json.best.values[0]).toBeLessThanOrEqual(json.best.values[1]);
-    const line = r.out.split('\n').find((l) => l.includes('skipped'));
+    const line = r.out.split('\n').find((l) => l.includes('points skipped because'));
     expect(line).toBe(
       `${refused.length} of ${json.search.evaluations + 1} points skipped because their values are refused, e.g. engine.breaker.openMs=${formatDuration(refused[0].values[0])} engine.breaker.maxOpenMs=${formatDuration(refused[0].values[1])}: ${refused[0].reason}`,
     );
@@ -257,6 +257,7 @@ describe('stormlab tune: bad input is exit 2 with one line naming the flag', () 
     ['a path the scenario does not have', ['--maximize', 'goodput', '--params', 'engine.budget.ratio=0.1:0.2'], '--params: engine.budget.ratio at 0.1: engine.budget: unknown key'],
     ['a knob of a part the scenario turns off', ['--maximize', 'goodput', '--params', 'engine.throttle.k'], "engine.throttle is a boolean, not a mapping (engine.throttle: false turns it off; --set 'engine.throttle={}' turns it on with its defaults)"],
     ['a parameter twice', ['--maximize', 'goodput', '--params', 'engine.maxAttempts,engine.maxAttempts'], '--params: engine.maxAttempts is listed twice'],
+    ['a parameter twice, over two --params', ['--maximize', 'goodput', '--params', 'engine.maxAttempts', '--params', 'engine.maxAttempts=1:4'], '--params: engine.maxAttempts is listed twice'],
     ['an empty parameter', ['--maximize', 'goodput', '--params', 'engine.maxAttempts,'], '--params: expected a comma-separated list'],
     ['no objective', ['--params', 'engine.maxAttempts'], '--maximize or --minimize: give one metric to optimise, e.g. --maximize goodput'],
     ['two objectives', ['--maximize', 'goodput', '--minimize', 'amplification', '--params', 'engine.maxAttempts'], '--maximize and --minimize: give only one of them'],
@@ -305,5 +306,13 @@ describe('stormlab tune: bad input is exit 2 with one line naming the flag', () 
     const r = await cli(['tune', 'flaky.yaml', ...GOAL, '--params', 'engine.maxAttempts', '--budget', '1', '--json', 'out.json', '-q'], { cwd: dir, writeError: 'ENOENT' });
     expect(r.code).toBe(2);
     expect(r.err).toBe('stormlab: --json: cannot write out.json: its directory does not exist\n');
+  });
+});
+
+describe('stormlab tune --params, repeated', () => {
+  it('adds the lists up, as one comma-separated list would', async () => {
+    const { r, json } = await tuneJson([...GOAL, '--params', 'engine.maxAttempts=1:4', '--params', 'engine.retryBudget.ratio', '--budget', '4', '-q']);
+    expect(r.code, r.err).toBe(0);
+    expect(json.params.map((p: { path: string }) => p.path)).toEqual(['engine.maxAttempts', 'engine.retryBudget.ratio']);
   });
 });

@@ -4,7 +4,7 @@ import { RefusedError } from '../../src/explore/refused-error.js';
 import type { PointOutcome, RunPointsFn } from '../../src/explore/run-points.js';
 import { tune, type TuneSpec } from '../../src/explore/tune.js';
 import { parseGoal } from '../../src/explore/tune-goal.js';
-import { tuneReport } from '../../src/report/tune-report.js';
+import { tuneHeadline, tuneReport } from '../../src/report/tune-report.js';
 import { fakeRun } from '../report/fixture.js';
 
 const catalog = MetricCatalog.ofScenario({ traffic: { layers: [{ name: 'llm' }] }, upstream: { models: [{ name: 'primary' }] } } as never);
@@ -50,13 +50,14 @@ describe('tune with refused points', () => {
     expect(refused.every((p) => p.values[0] > 2.2 && p.reason === `engine: throttle.k ${p.values[0]} clashes` && p.round >= 1)).toBe(true);
     expect(file.points.length + refused.length).toBe(file.search.evaluations);
     expect(file.search.evaluations).toBe(8);
-    expect(tuneReport(file)).toContain(`\n${refused.length} of 9 points skipped because their values are refused, e.g. engine.throttle.k=${refused[0].values[0]}: ${refused[0].reason}\n`);
+    expect(tuneReport(file)).toContain(`\n${refused.length} of 9 points skipped because their values are refused, e.g. engine.throttle.k=${refused[0].values[0]}: ${refused[0].reason}\n`);    expect(tuneHeadline(file)).toMatch(new RegExp(` · ${refused.length} skipped \\(refused\\)$`)); // the -q line says so too
   });
 
   it('writes no refused field when none was', async () => {
     const file = await tune(spec(5), runner(() => false));
     expect(file).not.toHaveProperty('refused');
     expect(tuneReport(file)).not.toContain('skipped');
+    expect(tuneHeadline(file)).not.toContain('skipped');
   });
 
   it('throws a RefusedError when the baseline is refused', async () => {

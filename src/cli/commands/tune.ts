@@ -19,7 +19,8 @@ import { pickVariants, scenarioFromFlags, scenarioSets, type ScenarioFlags } fro
 import { writeOutput } from '../write-output.js';
 
 export interface TuneFlags extends ScenarioFlags, GoalFlags {
-  params?: string;
+  /** Each --params list as given; repeated lists add up. */
+  params?: string[];
   variant?: string;
   workers?: string;
   budget?: string;
@@ -54,7 +55,7 @@ function prepare(io: Io, arg: string, flags: TuneFlags): TuneSpec {
   const workers = positiveInt('--workers', flags.workers, defaultWorkers(budget + 1));
   const params = fromTuneError('--params', () => {
     if (flags.params === undefined) throw new TuneError('give the parameters to tune, e.g. --params engine.throttle.k,engine.retryBudget.ratio');
-    return parseTuneParams(flags.params);
+    return parseTuneParams(flags.params.join(','));
   });
   const scenario = scenarioFromFlags(arg, flags, io.cwd);
   const { name: variant, scenario: resolved, asWritten } = pickVariant(scenario, flags.variant);
