@@ -1,4 +1,12 @@
-import { CircuitBreakerPolicy, ConsecutiveBreaker, ExponentialBackoff, circuitBreaker, handleAll, retry, wrap } from 'cockatiel';
+import {
+  type CircuitBreakerPolicy,
+  ConsecutiveBreaker,
+  ExponentialBackoff,
+  circuitBreaker,
+  handleAll,
+  retry,
+  wrap,
+} from 'cockatiel';
 import OpossumBreaker from 'opossum';
 import { AdaptiveThrottle } from '../src/engine/adaptive-throttle.js';
 import { Guard } from '../src/engine/guard.js';
@@ -37,7 +45,10 @@ export async function engineSuite(): Promise<Row[]> {
   const cachedNs = timeSync(() => cached(systemClock.now()));
 
   const guard = new Guard({ clock: systemClock, random: new SeededRandom(2) });
-  const cockatiel = wrap(retry(handleAll, { maxAttempts: 2, backoff: new ExponentialBackoff() }), circuitBreaker(handleAll, { halfOpenAfter: 10_000, breaker: new ConsecutiveBreaker(5) }) as CircuitBreakerPolicy);
+  const cockatiel = wrap(
+    retry(handleAll, { maxAttempts: 2, backoff: new ExponentialBackoff() }),
+    circuitBreaker(handleAll, { halfOpenAfter: 10_000, breaker: new ConsecutiveBreaker(5) }) as CircuitBreakerPolicy,
+  );
   const opossum = new OpossumBreaker(noop);
 
   // Interleave the async measurements so drift on a shared machine hits them all alike, and
@@ -54,7 +65,8 @@ export async function engineSuite(): Promise<Row[]> {
   const best = (pick: (r: (typeof rounds)[number]) => number): number => Math.min(...rounds.map(pick));
   const plainNs = best((r) => r.plain);
   const overhead = (ns: number): number => Math.max(0.1, ns - plainNs);
-  const ratios = (pick: (r: (typeof rounds)[number]) => number): number[] => rounds.map((r) => Math.max(0.1, pick(r) - r.plain) / Math.max(0.1, r.ours - r.plain));
+  const ratios = (pick: (r: (typeof rounds)[number]) => number): number[] =>
+    rounds.map((r) => Math.max(0.1, pick(r) - r.plain) / Math.max(0.1, r.ours - r.plain));
   const cockatielRatios = ratios((r) => r.theirs);
   const opossumRatios = ratios((r) => r.opo);
   const oursNs = best((r) => r.ours);
@@ -62,8 +74,16 @@ export async function engineSuite(): Promise<Row[]> {
   const opoNs = best((r) => r.opo);
 
   const table = [
-    { name: 'decision path, virtual clock (throttle + budget + bucket, sync)', 'ns/call': virtualNs, 'overhead ns': virtualNs },
-    { name: 'decision path + systemClock.now() (cached, the default clock)', 'ns/call': cachedNs, 'overhead ns': cachedNs },
+    {
+      name: 'decision path, virtual clock (throttle + budget + bucket, sync)',
+      'ns/call': virtualNs,
+      'overhead ns': virtualNs,
+    },
+    {
+      name: 'decision path + systemClock.now() (cached, the default clock)',
+      'ns/call': cachedNs,
+      'overhead ns': cachedNs,
+    },
     { name: 'decision path + performance.now()', 'ns/call': realNs, 'overhead ns': realNs },
     { name: '  of which performance.now()', 'ns/call': clockReadNs, 'overhead ns': clockReadNs },
     { name: 'plain await of a no-op', 'ns/call': plainNs, 'overhead ns': 0 },
@@ -80,7 +100,12 @@ export async function engineSuite(): Promise<Row[]> {
       `and ${opossumRatio.toFixed(1)}x below opossum's (goal >= 8x; rounds ${range(opossumRatios)})`,
   );
 
-  const row = (name: string, value: number, unit = 'ns/call'): Row => ({ suite: 'engine', name, value: Number(value.toFixed(3)), unit });
+  const row = (name: string, value: number, unit = 'ns/call'): Row => ({
+    suite: 'engine',
+    name,
+    value: Number(value.toFixed(3)),
+    unit,
+  });
   return [
     row('decision-path-virtual-clock', virtualNs),
     row('decision-path-system-clock', cachedNs),

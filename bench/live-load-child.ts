@@ -22,13 +22,24 @@ const seconds = Number(secondsArg);
 const connections = Number(connectionsArg);
 const WARMUP_MS = 1000;
 /** The engine's defaults, as a scenario without an `engine:` block resolves them. */
-const ENGINE: EngineConfig = { maxAttempts: 3, backoff: {}, retryBudget: {}, throttle: {}, breaker: {}, limits: [], concurrency: false, minAttemptMs: 0 };
+const ENGINE: EngineConfig = {
+  maxAttempts: 3,
+  backoff: {},
+  retryBudget: {},
+  throttle: {},
+  breaker: {},
+  limits: [],
+  concurrency: false,
+  minAttemptMs: 0,
+};
 const PROMPT_TOKENS = 100;
 const MAX_TOKENS = 16;
 
 /** The request body the live driver sends for a 100-token prompt (see `HttpTransport`). */
 function body(): string {
-  const content = 'the storm passes when retries stay within their budget and every layer keeps its calm. '.repeat(8).slice(0, (PROMPT_TOKENS - 4) * 3);
+  const content = 'the storm passes when retries stay within their budget and every layer keeps its calm. '
+    .repeat(8)
+    .slice(0, (PROMPT_TOKENS - 4) * 3);
   return JSON.stringify({ model: 'primary', messages: [{ role: 'user', content }], max_tokens: MAX_TOKENS });
 }
 
@@ -45,10 +56,13 @@ function cpuWindow(): Promise<number> {
   let c0: NodeJS.CpuUsage | undefined;
   setTimeout(() => (c0 = process.cpuUsage()), WARMUP_MS);
   return new Promise((resolve) =>
-    setTimeout(() => {
-      const d = process.cpuUsage(c0);
-      resolve(d.user + d.system);
-    }, WARMUP_MS + seconds * 1000),
+    setTimeout(
+      () => {
+        const d = process.cpuUsage(c0);
+        resolve(d.user + d.system);
+      },
+      WARMUP_MS + seconds * 1000,
+    ),
   );
 }
 
@@ -64,7 +78,12 @@ async function bare(): Promise<Out> {
   const loop = async (): Promise<void> => {
     while (performance.now() < until) {
       try {
-        const res = await pool.request({ path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
+        const res = await pool.request({
+          path: '/v1/chat/completions',
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: payload,
+        });
         await res.body.text();
         if (res.statusCode !== 200) failed++;
       } catch {
@@ -95,7 +114,22 @@ async function driver(engine: boolean): Promise<Out> {
       tokens: { prompt: PROMPT_TOKENS, completion: MAX_TOKENS },
       engine: ENGINE,
     },
-    upstream: { cancelOnDisconnect: false, faults: [], models: [{ name: 'primary', slots: 1, queue: 0, shedStatus: 529, ttftMs: 0, tpotMs: 0, loadStretch: 0, contextTokens: Infinity }] },
+    upstream: {
+      cancelOnDisconnect: false,
+      faults: [],
+      models: [
+        {
+          name: 'primary',
+          slots: 1,
+          queue: 0,
+          shedStatus: 529,
+          ttftMs: 0,
+          tpotMs: 0,
+          loadStretch: 0,
+          contextTokens: Infinity,
+        },
+      ],
+    },
   };
   const run = new LiveRun(spec, { connections });
   const cpu = cpuWindow();
@@ -106,7 +140,12 @@ async function driver(engine: boolean): Promise<Out> {
   const bins = r.series.upstreamAttempts.slice(WARMUP_MS / 1000, durationMs / 1000);
   const counted = bins.reduce((a, b) => a + b, 0);
   const ok = r.upstream.status['200'] ?? 0;
-  return { rps: counted / bins.length, counted, failed: r.upstream.attempts - ok, cpuUsPerRequest: (await cpu) / counted };
+  return {
+    rps: counted / bins.length,
+    counted,
+    failed: r.upstream.attempts - ok,
+    cpuUsPerRequest: (await cpu) / counted,
+  };
 }
 
 const out = mode === 'bare' ? await bare() : await driver(mode === 'driver-engine');

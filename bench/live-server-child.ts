@@ -35,7 +35,18 @@ function completion(model: string): string {
     created: Math.floor(Date.now() / 1000),
     model,
     system_fingerprint: 'fp_stormlab',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'the storm passes when retries stay within their budget and every layer keeps its calm while tokens', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: 'the storm passes when retries stay within their budget and every layer keeps its calm while tokens',
+          refusal: null,
+        },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
     usage: { prompt_tokens: 100, completion_tokens: 16, total_tokens: 116 },
   });
 }
@@ -58,7 +69,11 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string };
       const answer = (): void => {
         const text = completion(body.model);
-        res.writeHead(200, { 'x-request-id': `req_${serial}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+        res.writeHead(200, {
+          'x-request-id': `req_${serial}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(text),
+        });
         res.end(text);
       };
       if (ttftMs > 0) setTimeout(answer, ttftMs);
@@ -83,6 +98,8 @@ process.stdin.resume();
 process.stdin.on('end', () => {
   const cpu = process.cpuUsage(cpu0);
   const cpuUsPerRequest = served > 0 ? (cpu.user + cpu.system) / served : 0;
-  console.log(JSON.stringify({ peakRssMb: process.resourceUsage().maxRSS / 1024, maxInFlight: maxOpen, served, cpuUsPerRequest }));
+  console.log(
+    JSON.stringify({ peakRssMb: process.resourceUsage().maxRSS / 1024, maxInFlight: maxOpen, served, cpuUsPerRequest }),
+  );
   void server.close().then(() => process.exit(0));
 });

@@ -62,7 +62,10 @@ interface ServerFigures {
 
 /** A server child, listening; `stop()` ends it and gives its peak RSS. */
 async function server(kind: 'fake' | 'minimal', ttftMs = 0): Promise<{ url: string; stop(): Promise<ServerFigures> }> {
-  const child: ChildProcess = spawn(process.execPath, [CHILDREN.server, kind, String(ttftMs)], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, [CHILDREN.server, kind, String(ttftMs)], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const first = await lines.next();
   if (first.done) throw new Error(`live bench: the ${kind} server did not start`);
@@ -79,8 +82,18 @@ async function server(kind: 'fake' | 'minimal', ttftMs = 0): Promise<{ url: stri
 }
 
 /** One load run in a child process (blocking: the server runs in its own). */
-function load(mode: 'bare' | 'driver' | 'driver-engine', url: string, inFlight = IN_FLIGHT, seconds = SECONDS, connections = IN_FLIGHT): Load {
-  const r = spawnSync(process.execPath, [CHILDREN.load, mode, url, String(inFlight), String(seconds), String(connections)], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 });
+function load(
+  mode: 'bare' | 'driver' | 'driver-engine',
+  url: string,
+  inFlight = IN_FLIGHT,
+  seconds = SECONDS,
+  connections = IN_FLIGHT,
+): Load {
+  const r = spawnSync(
+    process.execPath,
+    [CHILDREN.load, mode, url, String(inFlight), String(seconds), String(connections)],
+    { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
   if (r.status !== 0) throw new Error(`live bench load (${mode}) failed with ${r.status ?? r.signal}: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Load;
 }
@@ -118,7 +131,8 @@ export async function liveSuite(): Promise<Row[]> {
   // 2. Clients against one minimal server, interleaved.
   const clients: Record<'bare' | 'driver' | 'driver-engine', Load[]> = { bare: [], driver: [], 'driver-engine': [] };
   const minimal = await server('minimal');
-  for (let i = 0; i < ROUNDS; i++) for (const mode of ['bare', 'driver', 'driver-engine'] as const) clients[mode].push(load(mode, minimal.url));
+  for (let i = 0; i < ROUNDS; i++)
+    for (const mode of ['bare', 'driver', 'driver-engine'] as const) clients[mode].push(load(mode, minimal.url));
   await minimal.stop();
   // 3. Memory: 5,000 requests held 2 s each, two waves of them.
   const heldFake = await server('fake', HELD_MS);
@@ -134,21 +148,88 @@ export async function liveSuite(): Promise<Row[]> {
   const [bare, drv, eng] = [rps(clients.bare), rps(clients.driver), rps(clients['driver-engine'])];
   const [bareCpu, drvCpu, engCpu] = [cpu(clients.bare), cpu(clients.driver), cpu(clients['driver-engine'])];
   const [fakeCpu, minCpu] = [median(serverCpu.fake), median(serverCpu.minimal)];
-  printTable(`live: servers, the same bare undici loop (${IN_FLIGHT} in flight on ${IN_FLIGHT} connections), ${SECONDS} s per run, median of ${ROUNDS} interleaved`, [
-    { run: 'fake upstream', 'requests/s': fake, 'vs baseline': pct(ratio(fake, min)), 'server CPU µs/req': fakeCpu, 'CPU vs baseline': pct(ratio(minCpu, fakeCpu)), goal: '>= 70 %' },
-    { run: 'minimal node:http', 'requests/s': min, 'vs baseline': 'baseline', 'server CPU µs/req': minCpu, 'CPU vs baseline': 'baseline', goal: '' },
-  ]);
-  printTable(`live: clients against the minimal server (${IN_FLIGHT} in flight on ${IN_FLIGHT} connections), ${SECONDS} s per run, median of ${ROUNDS} interleaved`, [
-    { run: 'bare undici Pool loop', 'requests/s': bare, 'vs baseline': 'baseline', 'client CPU µs/req': bareCpu, 'CPU vs baseline': 'baseline', goal: '' },
-    { run: 'live driver, no engine', 'requests/s': drv, 'vs baseline': pct(ratio(drv, bare)), 'client CPU µs/req': drvCpu, 'CPU vs baseline': pct(ratio(bareCpu, drvCpu)), goal: '' },
-    { run: 'live driver, engine on', 'requests/s': eng, 'vs baseline': pct(ratio(eng, bare)), 'client CPU µs/req': engCpu, 'CPU vs baseline': pct(ratio(bareCpu, engCpu)), goal: '>= 85 %' },
-  ]);
-  console.log('("CPU vs baseline": baseline CPU per request ÷ this one, the throughput it could reach with a core to itself; steadier than requests/s on a busy machine)');
-  printTable(`live: ${HELD.toLocaleString('en-US')} requests in flight at once, ${HELD_MS / 1000} s each, ${HELD_SECONDS + 1} s of load`, [
-    { run: 'live driver + engine → fake upstream', 'held at once': heldServer.maxInFlight, 'client MB': held.peakRssMb, 'server MB': heldServer.peakRssMb, 'total MB': held.peakRssMb + heldServer.peakRssMb, 'not 200': held.failed, goal: '< 400 MB, 0 errors' },
-    { run: 'bare undici loop → minimal node:http', 'held at once': heldMinimalServer.maxInFlight, 'client MB': heldBare.peakRssMb, 'server MB': heldMinimalServer.peakRssMb, 'total MB': heldBare.peakRssMb + heldMinimalServer.peakRssMb, 'not 200': heldBare.failed, goal: '' },
-  ]);
-  const row = (name: string, value: number, unit: string): Row => ({ suite: 'live', name, value: Number(value.toFixed(3)), unit });
+  printTable(
+    `live: servers, the same bare undici loop (${IN_FLIGHT} in flight on ${IN_FLIGHT} connections), ${SECONDS} s per run, median of ${ROUNDS} interleaved`,
+    [
+      {
+        run: 'fake upstream',
+        'requests/s': fake,
+        'vs baseline': pct(ratio(fake, min)),
+        'server CPU µs/req': fakeCpu,
+        'CPU vs baseline': pct(ratio(minCpu, fakeCpu)),
+        goal: '>= 70 %',
+      },
+      {
+        run: 'minimal node:http',
+        'requests/s': min,
+        'vs baseline': 'baseline',
+        'server CPU µs/req': minCpu,
+        'CPU vs baseline': 'baseline',
+        goal: '',
+      },
+    ],
+  );
+  printTable(
+    `live: clients against the minimal server (${IN_FLIGHT} in flight on ${IN_FLIGHT} connections), ${SECONDS} s per run, median of ${ROUNDS} interleaved`,
+    [
+      {
+        run: 'bare undici Pool loop',
+        'requests/s': bare,
+        'vs baseline': 'baseline',
+        'client CPU µs/req': bareCpu,
+        'CPU vs baseline': 'baseline',
+        goal: '',
+      },
+      {
+        run: 'live driver, no engine',
+        'requests/s': drv,
+        'vs baseline': pct(ratio(drv, bare)),
+        'client CPU µs/req': drvCpu,
+        'CPU vs baseline': pct(ratio(bareCpu, drvCpu)),
+        goal: '',
+      },
+      {
+        run: 'live driver, engine on',
+        'requests/s': eng,
+        'vs baseline': pct(ratio(eng, bare)),
+        'client CPU µs/req': engCpu,
+        'CPU vs baseline': pct(ratio(bareCpu, engCpu)),
+        goal: '>= 85 %',
+      },
+    ],
+  );
+  console.log(
+    '("CPU vs baseline": baseline CPU per request ÷ this one, the throughput it could reach with a core to itself; steadier than requests/s on a busy machine)',
+  );
+  printTable(
+    `live: ${HELD.toLocaleString('en-US')} requests in flight at once, ${HELD_MS / 1000} s each, ${HELD_SECONDS + 1} s of load`,
+    [
+      {
+        run: 'live driver + engine → fake upstream',
+        'held at once': heldServer.maxInFlight,
+        'client MB': held.peakRssMb,
+        'server MB': heldServer.peakRssMb,
+        'total MB': held.peakRssMb + heldServer.peakRssMb,
+        'not 200': held.failed,
+        goal: '< 400 MB, 0 errors',
+      },
+      {
+        run: 'bare undici loop → minimal node:http',
+        'held at once': heldMinimalServer.maxInFlight,
+        'client MB': heldBare.peakRssMb,
+        'server MB': heldMinimalServer.peakRssMb,
+        'total MB': heldBare.peakRssMb + heldMinimalServer.peakRssMb,
+        'not 200': heldBare.failed,
+        goal: '',
+      },
+    ],
+  );
+  const row = (name: string, value: number, unit: string): Row => ({
+    suite: 'live',
+    name,
+    value: Number(value.toFixed(3)),
+    unit,
+  });
   return [
     row('live-fake-upstream-rps', fake, 'requests/s'),
     row('live-minimal-server-rps', min, 'requests/s'),

@@ -9,7 +9,12 @@ import { simSuite } from './sim.bench.js';
  * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared]`: prints each suite's table and, with
  * --json, writes every figure as rows {suite, name, value, unit}.
  */
-const SUITES: Record<string, () => Promise<Row[]>> = { engine: engineSuite, sim: simSuite, live: liveSuite, shared: sharedSuite };
+const SUITES: Record<string, () => Promise<Row[]>> = {
+  engine: engineSuite,
+  sim: simSuite,
+  live: liveSuite,
+  shared: sharedSuite,
+};
 
 function parseArgs(argv: string[]): { json?: string; suites: string[] } {
   const out: { json?: string; suites: string[] } = { suites: [] };
@@ -18,7 +23,9 @@ function parseArgs(argv: string[]): { json?: string; suites: string[] } {
     if (a === '--json') out.json = argv[++i];
     else if (a === '--suite') out.suites.push(argv[++i]);
     else {
-      console.error(`bench: unknown argument ${JSON.stringify(a)} (use --json FILE, --suite ${Object.keys(SUITES).join('|')})`);
+      console.error(
+        `bench: unknown argument ${JSON.stringify(a)} (use --json FILE, --suite ${Object.keys(SUITES).join('|')})`,
+      );
       process.exit(2);
     }
   }
@@ -37,6 +44,6 @@ const rows: Row[] = [];
 console.log(`node ${process.version}, ${new Date().toISOString()}`);
 for (const s of args.suites) rows.push(...(await SUITES[s]()));
 if (args.json) {
-  writeFileSync(args.json, JSON.stringify(rows, null, 2) + '\n');
+  writeFileSync(args.json, `${JSON.stringify(rows, null, 2)}\n`);
   console.log(`\nwrote ${rows.length} rows to ${args.json}`);
 }

@@ -51,7 +51,12 @@ export function printTable(title: string, rows: Array<Record<string, string | nu
   console.log(`\n${title}`);
   console.log(cols.map((c, i) => c.padEnd(width[i])).join('  '));
   console.log(width.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows) console.log(cols.map((c, i) => (typeof r[c] === 'number' ? cell(r[c]).padStart(width[i]) : cell(r[c]).padEnd(width[i]))).join('  '));
+  for (const r of rows)
+    console.log(
+      cols
+        .map((c, i) => (typeof r[c] === 'number' ? cell(r[c]).padStart(width[i]) : cell(r[c]).padEnd(width[i])))
+        .join('  '),
+    );
 }
 
 function fmt(v: number): string {

@@ -21,14 +21,21 @@ import type { Counts } from './shared-counts.js';
  * (on schedule, whatever the answers), for `seconds`. When every request has ended it prints
  * one JSON line of counts and exits. It exits too if stdin ends first (the parent is gone).
  */
-const [mode = 'memory', url = '', rpsArg = '8', secondsArg = '5', quotaArg = '600', redisUrl = 'redis://127.0.0.1:6379', prefix = 'stormlab-bench'] = process.argv.slice(2);
+const [
+  mode = 'memory',
+  url = '',
+  rpsArg = '8',
+  secondsArg = '5',
+  quotaArg = '600',
+  redisUrl = 'redis://127.0.0.1:6379',
+  prefix = 'stormlab-bench',
+] = process.argv.slice(2);
 const rps = Number(rpsArg);
 const seconds = Number(secondsArg);
 const quota = Number(quotaArg);
 /** A request still unanswered after this is given up (counted under `errors`), so the run ends. */
 const REQUEST_TIMEOUT_MS = 10_000;
 const BODY = JSON.stringify({ model: 'primary', messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 8 });
-
 
 const counts: Counts = { sent: 0, status: {}, shed: {}, errors: 0, storeEvents: [] };
 const bump = (o: Record<string, number>, k: string): void => void (o[k] = (o[k] ?? 0) + 1);
@@ -69,7 +76,12 @@ let gfetch: typeof fetch;
 async function one(): Promise<void> {
   counts.sent++;
   try {
-    const res = await gfetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    const res = await gfetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: BODY,
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
     await res.arrayBuffer();
     bump(counts.status, String(res.status));
   } catch (err) {
@@ -109,7 +121,12 @@ const startAt = Number(go.split(' ')[1]);
 // seconds apart would not all count each other yet. Made at `go`, they all join within a few
 // ms, and the background syncs before `startAt` tell each that it has four sharers.
 if (redis !== undefined) {
-  store = new RedisStore({ redis, clock: systemClock, prefix, onEvent: (e: StoreEvent) => counts.storeEvents.push(e.type) });
+  store = new RedisStore({
+    redis,
+    clock: systemClock,
+    prefix,
+    onEvent: (e: StoreEvent) => counts.storeEvents.push(e.type),
+  });
 }
 gfetch = gatewayFetch();
 await store?.sync();
@@ -118,4 +135,4 @@ await load(startAt);
 await store?.close();
 await redis?.quit();
 lines.removeAllListeners('close');
-process.stdout.write(JSON.stringify(counts) + '\n', () => process.exit(0));
+process.stdout.write(`${JSON.stringify(counts)}\n`, () => process.exit(0));

@@ -30,7 +30,6 @@ const CHILD_TIMEOUT_MS = 60_000;
 /** Lead time between `go` and the first request: every gateway joins the shared bucket and syncs. */
 const START_LEAD_MS = 500;
 
-
 interface RunFigures {
   offered: number;
   /** Chat requests the upstream received (its own count). */
@@ -52,14 +51,32 @@ interface Gateway {
 }
 
 function gateway(mode: 'memory' | 'redis', url: string, prefix: string): Gateway {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CHILD, mode, url, String(RPS_PER_GATEWAY), String(SECONDS), String(QUOTA_RPM), REDIS_URL, prefix], {
-    cwd: ROOT,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      CHILD,
+      mode,
+      url,
+      String(RPS_PER_GATEWAY),
+      String(SECONDS),
+      String(QUOTA_RPM),
+      REDIS_URL,
+      prefix,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const next = async (what: string): Promise<string> => {
     const line = await lines.next();
-    if (line.done) throw new Error(`shared bench: a ${mode} gateway ended before its ${what} (exit ${child.exitCode ?? child.signalCode})`);
+    if (line.done)
+      throw new Error(
+        `shared bench: a ${mode} gateway ended before its ${what} (exit ${child.exitCode ?? child.signalCode})`,
+      );
     return line.value;
   };
   return {
@@ -74,7 +91,9 @@ function gateway(mode: 'memory' | 'redis', url: string, prefix: string): Gateway
 
 /** Rejects after `ms` (the timer does not keep the process alive). */
 function timeout(ms: number, what: string): Promise<never> {
-  return new Promise((_, reject) => setTimeout(() => reject(new Error(`shared bench: ${what} took longer than ${ms} ms`)), ms).unref());
+  return new Promise((_, reject) =>
+    setTimeout(() => reject(new Error(`shared bench: ${what} took longer than ${ms} ms`)), ms).unref(),
+  );
 }
 
 /** One run: a fresh fake upstream with the quota, `GATEWAYS` children offering load at once. */
@@ -88,11 +107,16 @@ async function run(mode: 'memory' | 'redis', prefix: string): Promise<RunFigures
     await Promise.race([Promise.all(gateways.map((g) => g.ready)), timeout(CHILD_TIMEOUT_MS, 'starting the gateways')]);
     const startAt = Date.now() + START_LEAD_MS;
     for (const g of gateways) g.go(startAt);
-    const results = await Promise.race([Promise.all(gateways.map((g) => g.result())), timeout(CHILD_TIMEOUT_MS, 'the load run')]);
+    const results = await Promise.race([
+      Promise.all(gateways.map((g) => g.result())),
+      timeout(CHILD_TIMEOUT_MS, 'the load run'),
+    ]);
     const m = upstream.stats().models[0];
     const sum = (pick: (c: Counts) => number): number => results.reduce((a, c) => a + pick(c), 0);
-    const statusOther = (c: Counts): number => Object.entries(c.status).reduce((a, [s, n]) => a + (s === '200' || s === '429' ? 0 : n), 0);
-    const shedOther = (c: Counts): number => Object.entries(c.shed).reduce((a, [r, n]) => a + (r === 'limit' ? 0 : n), 0);
+    const statusOther = (c: Counts): number =>
+      Object.entries(c.status).reduce((a, [s, n]) => a + (s === '200' || s === '429' ? 0 : n), 0);
+    const shedOther = (c: Counts): number =>
+      Object.entries(c.shed).reduce((a, [r, n]) => a + (r === 'limit' ? 0 : n), 0);
     return {
       offered: sum((c) => c.sent),
       reached: m.attempts,
@@ -120,7 +144,13 @@ async function dropPrefix(redis: Redis, prefix: string): Promise<void> {
 
 /** A client that gives up at once when Redis does not answer, or undefined. */
 async function connect(): Promise<Redis | undefined> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 1, retryStrategy: () => null, enableOfflineQueue: false });
+  const redis = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 1,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   redis.on('error', () => {});
   try {
     await redis.connect();
@@ -202,17 +232,36 @@ export async function sharedSuite(): Promise<Row[]> {
         `what one limiter of the quota admits in ${SECONDS} s (full bucket + refill). The provider's sliding 60 s window gives nothing back within the run, ` +
         `so the bucket's refill and the sync overshoot come back as 429s even when shared.)`,
     );
-    for (const [name, r] of [['memory', memory], ['redis', shared]] as const) {
-      if (r.other > 0) console.log(`shared: warning: ${r.other} requests in the ${name} run were neither 200, 429 nor shed by the limit`);
-      if (r.storeEvents > 0) console.log(`shared: warning: the ${name} run's stores reported ${r.storeEvents} availability events`);
+    for (const [name, r] of [
+      ['memory', memory],
+      ['redis', shared],
+    ] as const) {
+      if (r.other > 0)
+        console.log(
+          `shared: warning: ${r.other} requests in the ${name} run were neither 200, 429 nor shed by the limit`,
+        );
+      if (r.storeEvents > 0)
+        console.log(`shared: warning: the ${name} run's stores reported ${r.storeEvents} availability events`);
     }
-    printTable('shared: guard.run of a resolved no-op (budget + throttle + breaker + one never-refusing limit), one process, best of 3 interleaved rounds', [
-      { run: 'plain await of a no-op', 'ns/call': cost.plain, 'overhead ns': 0 },
-      { run: 'guard.run, MemoryStore', 'ns/call': cost.memory, 'overhead ns': cost.memory - cost.plain },
-      { run: 'guard.run, RedisStore (syncing every 100 ms)', 'ns/call': cost.redis, 'overhead ns': cost.redis - cost.plain },
-    ]);
+    printTable(
+      'shared: guard.run of a resolved no-op (budget + throttle + breaker + one never-refusing limit), one process, best of 3 interleaved rounds',
+      [
+        { run: 'plain await of a no-op', 'ns/call': cost.plain, 'overhead ns': 0 },
+        { run: 'guard.run, MemoryStore', 'ns/call': cost.memory, 'overhead ns': cost.memory - cost.plain },
+        {
+          run: 'guard.run, RedisStore (syncing every 100 ms)',
+          'ns/call': cost.redis,
+          'overhead ns': cost.redis - cost.plain,
+        },
+      ],
+    );
 
-    const row = (name: string, value: number, unit: string): Row => ({ suite: 'shared', name, value: Number(value.toFixed(3)), unit });
+    const row = (name: string, value: number, unit: string): Row => ({
+      suite: 'shared',
+      name,
+      value: Number(value.toFixed(3)),
+      unit,
+    });
     const runRows = (tag: string, r: RunFigures): Row[] => [
       row(`shared-${tag}-upstream-requests`, r.reached, 'requests'),
       row(`shared-${tag}-upstream-rps`, r.reached / SECONDS, 'requests/s'),

@@ -38,4 +38,4 @@ const out = {
   rssBeforeMb: rssBeforeKb / 1024,
   peakRssMb: process.resourceUsage().maxRSS / 1024,
 };
-process.stdout.write(JSON.stringify(out) + '\n');
+process.stdout.write(`${JSON.stringify(out)}\n`);

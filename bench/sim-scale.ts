@@ -23,12 +23,22 @@ export function scaledSpec(variant: string, rate: number, durationMs: number): R
     durationMs,
     drainMs: s.drainMs,
     traffic: { ...s.traffic, arrival: { type: 'constant', rate } },
-    upstream: { ...s.upstream, faults: s.upstream.faults.map((f) => ({ ...f, fromMs: Math.min(f.fromMs, 0), toMs: Math.max(f.toMs, end) })) },
+    upstream: {
+      ...s.upstream,
+      faults: s.upstream.faults.map((f) => ({ ...f, fromMs: Math.min(f.fromMs, 0), toMs: Math.max(f.toMs, end) })),
+    },
   };
 }
 
 /** retry-storm's variant `variant` as bundled, unscaled. */
 export function bundledSpec(variant: string): RunSpec {
   const s = resolveVariant(loadScenario(SIM_SCENARIO), variant);
-  return { name: `${SIM_SCENARIO}/${variant}`, seed: s.seed, durationMs: s.durationMs, drainMs: s.drainMs, traffic: s.traffic, upstream: s.upstream };
+  return {
+    name: `${SIM_SCENARIO}/${variant}`,
+    seed: s.seed,
+    durationMs: s.durationMs,
+    drainMs: s.drainMs,
+    traffic: s.traffic,
+    upstream: s.upstream,
+  };
 }

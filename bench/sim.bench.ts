@@ -42,7 +42,8 @@ function child(variant: string, scale?: { rate: number; durationMs: number }): C
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 20 });
   const processMs = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`sim bench child (${args.slice(2).join(' ')}) failed with ${r.status ?? r.signal}: ${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(`sim bench child (${args.slice(2).join(' ')}) failed with ${r.status ?? r.signal}: ${r.stderr}`);
   return { ...(JSON.parse(r.stdout.trim().split('\n').pop()!) as Omit<ChildRun, 'processMs'>), processMs };
 }
 
@@ -85,7 +86,12 @@ export async function simSuite(): Promise<Row[]> {
       `peak RSS ${peakRss.toFixed(0)} MB for ${(naive.attempts / 1e6).toFixed(1)} M attempts (goal < 200 MB; ${baseRss.toFixed(0)} MB before the run)`,
   );
 
-  const row = (name: string, value: number, unit: string): Row => ({ suite: 'sim', name, value: Number(value.toFixed(3)), unit });
+  const row = (name: string, value: number, unit: string): Row => ({
+    suite: 'sim',
+    name,
+    value: Number(value.toFixed(3)),
+    unit,
+  });
   return [
     row('sim-naive-attempts', naive.attempts, 'attempts'),
     row('sim-naive-attempts-per-sec', naiveRate, 'attempts/s'),

@@ -3,7 +3,11 @@ import { Guard, ShedError, systemClock, systemRandom, type Clock } from 'stormla
 // Stand-in for `openai.chat.completions.create`: throws errors shaped like the SDK's
 // (status, headers, error body) — 429 twice, then an answer with its token usage.
 let calls = 0;
-async function createChatCompletion(req: { model: string; messages: { role: string; content: string }[]; max_tokens: number }) {
+async function createChatCompletion(req: {
+  model: string;
+  messages: { role: string; content: string }[];
+  max_tokens: number;
+}) {
   if (++calls <= 2) {
     throw Object.assign(new Error('Rate limit reached'), {
       status: 429,
@@ -27,7 +31,8 @@ export async function main(clock: Clock = systemClock) {
       { name: 'model_tpm', unit: 'tokens', rate: 90_000, per: 'minute', keyBy: 'model' },
     ],
     timeoutMs: 30_000, // deadline for the whole call, retries and waits included
-    onEvent: (e) => console.log(`[stormlab] ${e.type}`, e.type === 'retry' ? `in ${e.delayMs} ms after ${e.class}` : ''),
+    onEvent: (e) =>
+      console.log(`[stormlab] ${e.type}`, e.type === 'retry' ? `in ${e.delayMs} ms after ${e.class}` : ''),
   });
 
   const messages = [{ role: 'user', content: 'What is the capital of France?' }];
@@ -36,7 +41,9 @@ export async function main(clock: Clock = systemClock) {
       (ctx) => createChatCompletion({ model: ctx.targetName, messages, max_tokens: 100 }),
       { tokens: 120, keys: { tenant: 'acme', model: 'gpt-4o' }, usage: (res) => res.usage.total_tokens },
     );
-    console.log(`${r.value.choices[0].message.content} (model ${r.target}, ${r.attempts} attempts, degraded: ${r.degraded})`);
+    console.log(
+      `${r.value.choices[0].message.content} (model ${r.target}, ${r.attempts} attempts, degraded: ${r.degraded})`,
+    );
     return r;
   } catch (err) {
     if (err instanceof ShedError) console.log(`shed locally: ${err.reason}, retry after ${err.retryAfterMs} ms`);

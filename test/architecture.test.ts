@@ -13,7 +13,22 @@ import { describe, expect, it } from 'vitest';
  * engine in front of undici and fetch) right of platform; `entry` files are the
  * package's public doors and may import anything but cli.
  */
-const ORDER = ['engine', 'platform', 'integrations', 'upstream', 'traffic', 'run', 'fake-upstream', 'scenario', 'report', 'gate', 'explore', 'ui', 'cli', 'entry'];
+const ORDER = [
+  'engine',
+  'platform',
+  'integrations',
+  'upstream',
+  'traffic',
+  'run',
+  'fake-upstream',
+  'scenario',
+  'report',
+  'gate',
+  'explore',
+  'ui',
+  'cli',
+  'entry',
+];
 const SRC = resolve(__dirname, '../src');
 
 function files(dir: string): string[] {
@@ -30,7 +45,8 @@ function layerOf(file: string): string {
 
 function specifiers(source: string): string[] {
   const out: string[] = [];
-  const re = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
+  const re =
+    /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
   for (const m of source.matchAll(re)) out.push(m[1] ?? m[2] ?? m[3]);
   return out;
 }
@@ -50,7 +66,8 @@ describe('architecture', () => {
       for (const spec of specifiers(readFileSync(file, 'utf8'))) {
         if (!spec.startsWith('.')) continue;
         const to = layerOf(resolve(dirname(file), spec));
-        if (ORDER.indexOf(to) > ORDER.indexOf(from)) bad.push(`${relative(SRC, file)} imports ${spec} (${from} → ${to})`);
+        if (ORDER.indexOf(to) > ORDER.indexOf(from))
+          bad.push(`${relative(SRC, file)} imports ${spec} (${from} → ${to})`);
       }
     }
     expect(bad).toEqual([]);
@@ -60,7 +77,8 @@ describe('architecture', () => {
     const bad: string[] = [];
     for (const file of all.filter((f) => layerOf(f) === 'engine' && !f.includes(`${sep}stores${sep}`))) {
       const source = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
-      for (const spec of specifiers(source)) if (!spec.startsWith('.')) bad.push(`${relative(SRC, file)} imports ${spec}`);
+      for (const spec of specifiers(source))
+        if (!spec.startsWith('.')) bad.push(`${relative(SRC, file)} imports ${spec}`);
       for (const word of ['Date.now', 'performance.now', 'setTimeout', 'setInterval', 'Math.random', 'process.']) {
         if (source.includes(word)) bad.push(`${relative(SRC, file)} uses ${word}`);
       }

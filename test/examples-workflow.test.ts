@@ -55,11 +55,20 @@ function shellWords(line: string): string[] {
 
 /** The arguments of every `npx stormlab …` line of the steps' scripts, in order. */
 function stormlabCommands(): string[][] {
-  return steps.flatMap((s) => (s.run ?? '').split('\n')).map((l) => l.trim()).filter((l) => l.startsWith('npx stormlab ')).map((l) => shellWords(l).slice(2));
+  return steps
+    .flatMap((s) => (s.run ?? '').split('\n'))
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('npx stormlab '))
+    .map((l) => shellWords(l).slice(2));
 }
 
 function stormlab(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', CI: 'true' }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', CI: 'true' },
+    timeout: 60_000,
+  });
   if (r.error !== undefined) throw r.error;
   return r;
 }
@@ -71,7 +80,10 @@ function shortened(args: string[], extra: string[] = []): string[] {
 
 /** The refresh command the workflow's comment gives, as arguments. */
 function refreshCommand(): string[] {
-  const line = text.split('\n').map((l) => l.replace(/^\s*#\s*/, '')).find((l) => l.startsWith('npx stormlab compare') && l.includes('stormlab/baseline.json'));
+  const line = text
+    .split('\n')
+    .map((l) => l.replace(/^\s*#\s*/, ''))
+    .find((l) => l.startsWith('npx stormlab compare') && l.includes('stormlab/baseline.json'));
   expect(line, 'a comment saying how to refresh the baseline').toBeDefined();
   return shellWords(line!).slice(2);
 }
@@ -98,8 +110,26 @@ describe('examples/github-actions/stormlab-gate.yml: the workflow', () => {
   it('gates with the compare command, then diffs against the baseline kept in the repo', () => {
     const commands = stormlabCommands();
     expect(commands).toHaveLength(3);
-    expect(commands[0]).toEqual(['compare', 'retry-storm', '--no-ui', '--expect', 'variants.engine.amplification < 1.5', '--junit', 'stormlab-junit.xml', '--markdown', 'stormlab-summary.md', '--json', 'stormlab-result.json']);
-    expect(commands[1].slice(0, 5)).toEqual(['diff', 'stormlab/baseline.json', 'stormlab-result.json', '--tolerance', '5%']);
+    expect(commands[0]).toEqual([
+      'compare',
+      'retry-storm',
+      '--no-ui',
+      '--expect',
+      'variants.engine.amplification < 1.5',
+      '--junit',
+      'stormlab-junit.xml',
+      '--markdown',
+      'stormlab-summary.md',
+      '--json',
+      'stormlab-result.json',
+    ]);
+    expect(commands[1].slice(0, 5)).toEqual([
+      'diff',
+      'stormlab/baseline.json',
+      'stormlab-result.json',
+      '--tolerance',
+      '5%',
+    ]);
     expect(commands[2]).toEqual(['report', 'stormlab-result.json', '--html', 'stormlab-report.html']);
   });
 
@@ -109,7 +139,9 @@ describe('examples/github-actions/stormlab-gate.yml: the workflow', () => {
     expect(summary!.run).toContain('stormlab-summary.md');
     const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'));
     expect(upload?.if).toBe('always()');
-    expect(String(upload!.with?.path).split('\n')).toEqual(expect.arrayContaining(['stormlab-junit.xml', 'stormlab-result.json', 'stormlab-report.html']));
+    expect(String(upload!.with?.path).split('\n')).toEqual(
+      expect.arrayContaining(['stormlab-junit.xml', 'stormlab-result.json', 'stormlab-report.html']),
+    );
     const diff = steps.find((s) => s.run?.startsWith('npx stormlab diff'));
     expect(diff?.if).toContain("hashFiles('stormlab-result.json')");
   });
@@ -136,7 +168,11 @@ describe('examples/github-actions/stormlab-gate.yml: its commands against the bu
     // The summary step, run as Actions runs it (bash -e), into a stand-in for the step summary.
     const summaryFile = join(dir, 'step-summary.md');
     const script = steps.find((s) => s.run?.includes('$GITHUB_STEP_SUMMARY'))!.run!;
-    const sh = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], { cwd: dir, encoding: 'utf8', env: { ...process.env, GITHUB_STEP_SUMMARY: summaryFile } });
+    const sh = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, GITHUB_STEP_SUMMARY: summaryFile },
+    });
     expect(sh.status, sh.stderr).toBe(0);
     const summary = readFileSync(summaryFile, 'utf8');
     expect(summary).toMatch(/^### stormlab retry-storm: ✅ /);

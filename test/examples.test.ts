@@ -58,7 +58,9 @@ describe('examples/openai-sdk-guarded.ts', () => {
 await describeWithRedis('examples/redis-shared-guard.ts', () => {
   it('is in the README verbatim, and two gateways running it share state in Redis', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    expect(readme).toContain(readFileSync(new URL('../examples/redis-shared-guard.ts', import.meta.url), 'utf8').trim());
+    expect(readme).toContain(
+      readFileSync(new URL('../examples/redis-shared-guard.ts', import.meta.url), 'utf8').trim(),
+    );
     const { main: gateway } = await import('../examples/redis-shared-guard.js');
     const prefix = testPrefix('example');
     const admin = testRedis();
@@ -84,7 +86,9 @@ await describeWithRedis('examples/redis-shared-guard.ts', () => {
 describe('examples/prometheus-metrics.ts', () => {
   it('is in the README verbatim and serves the guard metrics at /metrics', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    expect(readme).toContain(readFileSync(new URL('../examples/prometheus-metrics.ts', import.meta.url), 'utf8').trim());
+    expect(readme).toContain(
+      readFileSync(new URL('../examples/prometheus-metrics.ts', import.meta.url), 'utf8').trim(),
+    );
     const { main: serve } = await import('../examples/prometheus-metrics.js');
     const server = await serve(0);
     try {

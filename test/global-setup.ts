@@ -31,7 +31,11 @@ function distIsStale(): boolean {
 
 /** Runs `npx tsc -p tsconfig.build.json`; returns '' or what went wrong, with tsc's output. */
 function build(): string {
-  const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8', shell: process.platform === 'win32' });
+  const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+  });
   if (r.error === undefined && r.status === 0) return '';
   // tsc emits despite type errors: date the stamp back so the next run builds again.
   if (existsSync(STAMP)) utimesSync(STAMP, 0, 0);

@@ -9,12 +9,22 @@ const FRAME_MS = 100;
  * Shows `playback` in the Ink dashboard until it is done or the user quits (`q`, Ctrl-C), ticking
  * it every 100 ms of wall time. Resolves when the last frame is on screen.
  */
-export function showDashboard(io: Io, terminal: Terminal, playback: Playback, onTick: (wallMs: number) => void): Promise<void> {
+export function showDashboard(
+  io: Io,
+  terminal: Terminal,
+  playback: Playback,
+  onTick: (wallMs: number) => void,
+): Promise<void> {
   return new Promise((resolve) => {
     let last = io.wallNow();
     let finished = false;
     const app = render(
-      <App source={playback} onQuit={() => playback.stop()} onTogglePause={() => playback.togglePause()} color={io.env.NO_COLOR === undefined} />,
+      <App
+        source={playback}
+        onQuit={() => playback.stop()}
+        onTogglePause={() => playback.togglePause()}
+        color={io.env.NO_COLOR === undefined}
+      />,
       { stdout: terminal.stdout, stdin: terminal.stdin, exitOnCtrlC: false, patchConsole: false },
     );
     const finish = (): void => {

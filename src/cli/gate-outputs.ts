@@ -20,7 +20,13 @@ export interface GateFlags {
  * gate in the files (`stormlab retry-storm`); `inTable` picks the checks the terminal table
  * shows (all by default), the files always get every check.
  */
-export function reportChecks(io: Io, title: string, checks: readonly Check[], flags: GateFlags, inTable: readonly Check[] = checks): number {
+export function reportChecks(
+  io: Io,
+  title: string,
+  checks: readonly Check[],
+  flags: GateFlags,
+  inTable: readonly Check[] = checks,
+): number {
   const color = io.isTTY && io.env.NO_COLOR === undefined;
   const shown = flags.quiet ? inTable.filter((c) => c.status === 'fail') : inTable;
   if (shown.length > 0) io.stdout(`\n${checkTable(shown, { color, verdictOf: inTable })}`);

@@ -20,7 +20,8 @@ const MAX_SEED = 0xffffffff;
 export function parseSeed(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || n > MAX_SEED) throw new UsageError(`--seed: expected an integer from 0 to ${MAX_SEED}, got ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw.trim()) || n > MAX_SEED)
+    throw new UsageError(`--seed: expected an integer from 0 to ${MAX_SEED}, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -32,7 +33,8 @@ export function checkDuration(raw: string): void {
   const ms = parseDuration(raw);
   const got = JSON.stringify(raw);
   if (ms === undefined) throw new UsageError(`--duration: expected a duration like 30s or 2m, got ${got}`);
-  if (/^\s*[\d.]+\s*$/.test(raw)) throw new UsageError(`--duration: expected a duration with a unit, like 30s or 2m, got ${got}`);
+  if (/^\s*[\d.]+\s*$/.test(raw))
+    throw new UsageError(`--duration: expected a duration with a unit, like 30s or 2m, got ${got}`);
   if (ms <= 0) throw new UsageError(`--duration: expected a duration above 0, like 30s or 2m, got ${got}`);
 }
 
@@ -65,12 +67,25 @@ export function scenarioFromFlags(arg: string, flags: ScenarioFlags, cwd: string
  * The variants a compare runs: those asked for, in order, or all the scenario has. `flag` is
  * the option they came from (`--variants`, or `--variant` for run), for messages.
  */
-export function pickVariants(s: Scenario, wanted: string | undefined, flag = '--variants'): Array<{ name: string; scenario: Scenario }> {
-  const names = wanted === undefined ? s.variants.map((v) => v.name) : wanted.split(',').map((v) => v.trim()).filter(Boolean);
-  if (names.length === 0) throw new UsageError(`${flag}: expected a comma-separated list of variant names, got ${JSON.stringify(wanted)}`);
+export function pickVariants(
+  s: Scenario,
+  wanted: string | undefined,
+  flag = '--variants',
+): Array<{ name: string; scenario: Scenario }> {
+  const names =
+    wanted === undefined
+      ? s.variants.map((v) => v.name)
+      : wanted
+          .split(',')
+          .map((v) => v.trim())
+          .filter(Boolean);
+  if (names.length === 0)
+    throw new UsageError(`${flag}: expected a comma-separated list of variant names, got ${JSON.stringify(wanted)}`);
   return names.map((name) => {
     if (!s.variants.some((v) => v.name === name)) {
-      throw new UsageError(`${flag}: unknown variant ${JSON.stringify(name)} (known: ${s.variants.map((v) => v.name).join(', ')})`);
+      throw new UsageError(
+        `${flag}: unknown variant ${JSON.stringify(name)} (known: ${s.variants.map((v) => v.name).join(', ')})`,
+      );
     }
     return { name, scenario: resolveVariant(s, name) };
   });

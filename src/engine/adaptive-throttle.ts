@@ -20,7 +20,13 @@ export interface AdaptiveThrottleOptions {
   minRequests: number;
 }
 
-export const ADAPTIVE_THROTTLE_DEFAULTS: AdaptiveThrottleOptions = { k: 2, windowMs: 120_000, buckets: 120, maxDropProbability: 0.9, minRequests: 10 };
+export const ADAPTIVE_THROTTLE_DEFAULTS: AdaptiveThrottleOptions = {
+  k: 2,
+  windowMs: 120_000,
+  buckets: 120,
+  maxDropProbability: 0.9,
+  minRequests: 10,
+};
 
 /** Requests whose answer is known: counted when dropped or when their outcome is recorded. */
 const ANSWERED = 0;
@@ -53,7 +59,12 @@ export class AdaptiveThrottle {
   private inFlight = 0;
   private readonly random: Random;
 
-  constructor(options: Partial<AdaptiveThrottleOptions> | undefined, random: Random, store: StateStore = new MemoryStore(), key = 'throttle') {
+  constructor(
+    options: Partial<AdaptiveThrottleOptions> | undefined,
+    random: Random,
+    store: StateStore = new MemoryStore(),
+    key = 'throttle',
+  ) {
     const o = { ...ADAPTIVE_THROTTLE_DEFAULTS, ...options };
     checkNumber('throttle.k', o.k, 1, 1000);
     checkPositive('throttle.windowMs', o.windowMs);
@@ -73,7 +84,7 @@ export class AdaptiveThrottle {
     const requests = this.known(now);
     if (requests < this.minRequests) return 0;
     const p = (requests - this.k * this.window.total(ACCEPTS, now)) / (requests + 1);
-    return p <= 0 ? 0 : p < this.maxP ? p : this.maxP;
+    return p <= 0 ? 0 : Math.min(p, this.maxP);
   }
 
   /**
@@ -87,7 +98,7 @@ export class AdaptiveThrottle {
     // p as in dropProbability, inlined: this runs once per request.
     if (requests >= this.minRequests) {
       const p = (requests - this.k * w.total(ACCEPTS, now)) / (requests + 1);
-      if (p > 0 && this.random.next() < (p < this.maxP ? p : this.maxP)) {
+      if (p > 0 && this.random.next() < Math.min(p, this.maxP)) {
         w.add(ANSWERED, 1, now); // a drop is its own answer
         return false;
       }
@@ -118,6 +129,11 @@ export class AdaptiveThrottle {
 
   /** `requests`: answered in the window plus this process's in flight. */
   snapshot(now: number): { requests: number; inFlight: number; accepts: number; dropProbability: number } {
-    return { requests: this.known(now) + this.inFlight, inFlight: this.inFlight, accepts: this.window.total(ACCEPTS, now), dropProbability: this.dropProbability(now) };
+    return {
+      requests: this.known(now) + this.inFlight,
+      inFlight: this.inFlight,
+      accepts: this.window.total(ACCEPTS, now),
+      dropProbability: this.dropProbability(now),
+    };
   }
 }

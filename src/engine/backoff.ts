@@ -60,7 +60,7 @@ export class Backoff {
     }
     // retry < 1 (or NaN) is read as the first retry; a huge exponent overflows to Infinity,
     // which the cap absorbs.
-    const n = retry > 1 ? retry : 1;
+    const n = Math.max(retry, 1);
     const ceiling = Math.min(capMs, baseMs * multiplier ** (n - 1));
     return strategy === 'exponential' ? ceiling : this.random.next() * ceiling;
   }
@@ -77,10 +77,17 @@ export type RetryPlan = { ok: true; delayMs: number } | { ok: false; reason: 'de
  *
  * otherwise fail fast: waiting for a retry that cannot finish in time only spends the budget.
  */
-export function planRetry(args: { backoffMs: number; retryAfterMs?: number; now: number; deadlineAt: number; minAttemptMs: number }): RetryPlan {
-  const backoff = args.backoffMs > 0 ? args.backoffMs : 0;
+export function planRetry(args: {
+  backoffMs: number;
+  retryAfterMs?: number;
+  now: number;
+  deadlineAt: number;
+  minAttemptMs: number;
+}): RetryPlan {
+  const backoff = Math.max(args.backoffMs, 0);
   const ra = args.retryAfterMs;
   const delay = ra !== undefined && ra > backoff ? ra : backoff;
-  if (args.now + delay + args.minAttemptMs > args.deadlineAt) return { ok: false, reason: 'deadline', wouldWaitMs: delay };
+  if (args.now + delay + args.minAttemptMs > args.deadlineAt)
+    return { ok: false, reason: 'deadline', wouldWaitMs: delay };
   return { ok: true, delayMs: delay };
 }

@@ -1,4 +1,9 @@
-import { CircuitBreaker, resolveCircuitBreakerOptions, type BreakerSnapshot, type CircuitBreakerOptions } from './circuit-breaker.js';
+import {
+  CircuitBreaker,
+  resolveCircuitBreakerOptions,
+  type BreakerSnapshot,
+  type CircuitBreakerOptions,
+} from './circuit-breaker.js';
 import { MemoryStore, type StateStore } from './store.js';
 
 /**

@@ -154,7 +154,12 @@ export class CircuitBreaker {
    * `storeKey`, which a guard prefixes with its own name so that guards sharing a store do
    * not share breakers by accident.
    */
-  constructor(key: string, options: Partial<CircuitBreakerOptions> = {}, store: StateStore = new MemoryStore(), storeKey = `circuitBreaker:${key}`) {
+  constructor(
+    key: string,
+    options: Partial<CircuitBreakerOptions> = {},
+    store: StateStore = new MemoryStore(),
+    storeKey = `circuitBreaker:${key}`,
+  ) {
     this.key = checkNonEmptyString('circuitBreaker.key', key);
     this.opts = resolveCircuitBreakerOptions(options);
     const spec = { windowMs: this.opts.windowMs, buckets: this.opts.buckets, fields: FIELDS };

@@ -3,12 +3,38 @@ import { parseRetryAfter } from './retry-after.js';
 
 /** The LLM error taxonomy (DESIGN.md, "Classification"). */
 export type ErrorClass =
-  | 'success' | 'rate_limited' | 'quota_exhausted' | 'overloaded' | 'server_error' | 'timeout' | 'connection'
-  | 'context_length' | 'content_filter' | 'auth' | 'bad_request' | 'not_found' | 'conflict' | 'cancelled' | 'unknown';
+  | 'success'
+  | 'rate_limited'
+  | 'quota_exhausted'
+  | 'overloaded'
+  | 'server_error'
+  | 'timeout'
+  | 'connection'
+  | 'context_length'
+  | 'content_filter'
+  | 'auth'
+  | 'bad_request'
+  | 'not_found'
+  | 'conflict'
+  | 'cancelled'
+  | 'unknown';
 
 export const ERROR_CLASSES: readonly ErrorClass[] = [
-  'success', 'rate_limited', 'quota_exhausted', 'overloaded', 'server_error', 'timeout', 'connection',
-  'context_length', 'content_filter', 'auth', 'bad_request', 'not_found', 'conflict', 'cancelled', 'unknown',
+  'success',
+  'rate_limited',
+  'quota_exhausted',
+  'overloaded',
+  'server_error',
+  'timeout',
+  'connection',
+  'context_length',
+  'content_filter',
+  'auth',
+  'bad_request',
+  'not_found',
+  'conflict',
+  'cancelled',
+  'unknown',
 ];
 
 /** done (success) | retry (same target, later) | fallback (next target, no retry here) | fail (give up). */
@@ -45,7 +71,12 @@ export interface AttemptResult {
 }
 
 type Policy = Pick<Classification, 'action' | 'breaker' | 'accept' | 'counted'>;
-const policy = (action: ErrorAction, breaker: BreakerVerdict, accept: boolean, counted = true): Policy => ({ action, breaker, accept, counted });
+const policy = (action: ErrorAction, breaker: BreakerVerdict, accept: boolean, counted = true): Policy => ({
+  action,
+  breaker,
+  accept,
+  counted,
+});
 
 /**
  * Why each row: the breaker tracks the upstream's health, so only failures that are its fault
@@ -73,7 +104,12 @@ const POLICIES: { readonly [K in ErrorClass]: Policy } = {
   unknown: policy('fail', 'failure', false),
 };
 
-function make(cls: ErrorClass, action: ErrorAction, status: number | undefined, retryAfterMs: number | undefined): Classification {
+function make(
+  cls: ErrorClass,
+  action: ErrorAction,
+  status: number | undefined,
+  retryAfterMs: number | undefined,
+): Classification {
   const p = POLICIES[cls];
   return { class: cls, action, breaker: p.breaker, accept: p.accept, counted: p.counted, retryAfterMs, status };
 }
@@ -85,13 +121,22 @@ const BY_CLASS = Object.fromEntries(
 function statusClass(s: number): ErrorClass {
   if (s >= 200 && s < 300) return 'success';
   switch (s) {
-    case 401: case 403: return 'auth';
-    case 402: return 'quota_exhausted'; // Anthropic billing_error
-    case 404: case 410: return 'not_found';
-    case 408: return 'timeout';
-    case 409: return 'conflict';
-    case 429: return 'rate_limited';
-    case 529: return 'overloaded';
+    case 401:
+    case 403:
+      return 'auth';
+    case 402:
+      return 'quota_exhausted'; // Anthropic billing_error
+    case 404:
+    case 410:
+      return 'not_found';
+    case 408:
+      return 'timeout';
+    case 409:
+      return 'conflict';
+    case 429:
+      return 'rate_limited';
+    case 529:
+      return 'overloaded';
   }
   if (s >= 400 && s < 500) return 'bad_request';
   if (s >= 500 && s < 600) return 'server_error';
@@ -128,7 +173,8 @@ export function classify(result: AttemptResult, nowEpochMs?: number): Classifica
   const err = result.error != null && typeof result.error === 'object' ? (result.error as ErrorLike) : undefined;
   const api = err !== undefined && typeof (err.status ?? err.statusCode) === 'number' ? err : undefined;
   const status = result.status ?? (api ? ((api.status ?? api.statusCode) as number) : undefined);
-  const headers = result.headers ?? (api && typeof api.headers === 'object' ? (api.headers as HeaderSource) : undefined);
+  const headers =
+    result.headers ?? (api && typeof api.headers === 'object' ? (api.headers as HeaderSource) : undefined);
   const body = result.body ?? api?.error ?? api?.body;
   let cls = err !== undefined ? thrownClass(err, result.cancelled) : undefined;
   if (cls === undefined) {
@@ -140,7 +186,12 @@ export function classify(result: AttemptResult, nowEpochMs?: number): Classifica
   return finish(cls, status, headers, nowEpochMs);
 }
 
-function finish(cls: ErrorClass, status: number | undefined, headers: HeaderSource, nowEpochMs: number | undefined): Classification {
+function finish(
+  cls: ErrorClass,
+  status: number | undefined,
+  headers: HeaderSource,
+  nowEpochMs: number | undefined,
+): Classification {
   let action = defaultAction(cls, status);
   let retryAfterMs: number | undefined;
   if (cls !== 'success' && headers != null) {
@@ -168,15 +219,33 @@ function shouldRetryOverride(action: ErrorAction, value: string | undefined): Er
 // ---- thrown errors -------------------------------------------------------------------------
 
 interface ErrorLike {
-  name?: unknown; code?: unknown; message?: unknown; cause?: unknown;
-  status?: unknown; statusCode?: unknown; headers?: unknown; error?: unknown; body?: unknown;
+  name?: unknown;
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  status?: unknown;
+  statusCode?: unknown;
+  headers?: unknown;
+  error?: unknown;
+  body?: unknown;
 }
 
 const CODE_CLASS = new Map<string, ErrorClass>([
-  ...['ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
-    'UND_ERR_SOCKET', 'UND_ERR_CLOSED'].map((c) => [c, 'connection'] as const),
-  ...['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']
-    .map((c) => [c, 'timeout'] as const),
+  ...[
+    'ECONNRESET',
+    'ECONNREFUSED',
+    'ECONNABORTED',
+    'EPIPE',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'UND_ERR_SOCKET',
+    'UND_ERR_CLOSED',
+  ].map((c) => [c, 'connection'] as const),
+  ...['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'].map(
+    (c) => [c, 'timeout'] as const,
+  ),
 ]);
 
 const NAME_CLASS = new Map<string, ErrorClass>([
@@ -215,19 +284,32 @@ function oneThrownClass(e: ErrorLike, callerAborted: boolean | undefined): Error
 // ---- error bodies --------------------------------------------------------------------------
 
 const BODY_CLASS = new Map<string, ErrorClass>([
-  ['insufficient_quota', 'quota_exhausted'], ['billing_error', 'quota_exhausted'],
-  ['rate_limit_exceeded', 'rate_limited'], ['rate_limit_error', 'rate_limited'],
+  ['insufficient_quota', 'quota_exhausted'],
+  ['billing_error', 'quota_exhausted'],
+  ['rate_limit_exceeded', 'rate_limited'],
+  ['rate_limit_error', 'rate_limited'],
   ['context_length_exceeded', 'context_length'],
-  ['content_filter', 'content_filter'], ['content_policy_violation', 'content_filter'],
+  ['content_filter', 'content_filter'],
+  ['content_policy_violation', 'content_filter'],
   ['responsibleaipolicyviolation', 'content_filter'], // Azure OpenAI
   ['overloaded_error', 'overloaded'],
-  ['authentication_error', 'auth'], ['permission_error', 'auth'], ['invalid_api_key', 'auth'],
-  ['not_found_error', 'not_found'], ['model_not_found', 'not_found'],
-  ['api_error', 'server_error'], ['server_error', 'server_error'], ['timeout_error', 'timeout'],
-  ['invalid_request_error', 'bad_request'], ['request_too_large', 'bad_request'],
+  ['authentication_error', 'auth'],
+  ['permission_error', 'auth'],
+  ['invalid_api_key', 'auth'],
+  ['not_found_error', 'not_found'],
+  ['model_not_found', 'not_found'],
+  ['api_error', 'server_error'],
+  ['server_error', 'server_error'],
+  ['timeout_error', 'timeout'],
+  ['invalid_request_error', 'bad_request'],
+  ['request_too_large', 'bad_request'],
 ]);
 
-interface ErrorFields { code: string | undefined; type: string | undefined; message: string }
+interface ErrorFields {
+  code: string | undefined;
+  type: string | undefined;
+  message: string;
+}
 
 /**
  * Body + status → class. The body's `code` (more specific) then `type` win over the status,
@@ -255,8 +337,13 @@ function bodyName(value: string | undefined): ErrorClass | undefined {
 function messageClass(message: string): ErrorClass | undefined {
   if (message === '') return undefined;
   const m = message.toLowerCase();
-  if (m.includes('prompt is too long') || m.includes('maximum context length') || m.includes('context window')
-    || (m.includes('context') && m.includes('token'))) return 'context_length';
+  if (
+    m.includes('prompt is too long') ||
+    m.includes('maximum context length') ||
+    m.includes('context window') ||
+    (m.includes('context') && m.includes('token'))
+  )
+    return 'context_length';
   if (m.includes('exceeded your current quota') || m.includes('credit balance is too low')) return 'quota_exhausted';
   return undefined;
 }
@@ -269,7 +356,8 @@ function messageClass(message: string): ErrorClass | undefined {
 function readError(body: unknown, bare: boolean): ErrorFields | undefined {
   if (typeof body === 'string') {
     const parsed = parseJson(body);
-    if (parsed === undefined) return bare && body.trim() !== '' ? { code: undefined, type: undefined, message: body } : undefined;
+    if (parsed === undefined)
+      return bare && body.trim() !== '' ? { code: undefined, type: undefined, message: body } : undefined;
     body = parsed;
   }
   if (body === null || typeof body !== 'object') return undefined;

@@ -109,7 +109,8 @@ export class ConcurrencyLimiter {
    * `heldMs` (how long the slot was held) feeds the wait estimate; it is ignored unless finite and >= 0.
    */
   release(now: number, heldMs?: number): void {
-    if (this.running === 0) throw new StormlabError('ERR_STORMLAB_RELEASE', 'concurrencyLimiter.release called with nothing in flight');
+    if (this.running === 0)
+      throw new StormlabError('ERR_STORMLAB_RELEASE', 'concurrencyLimiter.release called with nothing in flight');
     this.running--;
     if (heldMs !== undefined && heldMs >= 0 && heldMs < Infinity) this.sample(heldMs);
     this.expire(now);
@@ -155,7 +156,13 @@ export class ConcurrencyLimiter {
     return new Promise((resolve, reject) => this.wait(clock, now, signal, resolve, reject));
   }
 
-  private wait(clock: Clock, start: number, signal: AbortSignal | undefined, resolve: (release: () => void) => void, reject: (e: unknown) => void): void {
+  private wait(
+    clock: Clock,
+    start: number,
+    signal: AbortSignal | undefined,
+    resolve: (release: () => void) => void,
+    reject: (e: unknown) => void,
+  ): void {
     let settled = false;
     let cancelTimer = (): void => {};
     const settle = (): void => {

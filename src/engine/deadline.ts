@@ -13,7 +13,8 @@ export class Deadline {
   readonly at: number;
 
   constructor(at: number) {
-    if (typeof at !== 'number' || Number.isNaN(at)) throw new OptionError(`deadline.at must be a number, got ${String(at)}`);
+    if (typeof at !== 'number' || Number.isNaN(at))
+      throw new OptionError(`deadline.at must be a number, got ${String(at)}`);
     this.at = at;
   }
 
@@ -30,7 +31,7 @@ export class Deadline {
   /** Milliseconds left, never negative (Infinity for none). */
   remaining(now: number): number {
     const left = this.at - now;
-    return left > 0 ? left : 0;
+    return Math.max(left, 0);
   }
 
   expired(now: number): boolean {

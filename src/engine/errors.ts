@@ -27,7 +27,15 @@ export class OptionError extends StormlabError {
  */
 export type ShedReason = 'throttle' | 'budget' | 'limit' | 'breaker' | 'concurrency' | 'queue_timeout' | 'deadline';
 
-export const SHED_REASONS: readonly ShedReason[] = ['throttle', 'budget', 'limit', 'breaker', 'concurrency', 'queue_timeout', 'deadline'];
+export const SHED_REASONS: readonly ShedReason[] = [
+  'throttle',
+  'budget',
+  'limit',
+  'breaker',
+  'concurrency',
+  'queue_timeout',
+  'deadline',
+];
 
 /** A call refused locally. `retryAfterMs` says when trying again could succeed, if known. */
 export class ShedError extends StormlabError {
@@ -35,8 +43,13 @@ export class ShedError extends StormlabError {
   readonly retryAfterMs: number | undefined;
   readonly detail: string | undefined;
   constructor(reason: ShedReason, opts?: { retryAfterMs?: number; detail?: string; cause?: unknown }) {
-    const hint = opts?.retryAfterMs !== undefined && Number.isFinite(opts.retryAfterMs) ? ` (retry after ${Math.ceil(opts.retryAfterMs)} ms)` : '';
-    super('ERR_STORMLAB_SHED', `shed locally: ${reason}${opts?.detail ? ` (${opts.detail})` : ''}${hint}`, { cause: opts?.cause });
+    const hint =
+      opts?.retryAfterMs !== undefined && Number.isFinite(opts.retryAfterMs)
+        ? ` (retry after ${Math.ceil(opts.retryAfterMs)} ms)`
+        : '';
+    super('ERR_STORMLAB_SHED', `shed locally: ${reason}${opts?.detail ? ` (${opts.detail})` : ''}${hint}`, {
+      cause: opts?.cause,
+    });
     this.reason = reason;
     this.retryAfterMs = opts?.retryAfterMs;
     this.detail = opts?.detail;

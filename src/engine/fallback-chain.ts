@@ -25,14 +25,19 @@ export class FallbackChain<T> {
 
   constructor(targets: FallbackTarget<T>[]) {
     if (!Array.isArray(targets) || targets.length === 0) {
-      throw new OptionError(`fallbackChain.targets must be a non-empty array, got ${Array.isArray(targets) ? '[]' : String(targets)}`);
+      throw new OptionError(
+        `fallbackChain.targets must be a non-empty array, got ${Array.isArray(targets) ? '[]' : String(targets)}`,
+      );
     }
     const seen = new Set<string>();
     targets.forEach((target, i) => {
       const name = checkNonEmptyString(`fallbackChain.targets[${i}].name`, target?.name);
-      if (seen.has(name)) throw new OptionError(`fallbackChain.targets[${i}].name must be unique, got ${JSON.stringify(name)} twice`);
+      if (seen.has(name))
+        throw new OptionError(`fallbackChain.targets[${i}].name must be unique, got ${JSON.stringify(name)} twice`);
       if (target.available !== undefined && typeof target.available !== 'function') {
-        throw new OptionError(`fallbackChain.targets[${i}].available must be a function, got ${typeof target.available}`);
+        throw new OptionError(
+          `fallbackChain.targets[${i}].available must be a function, got ${typeof target.available}`,
+        );
       }
       seen.add(name);
     });

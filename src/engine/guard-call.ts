@@ -111,7 +111,7 @@ export class GuardCall {
   /** Milliseconds of the deadline left at `now`. */
   remainingMs(now: number): number {
     const left = this.deadlineAt - now;
-    return left > 0 ? left : 0;
+    return Math.max(left, 0);
   }
 
   next(now: number): StepCode {
@@ -123,7 +123,8 @@ export class GuardCall {
         if (this.fallBack(now, 'budget')) continue;
         return this.shed('budget', now, undefined);
       }
-      if (this.deadlineAt - now <= 0 || this.deadlineAt - now < g.minAttemptMs) return this.shed('deadline', now, undefined);
+      if (this.deadlineAt - now <= 0 || this.deadlineAt - now < g.minAttemptMs)
+        return this.shed('deadline', now, undefined);
       if (g.limiter !== undefined) {
         const r = g.limiter.reserve({ tokens: this.tokens, keys: this.keys }, now);
         if (!r.ok) return this.shed('limit', now, r.retryAfterMs);
@@ -192,13 +193,28 @@ export class GuardCall {
   private planNext(cls: Classification, now: number): StepCode {
     const g = this.g;
     if (this.attempt >= g.maxAttempts) return this.fallBack(now, 'attempts_exhausted') ? this.waitFor(0) : Step.Fail;
-    if (g.budget !== undefined && !g.budget.canRetry(now)) return this.fallBack(now, 'budget') ? this.waitFor(0) : this.shed('budget', now, undefined);
+    if (g.budget !== undefined && !g.budget.canRetry(now))
+      return this.fallBack(now, 'budget') ? this.waitFor(0) : this.shed('budget', now, undefined);
     // delayMs still holds the previous wait (0 on a fresh target): decorrelated jitter grows from it.
     const backoffMs = g.backoff.delayMs(this.attempt, this.delayMs);
-    const plan = planRetry({ backoffMs, retryAfterMs: cls.retryAfterMs, now, deadlineAt: this.deadlineAt, minAttemptMs: g.minAttemptMs });
+    const plan = planRetry({
+      backoffMs,
+      retryAfterMs: cls.retryAfterMs,
+      now,
+      deadlineAt: this.deadlineAt,
+      minAttemptMs: g.minAttemptMs,
+    });
     if (!plan.ok) return this.shed('deadline', now, plan.wouldWaitMs);
     this.retrying = true;
-    if (g.listener) g.emit({ type: 'retry', at: now, target: g.targets[this.target], attempt: this.attempt, delayMs: plan.delayMs, class: cls.class });
+    if (g.listener)
+      g.emit({
+        type: 'retry',
+        at: now,
+        target: g.targets[this.target],
+        attempt: this.attempt,
+        delayMs: plan.delayMs,
+        class: cls.class,
+      });
     return this.waitFor(plan.delayMs);
   }
 
@@ -273,5 +289,13 @@ interface CallExtras {
 }
 
 function extras(tokens: number, keys: Record<string, string> | undefined): CallExtras {
-  return { tokens, keys, shedReason: undefined, retryAfterMs: undefined, last: undefined, signal: undefined, reservation: undefined };
+  return {
+    tokens,
+    keys,
+    shedReason: undefined,
+    retryAfterMs: undefined,
+    last: undefined,
+    signal: undefined,
+    reservation: undefined,
+  };
 }

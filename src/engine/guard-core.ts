@@ -70,12 +70,24 @@ export class GuardCore {
     this.backoff = new Backoff(o.backoff, o.random);
     const prefix = o.name;
     this.budget = o.retryBudget === false ? undefined : new RetryBudget(o.retryBudget, this.store, `${prefix}:budget`);
-    this.throttles = o.throttle === false ? undefined : o.targets.map((t) => new AdaptiveThrottle(o.throttle || {}, o.random, this.store, `${prefix}:throttle:${t}`));
-    this.breakers = o.breaker === false ? undefined : o.targets.map((t) => this.makeBreaker(t, o.breaker || {}, `${prefix}:breaker:${t}`));
+    this.throttles =
+      o.throttle === false
+        ? undefined
+        : o.targets.map((t) => new AdaptiveThrottle(o.throttle || {}, o.random, this.store, `${prefix}:throttle:${t}`));
+    this.breakers =
+      o.breaker === false
+        ? undefined
+        : o.targets.map((t) => this.makeBreaker(t, o.breaker || {}, `${prefix}:breaker:${t}`));
     this.limiter = o.limits.length > 0 ? new Limiter({ dimensions: o.limits, store: this.store }) : undefined;
     this.concurrency = o.concurrency === false ? undefined : new ConcurrencyLimiter(o.concurrency);
     const breakers = this.breakers;
-    this.chain = new FallbackChain(o.targets.map((name, i) => ({ name, value: name, available: breakers ? (now: number) => breakers[i].state(now) !== 'open' : undefined })));
+    this.chain = new FallbackChain(
+      o.targets.map((name, i) => ({
+        name,
+        value: name,
+        available: breakers ? (now: number) => breakers[i].state(now) !== 'open' : undefined,
+      })),
+    );
     if (options.onEvent) this.subscribe(options.onEvent);
   }
 
@@ -91,7 +103,8 @@ export class GuardCore {
     this.listener = this.listeners.length === 1 ? listener : this.fanOut;
     return () => {
       this.listeners = this.listeners.filter((l) => l !== listener);
-      this.listener = this.listeners.length === 0 ? undefined : this.listeners.length === 1 ? this.listeners[0] : this.fanOut;
+      this.listener =
+        this.listeners.length === 0 ? undefined : this.listeners.length === 1 ? this.listeners[0] : this.fanOut;
     };
   }
 
@@ -103,9 +116,15 @@ export class GuardCore {
     return {
       at: now,
       budget: this.budget?.snapshot(now),
-      targets: this.targets.map((name, i) => ({ name, throttle: this.throttles?.[i].snapshot(now), breaker: this.breakers?.[i].snapshot(now) })),
+      targets: this.targets.map((name, i) => ({
+        name,
+        throttle: this.throttles?.[i].snapshot(now),
+        breaker: this.breakers?.[i].snapshot(now),
+      })),
       limits: this.limiter?.snapshot(now) ?? [],
-      concurrency: this.concurrency ? { inFlight: this.concurrency.inFlight, queued: this.concurrency.queued } : undefined,
+      concurrency: this.concurrency
+        ? { inFlight: this.concurrency.inFlight, queued: this.concurrency.queued }
+        : undefined,
     };
   }
 
@@ -116,7 +135,8 @@ export class GuardCore {
   private makeBreaker(target: string, options: object, storeKey: string): CircuitBreaker {
     const onTransition = (t: BreakerTransition): void => {
       if (!this.listener) return;
-      if (t.to === 'open') this.emit({ type: 'trip', at: t.at, target, cause: t.cause as never, openMs: t.openMs ?? 0 });
+      if (t.to === 'open')
+        this.emit({ type: 'trip', at: t.at, target, cause: t.cause as never, openMs: t.openMs ?? 0 });
       else this.emit({ type: 'recover', at: t.at, target, state: t.to });
     };
     return new CircuitBreaker(target, { ...options, onTransition }, this.store, storeKey);

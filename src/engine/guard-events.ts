@@ -14,7 +14,13 @@ export type GuardEvent =
   /** An attempt failed and another will follow after `delayMs`. */
   | { type: 'retry'; at: number; target: string; attempt: number; delayMs: number; class: ErrorClass }
   /** The call moves to the next target of the fallback chain. */
-  | { type: 'fallback'; at: number; from: string; to: string; why: ErrorClass | 'breaker_open' | 'throttled' | 'budget' | 'attempts_exhausted' }
+  | {
+      type: 'fallback';
+      at: number;
+      from: string;
+      to: string;
+      why: ErrorClass | 'breaker_open' | 'throttled' | 'budget' | 'attempts_exhausted';
+    }
   /** A circuit breaker opened. */
   | { type: 'trip'; at: number; target: string; cause: TripCause; openMs: number }
   /** A circuit breaker went half-open (probing) or closed again. */

@@ -49,7 +49,8 @@ export interface GuardOptions {
   onEvent?: GuardListener;
 }
 
-export interface ResolvedGuardOptions extends Required<Omit<GuardOptions, 'store' | 'idempotency' | 'onEvent' | 'backoff'>> {
+export interface ResolvedGuardOptions
+  extends Required<Omit<GuardOptions, 'store' | 'idempotency' | 'onEvent' | 'backoff'>> {
   backoff: Partial<BackoffOptions>;
 }
 
@@ -69,8 +70,15 @@ export const GUARD_DEFAULTS = {
 
 /** Fills defaults and checks the guard's own options (each primitive checks its own). */
 export function resolveGuardOptions(o: GuardOptions): ResolvedGuardOptions {
-  if (!o || typeof o.clock?.now !== 'function') throw new OptionError('guard.clock must be a Clock (use systemClock), got ' + (o?.clock === undefined ? 'undefined' : typeof o.clock));
-  if (typeof o.random?.next !== 'function') throw new OptionError('guard.random must be a Random (use systemRandom()), got ' + (o.random === undefined ? 'undefined' : typeof o.random));
+  if (!o || typeof o.clock?.now !== 'function')
+    throw new OptionError(
+      `guard.clock must be a Clock (use systemClock), got ${o?.clock === undefined ? 'undefined' : typeof o.clock}`,
+    );
+  if (typeof o.random?.next !== 'function')
+    throw new OptionError(
+      'guard.random must be a Random (use systemRandom()), got ' +
+        (o.random === undefined ? 'undefined' : typeof o.random),
+    );
   const r = {
     clock: o.clock,
     random: o.random,
@@ -88,9 +96,11 @@ export function resolveGuardOptions(o: GuardOptions): ResolvedGuardOptions {
     minAttemptMs: o.minAttemptMs ?? GUARD_DEFAULTS.minAttemptMs,
   };
   checkNonEmptyString('guard.name', r.name);
-  if (!Array.isArray(r.targets) || r.targets.length === 0) throw new OptionError(`guard.targets must be a non-empty array of names, got ${JSON.stringify(r.targets)}`);
+  if (!Array.isArray(r.targets) || r.targets.length === 0)
+    throw new OptionError(`guard.targets must be a non-empty array of names, got ${JSON.stringify(r.targets)}`);
   r.targets.forEach((t, i) => checkNonEmptyString(`guard.targets[${i}]`, t));
-  if (new Set(r.targets).size !== r.targets.length) throw new OptionError(`guard.targets must not repeat a name, got ${JSON.stringify(r.targets)}`);
+  if (new Set(r.targets).size !== r.targets.length)
+    throw new OptionError(`guard.targets must not repeat a name, got ${JSON.stringify(r.targets)}`);
   checkInteger('guard.maxAttempts', r.maxAttempts, 1, 100);
   checkNumber('guard.timeoutMs', r.timeoutMs, 0, Infinity, { minExclusive: true });
   checkNumber('guard.attemptTimeoutMs', r.attemptTimeoutMs, 0, Infinity, { minExclusive: true });

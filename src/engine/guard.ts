@@ -87,10 +87,16 @@ export class Guard extends GuardCore {
 
   /** Like `run`, with what happened: `{ value, ok, degraded, target, attempts, replayed }`. */
   runDetailed<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts?: RunOptions<R>): Promise<GuardResult<R>> {
-    return (opts === undefined && this.plain ? this.execPlain(fn, true) : this.exec(fn, opts, true)) as Promise<GuardResult<R>>;
+    return (opts === undefined && this.plain ? this.execPlain(fn, true) : this.exec(fn, opts, true)) as Promise<
+      GuardResult<R>
+    >;
   }
 
-  private exec<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts: RunOptions<R> | undefined, detailed: boolean): Promise<R | GuardResult<R>> {
+  private exec<R>(
+    fn: (ctx: AttemptContext) => R | Promise<R>,
+    opts: RunOptions<R> | undefined,
+    detailed: boolean,
+  ): Promise<R | GuardResult<R>> {
     if (opts?.signal?.aborted) return Promise.reject(opts.signal.reason);
     if (this.idem !== undefined && opts?.idempotencyKey !== undefined) return this.runOnce(fn, opts, detailed);
     const now = this.clock.now();
@@ -98,7 +104,10 @@ export class Guard extends GuardCore {
     if (this.concurrency !== undefined) return this.loop(fn, opts, call, false, undefined, detailed);
     // Fast path for the first attempt: no async frame, one `then`. Retries continue in `loop`.
     if (call.next(now) !== Step.Attempt) return Promise.reject(this.shedError(call, undefined));
-    const cancel = this.untimed && call.deadlineAt === Infinity && opts?.signal === undefined ? undefined : this.arm(call, now, opts?.signal);
+    const cancel =
+      this.untimed && call.deadlineAt === Infinity && opts?.signal === undefined
+        ? undefined
+        : this.arm(call, now, opts?.signal);
     const pending = invoke(fn, call);
     return pending.then(
       (value) => {
@@ -143,10 +152,18 @@ export class Guard extends GuardCore {
   }
 
   /** At most once per idempotency key: the stored receipt is the detailed result. */
-  private async runOnce<R>(fn: (ctx: AttemptContext) => R | Promise<R>, opts: RunOptions<R>, detailed: boolean): Promise<R | GuardResult<R>> {
+  private async runOnce<R>(
+    fn: (ctx: AttemptContext) => R | Promise<R>,
+    opts: RunOptions<R>,
+    detailed: boolean,
+  ): Promise<R | GuardResult<R>> {
     const { store, leaseMs } = this.idem!;
-    const run = (): Promise<GuardResult<R>> => this.loop(fn, opts, this.begin(this.clock.now(), opts), false, undefined, true) as Promise<GuardResult<R>>;
-    const r = await withIdempotency({ store, key: opts.idempotencyKey!, clock: this.clock, random: this.random, leaseMs }, run);
+    const run = (): Promise<GuardResult<R>> =>
+      this.loop(fn, opts, this.begin(this.clock.now(), opts), false, undefined, true) as Promise<GuardResult<R>>;
+    const r = await withIdempotency(
+      { store, key: opts.idempotencyKey!, clock: this.clock, random: this.random, leaseMs },
+      run,
+    );
     const result = r.status === 'replayed' ? { ...r.value, replayed: true } : r.value;
     return detailed ? result : result.value;
   }
@@ -237,7 +254,14 @@ export class Guard extends GuardCore {
       return await this.concurrency!.acquire(this.clock, signal);
     } catch (err) {
       if (err instanceof ShedError && this.listener) {
-        this.emit({ type: 'shed', at: this.clock.now(), target: call.targetName, reason: err.reason, retryAfterMs: err.retryAfterMs, retry: call.isRetry });
+        this.emit({
+          type: 'shed',
+          at: this.clock.now(),
+          target: call.targetName,
+          reason: err.reason,
+          retryAfterMs: err.retryAfterMs,
+          retry: call.isRetry,
+        });
       }
       throw err;
     }
@@ -257,7 +281,8 @@ export class Guard extends GuardCore {
     call.signal = ac.signal;
     const onAbort = (): void => ac.abort(outer!.reason);
     outer?.addEventListener('abort', onAbort, { once: true });
-    const cancel = limit === Infinity ? undefined : this.clock.setTimer(limit, () => ac.abort(new AttemptTimeoutError(limit)));
+    const cancel =
+      limit === Infinity ? undefined : this.clock.setTimer(limit, () => ac.abort(new AttemptTimeoutError(limit)));
     return () => {
       cancel?.();
       outer?.removeEventListener('abort', onAbort);

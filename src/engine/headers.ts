@@ -23,10 +23,10 @@ export function header(h: HeaderSource, name: string): string | undefined {
     return v == null ? undefined : String(v);
   }
   const record = h as Record<string, unknown>;
-  let v = Object.prototype.hasOwnProperty.call(record, name) ? record[name] : undefined;
+  let v = Object.hasOwn(record, name) ? record[name] : undefined;
   if (v === undefined) {
     for (const key in record) {
-      if (Object.prototype.hasOwnProperty.call(record, key) && sameLetters(key, name)) {
+      if (Object.hasOwn(record, key) && sameLetters(key, name)) {
         v = record[key];
         break;
       }

@@ -27,7 +27,8 @@ const PART_NAMES = ['tenant', 'user', 'action', 'resource', 'version'] as const;
  * produce the same key (`a:b` + `c` vs `a` + `b:c`).
  */
 export function idempotencyKey(parts: IdempotencyKeyParts): string {
-  if (parts === null || typeof parts !== 'object') throw new OptionError(`idempotencyKey parts must be an object, got ${String(parts)}`);
+  if (parts === null || typeof parts !== 'object')
+    throw new OptionError(`idempotencyKey parts must be an object, got ${String(parts)}`);
   let key = '';
   for (const name of PART_NAMES) {
     const text = partText(name, parts[name]);
@@ -37,10 +38,18 @@ export function idempotencyKey(parts: IdempotencyKeyParts): string {
 }
 
 /** Reads a key made by `idempotencyKey` back into its parts (`version` comes back as a string). */
-export function parseIdempotencyKey(key: string): { tenant: string; user: string; action: string; resource: string; version: string } {
+export function parseIdempotencyKey(key: string): {
+  tenant: string;
+  user: string;
+  action: string;
+  resource: string;
+  version: string;
+} {
   const pieces = key.split(':');
   if (pieces.length !== PART_NAMES.length || pieces.some((p) => p === '')) {
-    throw new OptionError(`idempotency key must have ${PART_NAMES.length} non-empty parts separated by ":", got ${JSON.stringify(key)}`);
+    throw new OptionError(
+      `idempotency key must have ${PART_NAMES.length} non-empty parts separated by ":", got ${JSON.stringify(key)}`,
+    );
   }
   const [tenant, user, action, resource, version] = pieces.map(unescapePart);
   return { tenant, user, action, resource, version };
@@ -49,7 +58,8 @@ export function parseIdempotencyKey(key: string): { tenant: string; user: string
 function partText(name: (typeof PART_NAMES)[number], value: unknown): string {
   const label = `idempotencyKey.${name}`;
   if (name === 'version' && typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new OptionError(`${label} must be a non-empty string or a finite number, got ${value}`);
+    if (!Number.isFinite(value))
+      throw new OptionError(`${label} must be a non-empty string or a finite number, got ${value}`);
     return String(value);
   }
   return checkNonEmptyString(label, value);
@@ -62,5 +72,5 @@ function escapePart(text: string): string {
 
 // One left-to-right pass: a text `%3A` (encoded `%253A`) must come back as `%3A`, not `:`.
 function unescapePart(text: string): string {
-  return text.replace(/%(25|3A)/g, (escape) => (escape === '%25' ? '%' : ':'));
+  return text.replace(/%(25|3A)/g, (m) => (m === '%25' ? '%' : ':'));
 }

@@ -100,10 +100,18 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     const found = this.live(key, now);
     if (!found) return { outcome: 'acquired', record: this.write(fresh(key, owner, leaseMs, now), now) };
     if (found.status === 'succeeded') return { outcome: 'succeeded', record: toRecord(found) };
-    if (found.status === 'in_progress' && now < found.leaseUntil) return { outcome: 'in_progress', record: toRecord(found) };
+    if (found.status === 'in_progress' && now < found.leaseUntil)
+      return { outcome: 'in_progress', record: toRecord(found) };
     if (found.status === 'failed' && !found.retryable) return { outcome: 'failed', record: toRecord(found) };
     // A lease that ran out (its holder crashed or stalled) or a retryable failure: take it over.
-    const retaken: Stored = { ...found, status: 'in_progress', owner, attempts: found.attempts + 1, updatedAt: now, leaseUntil: now + leaseMs };
+    const retaken: Stored = {
+      ...found,
+      status: 'in_progress',
+      owner,
+      attempts: found.attempts + 1,
+      updatedAt: now,
+      leaseUntil: now + leaseMs,
+    };
     delete retaken.error;
     delete retaken.retryable;
     return { outcome: 'acquired', record: this.write(retaken, now) };
@@ -113,15 +121,33 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     checkArgs(key, owner);
     const held = this.held(key, owner, now);
     if (!held) return false;
-    this.write({ ...held, status: 'succeeded', updatedAt: now, leaseUntil: 0, receiptJson: serialise(key, receipt) }, now);
+    this.write(
+      { ...held, status: 'succeeded', updatedAt: now, leaseUntil: 0, receiptJson: serialise(key, receipt) },
+      now,
+    );
     return true;
   }
 
-  async fail(key: string, owner: string, failure: { error: string; retryable: boolean }, now: number): Promise<boolean> {
+  async fail(
+    key: string,
+    owner: string,
+    failure: { error: string; retryable: boolean },
+    now: number,
+  ): Promise<boolean> {
     checkArgs(key, owner);
     const held = this.held(key, owner, now);
     if (!held) return false;
-    this.write({ ...held, status: 'failed', updatedAt: now, leaseUntil: 0, error: String(failure.error), retryable: failure.retryable === true }, now);
+    this.write(
+      {
+        ...held,
+        status: 'failed',
+        updatedAt: now,
+        leaseUntil: 0,
+        error: String(failure.error),
+        retryable: failure.retryable === true,
+      },
+      now,
+    );
     return true;
   }
 
@@ -176,7 +202,17 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 }
 
 function fresh(key: string, owner: string, leaseMs: number, now: number): Stored {
-  return { key, status: 'in_progress', owner, attempts: 1, createdAt: now, updatedAt: now, leaseUntil: now + leaseMs, expiresAt: 0, receiptJson: undefined };
+  return {
+    key,
+    status: 'in_progress',
+    owner,
+    attempts: 1,
+    createdAt: now,
+    updatedAt: now,
+    leaseUntil: now + leaseMs,
+    expiresAt: 0,
+    receiptJson: undefined,
+  };
 }
 
 function toRecord(stored: Stored): IdempotencyRecord {
@@ -188,7 +224,9 @@ function serialise(key: string, receipt: unknown): string | undefined {
   try {
     return JSON.stringify(receipt);
   } catch (err) {
-    throw new OptionError(`receipt for idempotency key ${JSON.stringify(key)} must be JSON-serialisable: ${(err as Error).message}`);
+    throw new OptionError(
+      `receipt for idempotency key ${JSON.stringify(key)} must be JSON-serialisable: ${(err as Error).message}`,
+    );
   }
 }
 

@@ -69,7 +69,8 @@ const SHARED_KEY = '*';
 
 /** Token counts must be finite: Infinity or NaN would poison a shared bucket for good. */
 function checkTokens(name: string, value: number): void {
-  if (!(value >= 0 && value < Infinity)) throw new OptionError(`${name} must be a finite number >= 0, got ${String(value)}`);
+  if (!(value >= 0 && value < Infinity))
+    throw new OptionError(`${name} must be a finite number >= 0, got ${String(value)}`);
 }
 
 function keyValue(d: Dim, keys: Record<string, string> | undefined): string {
@@ -169,8 +170,16 @@ export class Limiter {
   }
 
   /** Every bucket this limiter has used so far, for dashboards and tests. */
-  snapshot(now: number): Array<{ dimension: string; key: string | undefined; available: number; capacity: number; debt: number }> {
-    const out: Array<{ dimension: string; key: string | undefined; available: number; capacity: number; debt: number }> = [];
+  snapshot(
+    now: number,
+  ): Array<{ dimension: string; key: string | undefined; available: number; capacity: number; debt: number }> {
+    const out: Array<{
+      dimension: string;
+      key: string | undefined;
+      available: number;
+      capacity: number;
+      debt: number;
+    }> = [];
     for (const d of this.dims) {
       const entries: Array<[string | undefined, TokenBucketLike]> = d.fixed ? [[undefined, d.fixed]] : [...d.byKey];
       for (const [key, b] of entries) {
@@ -202,7 +211,12 @@ export class Limiter {
    * A take failed after every check passed (only possible if a shared store's bucket changed
    * in between): give back what was taken so the refusal stays atomic.
    */
-  private rollback(failed: number, tokens: number, now: number, keys: Record<string, string> | undefined): LimitRejection {
+  private rollback(
+    failed: number,
+    tokens: number,
+    now: number,
+    keys: Record<string, string> | undefined,
+  ): LimitRejection {
     for (let j = 0; j < failed; j++) this.scratch[j].refund(this.isTokens[j] ? tokens : 1, now);
     const cost = this.isTokens[failed] ? tokens : 1;
     return this.reject(failed, Math.max(1, this.scratch[failed].waitMs(cost, now)), keys);
@@ -212,7 +226,8 @@ export class Limiter {
     const at = `limiter.dimensions[${i}]`;
     const name = checkNonEmptyString(`${at}.name`, d?.name);
     const earlier = seen.get(name);
-    if (earlier !== undefined) throw new OptionError(`${at}.name ${JSON.stringify(name)} is already used by limiter.dimensions[${earlier}]`);
+    if (earlier !== undefined)
+      throw new OptionError(`${at}.name ${JSON.stringify(name)} is already used by limiter.dimensions[${earlier}]`);
     seen.set(name, i);
     const unit = checkOneOf(`${at}.unit`, d.unit, ['requests', 'tokens'] as const);
     const rate = checkPositive(`${at}.rate`, d.rate);

@@ -14,7 +14,13 @@ function fail(name: string, expected: string, value: unknown): never {
   throw new OptionError(`${name} must be ${expected}, got ${show(value)}`);
 }
 
-export function checkNumber(name: string, value: unknown, min: number, max = Infinity, opts?: { minExclusive?: boolean }): number {
+export function checkNumber(
+  name: string,
+  value: unknown,
+  min: number,
+  max = Infinity,
+  opts?: { minExclusive?: boolean },
+): number {
   const low = opts?.minExclusive ? `> ${min}` : `>= ${min}`;
   const range = max === Infinity ? low : `${low} and <= ${max}`;
   if (typeof value !== 'number' || Number.isNaN(value)) fail(name, `a number ${range}`, value);

@@ -13,7 +13,12 @@ export interface RetryBudgetOptions {
   minRetriesPerSec: number;
 }
 
-export const RETRY_BUDGET_DEFAULTS: RetryBudgetOptions = { ratio: 0.1, windowMs: 10_000, buckets: 10, minRetriesPerSec: 1 };
+export const RETRY_BUDGET_DEFAULTS: RetryBudgetOptions = {
+  ratio: 0.1,
+  windowMs: 10_000,
+  buckets: 10,
+  minRetriesPerSec: 1,
+};
 
 const FIRSTS = 0;
 const RETRIES = 1;
@@ -74,6 +79,10 @@ export class RetryBudget {
   }
 
   snapshot(now: number): { firsts: number; retries: number; balance: number } {
-    return { firsts: this.window.total(FIRSTS, now), retries: this.window.total(RETRIES, now), balance: this.balance(now) };
+    return {
+      firsts: this.window.total(FIRSTS, now),
+      retries: this.window.total(RETRIES, now),
+      balance: this.balance(now),
+    };
   }
 }

@@ -103,11 +103,11 @@ export class TokenBucket implements TokenBucketLike {
 
   private credit(n: number): void {
     if (this.owed > 0) {
-      const paid = n < this.owed ? n : this.owed;
+      const paid = Math.min(n, this.owed);
       this.owed -= paid;
       n -= paid;
     }
     const t = this.tokens + n;
-    this.tokens = t > this.capacity ? this.capacity : t;
+    this.tokens = Math.min(t, this.capacity);
   }
 }

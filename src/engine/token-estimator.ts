@@ -44,12 +44,17 @@ export interface ChatTokenRequest {
  * of parts; parts count their `text` (and nested `content`, as in tool results); images and
  * other parts count 0.
  */
-export function estimateChatTokens(req: ChatTokenRequest, estimator: TokenEstimator = defaultEstimator, defaultMaxTokens = 1024): number {
+export function estimateChatTokens(
+  req: ChatTokenRequest,
+  estimator: TokenEstimator = defaultEstimator,
+  defaultMaxTokens = 1024,
+): number {
   checkNumber('estimateChatTokens.defaultMaxTokens', defaultMaxTokens, 0);
   let input = 0;
   const messages = req.messages;
   if (Array.isArray(messages)) {
-    for (let i = 0; i < messages.length; i++) input += contentTokens(messages[i]?.content, estimator, 0) + MESSAGE_OVERHEAD;
+    for (let i = 0; i < messages.length; i++)
+      input += contentTokens(messages[i]?.content, estimator, 0) + MESSAGE_OVERHEAD;
   }
   if (req.system !== undefined) input += contentTokens(req.system, estimator, 0) + MESSAGE_OVERHEAD;
   if (typeof req.prompt === 'string') input += estimator.estimate(req.prompt);

@@ -18,7 +18,10 @@ export class IdempotencyInProgressError extends StormlabError {
   readonly retryAfterMs: number;
   constructor(record: IdempotencyRecord, now: number) {
     const wait = Math.max(0, record.leaseUntil - now);
-    super('ERR_IDEMPOTENCY_IN_PROGRESS', `idempotency key ${JSON.stringify(record.key)} is in progress (attempt ${record.attempts}, lease ends in ${Math.ceil(wait)} ms)`);
+    super(
+      'ERR_IDEMPOTENCY_IN_PROGRESS',
+      `idempotency key ${JSON.stringify(record.key)} is in progress (attempt ${record.attempts}, lease ends in ${Math.ceil(wait)} ms)`,
+    );
     this.record = record;
     this.retryAfterMs = wait;
   }
@@ -28,7 +31,10 @@ export class IdempotencyInProgressError extends StormlabError {
 export class IdempotencyFailedError extends StormlabError {
   readonly record: IdempotencyRecord;
   constructor(record: IdempotencyRecord) {
-    super('ERR_IDEMPOTENCY_FAILED', `idempotency key ${JSON.stringify(record.key)} failed for good after ${record.attempts} attempt(s): ${record.error ?? 'unknown error'}`);
+    super(
+      'ERR_IDEMPOTENCY_FAILED',
+      `idempotency key ${JSON.stringify(record.key)} failed for good after ${record.attempts} attempt(s): ${record.error ?? 'unknown error'}`,
+    );
     this.record = record;
   }
 }
@@ -57,7 +63,10 @@ const OWNER_CHARS = 12;
  * when it succeeds, and a duplicate gets the receipt back instead of a second side effect.
  * The store's receipt is what a replay returns, so `fn`'s value should be JSON-serialisable.
  */
-export async function withIdempotency<T>(args: WithIdempotencyArgs, fn: () => Promise<T>): Promise<IdempotentResult<T>> {
+export async function withIdempotency<T>(
+  args: WithIdempotencyArgs,
+  fn: () => Promise<T>,
+): Promise<IdempotentResult<T>> {
   const { store, key, clock } = args;
   checkNonEmptyString('withIdempotency.key', key);
   const leaseMs = checkPositive('withIdempotency.leaseMs', args.leaseMs ?? DEFAULT_LEASE_MS);
@@ -70,7 +79,8 @@ export async function withIdempotency<T>(args: WithIdempotencyArgs, fn: () => Pr
   if (begun.outcome === 'in_progress') throw new IdempotencyInProgressError(begun.record, clock.now());
   if (begun.outcome === 'failed') throw new IdempotencyFailedError(begun.record);
 
-  const stopRenewing = renewEveryMs > 0 && Number.isFinite(renewEveryMs) ? keepLease(args, owner, leaseMs, renewEveryMs) : () => {};
+  const stopRenewing =
+    renewEveryMs > 0 && Number.isFinite(renewEveryMs) ? keepLease(args, owner, leaseMs, renewEveryMs) : () => {};
   let value: T;
   try {
     value = await fn();
@@ -113,7 +123,14 @@ function keepLease(args: WithIdempotencyArgs, owner: string, leaseMs: number, ev
  * Records `fn`'s failure. If the store itself fails here we still rethrow `fn`'s error (the
  * one the caller needs); the key stays `in_progress` until its lease runs out, then is retaken.
  */
-async function recordFailure(store: IdempotencyStore, key: string, owner: string, err: unknown, retryable: boolean, now: number): Promise<void> {
+async function recordFailure(
+  store: IdempotencyStore,
+  key: string,
+  owner: string,
+  err: unknown,
+  retryable: boolean,
+  now: number,
+): Promise<void> {
   const error = err instanceof Error ? err.message : String(err);
   await store.fail(key, owner, { error, retryable }, now).catch(() => false);
 }

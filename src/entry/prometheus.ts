@@ -4,4 +4,9 @@
  * breaker, throttle, budget, limiter and concurrency gauges at scrape time;
  * `storeMetrics(redisStore)` says whether shared state is reachable.
  */
-export { guardMetrics, storeMetrics, type GuardMetricsOptions, type ObservableStore } from '../integrations/prometheus-metrics.js';
+export {
+  guardMetrics,
+  storeMetrics,
+  type GuardMetricsOptions,
+  type ObservableStore,
+} from '../integrations/prometheus-metrics.js';

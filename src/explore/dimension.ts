@@ -28,4 +28,3 @@ export function snap(d: Dimension, v: number, digits: number): number {
   const rounded = d.integer ? Math.round(v) : Number(v.toPrecision(digits));
   return Math.min(d.max, Math.max(d.min, rounded));
 }
-

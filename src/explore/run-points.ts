@@ -92,7 +92,10 @@ export class PointPool {
   /** Worker threads started so far (they are restarted only after a failure stopped them). */
   started = 0;
 
-  constructor(private readonly job: PointJob, private readonly size: number) {
+  constructor(
+    private readonly job: PointJob,
+    private readonly size: number,
+  ) {
     checkWorkers(size);
   }
 
@@ -115,7 +118,11 @@ export class PointPool {
 
   private spawn(): Slot {
     this.started++;
-    const slot: Slot = { worker: new Worker(workerScript(), { workerData: { job: this.job } }), current: -1, closed: false };
+    const slot: Slot = {
+      worker: new Worker(workerScript(), { workerData: { job: this.job } }),
+      current: -1,
+      closed: false,
+    };
     slot.worker.on('message', (m: PointReply) => slot.closed || this.answered(slot, m));
     slot.worker.on('error', (e) => slot.closed || this.failAt(slot.current, e.stack ?? e.message, undefined, e));
     slot.worker.on('exit', (code) => {
@@ -130,7 +137,8 @@ export class PointPool {
   private feed(slot: Slot): void {
     const b = this.batch;
     slot.current = b !== undefined && b.next < b.points.length ? b.next++ : -1;
-    if (slot.current >= 0) slot.worker.postMessage({ index: slot.current, sets: b!.points[slot.current] } satisfies PointRequest);
+    if (slot.current >= 0)
+      slot.worker.postMessage({ index: slot.current, sets: b!.points[slot.current] } satisfies PointRequest);
   }
 
   private answered(slot: Slot, m: PointReply): void {
@@ -176,14 +184,15 @@ async function runHere(job: PointJob, points: string[][], onDone: RunPointsOptio
   return results;
 }
 
-
 /**
  * The worker script. Built, this module is `dist/explore/run-points.js` and the worker sits
  * beside it. Under vitest this module is the TypeScript source, which a Node 20 worker cannot
  * load, so the built copy in `dist/` stands in (test/global-setup.ts builds it before tests).
  */
 export function workerScript(here: string = import.meta.url): string {
-  const url = here.endsWith('.js') ? new URL('./run-points-worker.js', here) : new URL('../../dist/explore/run-points-worker.js', here);
+  const url = here.endsWith('.js')
+    ? new URL('./run-points-worker.js', here)
+    : new URL('../../dist/explore/run-points-worker.js', here);
   const file = fileURLToPath(url);
   if (!existsSync(file)) throw new Error(`the worker script ${file} is missing: build it with npm run build`);
   return file;

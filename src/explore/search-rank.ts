@@ -23,7 +23,13 @@ export interface Score {
  * terms; the centre of the space unless given: the safer choice when figures are equal), then
  * to the smaller values.
  */
-export function compareEvaluated(a: Evaluated, b: Evaluated, goal: Goal, space: readonly Dimension[], home?: readonly number[]): number {
+export function compareEvaluated(
+  a: Evaluated,
+  b: Evaluated,
+  goal: Goal,
+  space: readonly Dimension[],
+  home?: readonly number[],
+): number {
   const sa = a.score;
   const sb = b.score;
   const fa = sa.violation === 0;
@@ -53,4 +59,3 @@ export function lexicographic(a: readonly number[], b: readonly number[]): numbe
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] - b[i];
   return 0;
 }
-

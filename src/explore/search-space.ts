@@ -76,7 +76,11 @@ type Box = Array<[number, number]>;
  * them, least violation first, so a search that finds nothing feasible still ends at the
  * least-bad region. Nothing here is random: the same scores give the same search.
  */
-export async function searchSpace(space: readonly Dimension[], evaluateBatch: EvaluateBatch, opts: SearchOptions): Promise<SearchResult> {
+export async function searchSpace(
+  space: readonly Dimension[],
+  evaluateBatch: EvaluateBatch,
+  opts: SearchOptions,
+): Promise<SearchResult> {
   const o = { ...SEARCH_DEFAULTS, ...opts };
   checkSpace(space, o);
   const known = new Map<string, Evaluated>();
@@ -95,7 +99,13 @@ export async function searchSpace(space: readonly Dimension[], evaluateBatch: Ev
     extra = [];
     if (picked.length > 0) {
       await evaluateInto(known, picked, evaluateBatch, rounds.length + 1);
-      rounds.push({ round: rounds.length + 1, box: boxValues(space, box), evaluated: picked.length, reused, best: rank()[0] });
+      rounds.push({
+        round: rounds.length + 1,
+        box: boxValues(space, box),
+        evaluated: picked.length,
+        reused,
+        best: rank()[0],
+      });
       o.onRound?.(rounds.at(-1)!);
     }
     const best = rank()[0];
@@ -103,27 +113,39 @@ export async function searchSpace(space: readonly Dimension[], evaluateBatch: Ev
     const next = shrink(space, box, anchor);
     // A box that no longer shrinks (integer dimensions at their floor) with nothing new in it is converged too.
     const stalled = picked.length === 0 && keyOf(next.flat()) === keyOf(box.flat());
-    const stopped = known.size >= o.budget ? 'budget' : isSmall(space, box, anchor, o.minWidth) || stalled ? 'converged' : undefined;
-    if (stopped !== undefined) return { ranked: rank(), best, feasible: best.score.violation === 0, rounds, evaluations: known.size, stopped };
+    const stopped =
+      known.size >= o.budget ? 'budget' : isSmall(space, box, anchor, o.minWidth) || stalled ? 'converged' : undefined;
+    if (stopped !== undefined)
+      return { ranked: rank(), best, feasible: best.score.violation === 0, rounds, evaluations: known.size, stopped };
     box = next;
   }
 }
 
 /** Evaluates one round's points as one batch and records their scores. */
-async function evaluateInto(known: Map<string, Evaluated>, points: number[][], evaluateBatch: EvaluateBatch, round: number): Promise<void> {
+async function evaluateInto(
+  known: Map<string, Evaluated>,
+  points: number[][],
+  evaluateBatch: EvaluateBatch,
+  round: number,
+): Promise<void> {
   const scores = await evaluateBatch(points);
-  if (scores.length !== points.length) throw new Error(`evaluateBatch returned ${scores.length} scores for ${points.length} points`);
+  if (scores.length !== points.length)
+    throw new Error(`evaluateBatch returned ${scores.length} scores for ${points.length} points`);
   points.forEach((point, i) => known.set(keyOf(point), { point, score: scores[i], round }));
 }
 
 function checkSpace(space: readonly Dimension[], o: Required<Omit<SearchOptions, 'extra' | 'home' | 'onRound'>>): void {
   if (space.length === 0) throw new RangeError('searchSpace: expected at least one dimension');
   for (const d of space) {
-    if (!(Number.isFinite(d.min) && Number.isFinite(d.max) && d.min <= d.max)) throw new RangeError(`${d.name}: expected min <= max, got ${d.min}..${d.max}`);
-    if (d.scale === 'log' && d.min <= 0) throw new RangeError(`${d.name}: a log scale needs a range above 0, got ${d.min}..${d.max}`);
+    if (!(Number.isFinite(d.min) && Number.isFinite(d.max) && d.min <= d.max))
+      throw new RangeError(`${d.name}: expected min <= max, got ${d.min}..${d.max}`);
+    if (d.scale === 'log' && d.min <= 0)
+      throw new RangeError(`${d.name}: a log scale needs a range above 0, got ${d.min}..${d.max}`);
   }
-  if (!(Number.isInteger(o.budget) && o.budget >= 1)) throw new RangeError(`budget: expected an integer >= 1, got ${o.budget}`);
-  if (!(Number.isInteger(o.gridSize) && o.gridSize >= 2)) throw new RangeError(`gridSize: expected an integer >= 2, got ${o.gridSize}`);
+  if (!(Number.isInteger(o.budget) && o.budget >= 1))
+    throw new RangeError(`budget: expected an integer >= 1, got ${o.budget}`);
+  if (!(Number.isInteger(o.gridSize) && o.gridSize >= 2))
+    throw new RangeError(`gridSize: expected an integer >= 2, got ${o.gridSize}`);
 }
 
 /**

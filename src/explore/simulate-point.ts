@@ -42,7 +42,14 @@ export function loadPoint(job: PointJob, sets: readonly string[]): Scenario {
  */
 export function simulatePoint(job: PointJob, sets: readonly string[]): RunResult {
   const s = loadPoint(job, sets);
-  const sim = new Simulation({ name: job.variant ?? s.name, seed: s.seed, durationMs: s.durationMs, drainMs: s.drainMs, traffic: s.traffic, upstream: s.upstream });
+  const sim = new Simulation({
+    name: job.variant ?? s.name,
+    seed: s.seed,
+    durationMs: s.durationMs,
+    drainMs: s.drainMs,
+    traffic: s.traffic,
+    upstream: s.upstream,
+  });
   try {
     sim.advanceTo(Infinity);
     return sim.result();

@@ -21,20 +21,24 @@ export interface SweepParamSpec extends SweepParam {
  * collected, one line each, before throwing a `SweepError`; so is a grid over `MAX_POINTS`.
  */
 export function parseSweepParams(flags: readonly string[]): SweepParamSpec[] {
-  if (flags.length === 0) throw new SweepError(['--param: give at least one parameter to sweep, like --param engine.throttle.k=1.5,2,3']);
+  if (flags.length === 0)
+    throw new SweepError(['--param: give at least one parameter to sweep, like --param engine.throttle.k=1.5,2,3']);
   const problems: string[] = [];
   const params: SweepParamSpec[] = [];
   for (const flag of flags) {
     const p = parseParam(flag, problems);
     if (p === undefined) continue;
-    if (params.some((q) => q.path === p.path)) problems.push(`--param ${p.path} is given twice: list all its values in one --param`);
+    if (params.some((q) => q.path === p.path))
+      problems.push(`--param ${p.path} is given twice: list all its values in one --param`);
     else params.push(p);
   }
   if (problems.length > 0) throw new SweepError(problems);
   const size = gridSize(params);
   if (size > MAX_POINTS) {
     const counts = params.map((p) => withCommas(p.values.length)).join(' × ');
-    throw new SweepError([`--param: ${counts} = ${withCommas(size)} points, more than a sweep runs (${withCommas(MAX_POINTS)}); give fewer values`]);
+    throw new SweepError([
+      `--param: ${counts} = ${withCommas(size)} points, more than a sweep runs (${withCommas(MAX_POINTS)}); give fewer values`,
+    ]);
   }
   return params;
 }
@@ -98,13 +102,18 @@ function expandRange(at: string, item: string, parts: string[], problems: string
   const numeric = parts.every((p) => /^\s*-?(\d+(\.\d*)?|\.\d+)(e-?\d+)?\s*$/i.test(p));
   const durations = !numeric && parts.every((p) => /[a-z]/i.test(p) && parseDuration(p.trim()) !== undefined);
   if (!numeric && !durations) {
-    problems.push(`${at}: range ${JSON.stringify(item)}: expected low:high:step as numbers (1:3:0.5) or durations (100ms:1s:100ms)`);
+    problems.push(
+      `${at}: range ${JSON.stringify(item)}: expected low:high:step as numbers (1:3:0.5) or durations (100ms:1s:100ms)`,
+    );
     return [];
   }
   const [lo, hi, step] = parts.map((p) => (numeric ? Number(p) : parseDuration(p.trim())!));
   const why = step <= 0 ? 'the step must be above 0' : hi < lo ? 'it goes down: write low:high:step' : undefined;
   const count = why === undefined ? Math.floor((hi - lo) / step + 1e-9) + 1 : 0;
-  if (why === undefined && count > MAX_POINTS) problems.push(`${at}: range ${JSON.stringify(item)} has ${withCommas(count)} values, more than a sweep runs (${withCommas(MAX_POINTS)})`);
+  if (why === undefined && count > MAX_POINTS)
+    problems.push(
+      `${at}: range ${JSON.stringify(item)} has ${withCommas(count)} values, more than a sweep runs (${withCommas(MAX_POINTS)})`,
+    );
   if (why !== undefined) problems.push(`${at}: range ${JSON.stringify(item)}: ${why}`);
   if (why !== undefined || count > MAX_POINTS) return [];
   // 12 significant digits: 0.1 + 2 × 0.1 is 0.30000000000000004, which nobody typed.

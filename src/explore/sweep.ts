@@ -1,6 +1,12 @@
 import type { Metric } from '../gate/metric.js';
 import { refusedLine } from '../report/refused-line.js';
-import { SWEEP_SCHEMA, type PointFigures, type SweepFile, type SweepPoint, type SweepRefusedPoint } from '../report/sweep-file.js';
+import {
+  SWEEP_SCHEMA,
+  type PointFigures,
+  type SweepFile,
+  type SweepPoint,
+  type SweepRefusedPoint,
+} from '../report/sweep-file.js';
 import type { RunResult } from '../run/metrics/result.js';
 import { round6 } from '../run/metrics/round.js';
 import { paretoFront } from './pareto.js';
@@ -51,17 +57,34 @@ export async function runSweep(spec: SweepSpec, runPoints: RunPointsFn): Promise
   const sets = grid.map((g) => pointSets(spec.params, g));
   const outcomes = await runPoints(spec.job, sets, { workers: spec.workers, onDone: spec.onDone });
   if (grid.length > 0 && outcomes.every(isRefused)) {
-    throw new RefusedError(refusedLine(grid.length, grid.length, { point: sets[0].join(' '), reason: (outcomes[0] as RefusedPoint).refused }));
+    throw new RefusedError(
+      refusedLine(grid.length, grid.length, {
+        point: sets[0].join(' '),
+        reason: (outcomes[0] as RefusedPoint).refused,
+      }),
+    );
   }
-  return sweepFile(spec, grid, outcomes, { wallMs: spec.wallNow() - start, workers: Math.min(spec.workers, grid.length) });
+  return sweepFile(spec, grid, outcomes, {
+    wallMs: spec.wallNow() - start,
+    workers: Math.min(spec.workers, grid.length),
+  });
 }
 
 /** The sweep file of a grid's outcomes (`outcomes[i]` is the run of `grid[i]`, or why it was refused). */
-export function sweepFile(spec: Omit<SweepSpec, 'job' | 'wallNow' | 'workers'>, grid: number[][], outcomes: PointOutcome[], timing: SweepFile['timing']): SweepFile {
+export function sweepFile(
+  spec: Omit<SweepSpec, 'job' | 'wallNow' | 'workers'>,
+  grid: number[][],
+  outcomes: PointOutcome[],
+  timing: SweepFile['timing'],
+): SweepFile {
   const valuesAt = (g: number[]): SweepPoint['values'] => g.map((k, j) => spec.params[j].values[k]);
   const ran: Array<{ values: SweepPoint['values']; run: RunResult }> = [];
   const refused: SweepRefusedPoint[] = [];
-  outcomes.forEach((o, i) => (isRefused(o) ? refused.push({ values: valuesAt(grid[i]), reason: o.refused }) : ran.push({ values: valuesAt(grid[i]), run: o })));
+  outcomes.forEach((o, i) =>
+    isRefused(o)
+      ? refused.push({ values: valuesAt(grid[i]), reason: o.refused })
+      : ran.push({ values: valuesAt(grid[i]), run: o }),
+  );
   const figures = ran.map((r) => figuresOf(r.run));
   const front = paretoFront(figures);
   return {

@@ -16,11 +16,13 @@ export function currentValue(scenario: Scenario, param: TuneParam): number | nul
   for (const seg of parsed.segments) {
     if (node === false) return null;
     if (typeof node !== 'object' || node === null) return fallback(param);
-    node = 'key' in seg ? (node as Record<string, unknown>)[seg.key] : (node as unknown[])[('index' in seg ? seg.index : 0)];
+    node =
+      'key' in seg ? (node as Record<string, unknown>)[seg.key] : (node as unknown[])['index' in seg ? seg.index : 0];
   }
   if (node === false) return null;
   if (typeof node === 'number') return node;
-  if (typeof node === 'string') return (param.duration ? parseDuration(node) : Number.isFinite(Number(node)) ? Number(node) : undefined) ?? null;
+  if (typeof node === 'string')
+    return (param.duration ? parseDuration(node) : Number.isFinite(Number(node)) ? Number(node) : undefined) ?? null;
   return fallback(param);
 }
 

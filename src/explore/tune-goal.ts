@@ -33,9 +33,18 @@ const WORST = 1e6;
  * metric names and syntax, checked before anything runs. A constraint may name the tuned
  * variant (`variants.engine.amplification <= 1.2`) but no other: only that one is simulated.
  */
-export function parseGoal(flags: GoalFlags, catalog: MetricCatalog, variants: readonly string[], tuned: string): TuneGoal {
+export function parseGoal(
+  flags: GoalFlags,
+  catalog: MetricCatalog,
+  variants: readonly string[],
+  tuned: string,
+): TuneGoal {
   if ((flags.maximize === undefined) === (flags.minimize === undefined)) {
-    throw new TuneError(flags.maximize === undefined ? '--maximize or --minimize: give one metric to optimise, e.g. --maximize goodput' : '--maximize and --minimize: give only one of them');
+    throw new TuneError(
+      flags.maximize === undefined
+        ? '--maximize or --minimize: give one metric to optimise, e.g. --maximize goodput'
+        : '--maximize and --minimize: give only one of them',
+    );
   }
   const direction: Goal = flags.maximize !== undefined ? 'maximize' : 'minimize';
   const flag = `--${direction}`;
@@ -44,7 +53,10 @@ export function parseGoal(flags: GoalFlags, catalog: MetricCatalog, variants: re
   const constraints = (flags.subjectTo ?? []).map((text) => {
     const where = `--subject-to ${JSON.stringify(text)}`;
     const e = gate(where, () => parseExpectation(text, catalog, variants));
-    if (e.variant !== undefined && e.variant !== tuned) throw new TuneError(`${where}: tune simulates variant ${tuned} only; write the constraint without variants.${e.variant}.`);
+    if (e.variant !== undefined && e.variant !== tuned)
+      throw new TuneError(
+        `${where}: tune simulates variant ${tuned} only; write the constraint without variants.${e.variant}.`,
+      );
     return e;
   });
   return { direction, objectiveText, objective, constraints };
@@ -80,10 +92,16 @@ export function judgeRun(goal: TuneGoal, run: RunResult): Judged {
     const actual = figure(e.metric, run) ?? (e.metric.name === 'recoveryMs' ? Infinity : null);
     return { actual, holds: actual !== null && holds(actual, e.op, e.threshold), violation: violation(e, actual) };
   });
-  const total = Math.min(WORST, constraints.reduce((s, c) => s + c.violation, 0));
+  const total = Math.min(
+    WORST,
+    constraints.reduce((s, c) => s + c.violation, 0),
+  );
   return {
     objective,
-    constraints: constraints.map((c) => ({ actual: c.actual === null || !Number.isFinite(c.actual) ? null : c.actual, holds: c.holds })),
+    constraints: constraints.map((c) => ({
+      actual: c.actual === null || !Number.isFinite(c.actual) ? null : c.actual,
+      holds: c.holds,
+    })),
     score: { objective, violation: total, tiebreak: round6(run.amplification) },
     figures: pointFigures(run),
   };
@@ -102,7 +120,12 @@ function figure(metric: Metric, run: RunResult): number | null {
 export function violation(e: Pick<Expectation, 'op' | 'threshold'>, actual: number | null): number {
   if (actual === null) return WORST;
   if (holds(actual, e.op, e.threshold)) return 0;
-  const miss = e.op === '<' || e.op === '<=' ? actual - e.threshold : e.op === '>' || e.op === '>=' ? e.threshold - actual : Math.abs(actual - e.threshold);
+  const miss =
+    e.op === '<' || e.op === '<='
+      ? actual - e.threshold
+      : e.op === '>' || e.op === '>='
+        ? e.threshold - actual
+        : Math.abs(actual - e.threshold);
   const scale = e.threshold !== 0 ? Math.abs(e.threshold) : 1;
   return Math.min(WORST, Math.max(1e-9, miss / scale));
 }

@@ -24,7 +24,10 @@ const FLAGS = ['int', 'log', 'linear'] as const;
  */
 export function parseTuneParams(text: string): TuneParam[] {
   const items = text.split(',').map((s) => s.trim());
-  if (items.length === 0 || items.some((s) => s === '')) throw new TuneError(`expected a comma-separated list of --set paths like engine.throttle.k,engine.retryBudget.ratio, got ${JSON.stringify(text)}`);
+  if (items.length === 0 || items.some((s) => s === ''))
+    throw new TuneError(
+      `expected a comma-separated list of --set paths like engine.throttle.k,engine.retryBudget.ratio, got ${JSON.stringify(text)}`,
+    );
   const params = items.map(parseParam);
   const seen = new Set<string>();
   for (const p of params) {
@@ -43,17 +46,29 @@ function parseParam(item: string): TuneParam {
   const known = knob === undefined ? undefined : KNOB_RANGES[knob];
   if (eq >= 0) return parseRange(path, item.slice(eq + 1).trim(), known);
   if (known === undefined) throw new TuneError(noRange(path, knob));
-  return { name: path, path, min: known.min, max: known.max, scale: known.scale ?? 'linear', integer: known.integer ?? false, duration: known.duration ?? false, builtIn: true };
+  return {
+    name: path,
+    path,
+    min: known.min,
+    max: known.max,
+    scale: known.scale ?? 'linear',
+    integer: known.integer ?? false,
+    duration: known.duration ?? false,
+    builtIn: true,
+  };
 }
 
 /** Why a path needs a range, with a did-you-mean when it looks like a misspelt engine knob. */
 function noRange(path: string, knob: string | undefined): string {
   const names = Object.keys(KNOB_RANGES);
   const last = (knob ?? path).split('.').at(-1)!;
-  const hint = knob === undefined ? undefined : (closest(knob, names) ?? names.find((n) => n.split('.').at(-1) === last));
+  const hint =
+    knob === undefined ? undefined : (closest(knob, names) ?? names.find((n) => n.split('.').at(-1) === last));
   const engine = hint === undefined ? '' : ` (did you mean engine.${hint}?)`;
   const give = `give a range, like ${path}=1:10 (add :int or :log; durations like 1s:30s)`;
-  return knob === undefined ? `${path}: ${give}` : `${path}${engine}: no built-in range for it; ${give}. Engine knobs with one: ${names.join(', ')}`;
+  return knob === undefined
+    ? `${path}: ${give}`
+    : `${path}${engine}: no built-in range for it; ${give}. Engine knobs with one: ${names.join(', ')}`;
 }
 
 /**
@@ -65,19 +80,31 @@ function parseRange(path: string, text: string, known: KnobRange | undefined): T
   const flags = parts.slice(2);
   const bad = flags.find((f) => !(FLAGS as readonly string[]).includes(f));
   if (parts.length < 2 || bad !== undefined) {
-    throw new TuneError(`${path}=${text}: expected a range low:high, optionally :int or :log, like ${path}=1:4 or ${path}=0.01:0.5:log${bad ? ` (unknown ${JSON.stringify(bad)})` : ''}`);
+    throw new TuneError(
+      `${path}=${text}: expected a range low:high, optionally :int or :log, like ${path}=1:4 or ${path}=0.01:0.5:log${bad ? ` (unknown ${JSON.stringify(bad)})` : ''}`,
+    );
   }
-  const duration = known === undefined ? parts.slice(0, 2).some((p) => p !== '' && !NUMBER.test(p)) : (known.duration ?? false);
+  const duration =
+    known === undefined ? parts.slice(0, 2).some((p) => p !== '' && !NUMBER.test(p)) : (known.duration ?? false);
   const end = (s: string): number => {
     const v = duration ? parseDuration(s) : NUMBER.test(s) ? Number(s) : undefined;
-    if (v === undefined) throw new TuneError(`${path}=${text}: ${JSON.stringify(s)} is not ${duration ? 'a duration like 500ms or 2s' : 'a number'}`);
+    if (v === undefined)
+      throw new TuneError(
+        `${path}=${text}: ${JSON.stringify(s)} is not ${duration ? 'a duration like 500ms or 2s' : 'a number'}`,
+      );
     return v;
   };
   const [min, max] = [end(parts[0]), end(parts[1])];
   const integer = flags.includes('int') || (known?.integer ?? false);
   const scale = flags.includes('log') || (known?.scale === 'log' && !flags.includes('linear')) ? 'log' : 'linear';
   if (!(min < max)) throw new TuneError(`${path}=${text}: the low end must be below the high end`);
-  if (scale === 'log' && min <= 0) throw new TuneError(`${path}=${text}: a log range must be above 0${flags.includes('log') ? '' : ` (${knobOf(path)} is searched on a log scale; add :linear for an even one)`}`);
-  if (integer && !(Number.isInteger(min) && Number.isInteger(max))) throw new TuneError(`${path}=${text}: ${flags.includes('int') ? 'an :int range' : `${knobOf(path)} is a whole number, so its range`} needs whole ends`);
+  if (scale === 'log' && min <= 0)
+    throw new TuneError(
+      `${path}=${text}: a log range must be above 0${flags.includes('log') ? '' : ` (${knobOf(path)} is searched on a log scale; add :linear for an even one)`}`,
+    );
+  if (integer && !(Number.isInteger(min) && Number.isInteger(max)))
+    throw new TuneError(
+      `${path}=${text}: ${flags.includes('int') ? 'an :int range' : `${knobOf(path)} is a whole number, so its range`} needs whole ends`,
+    );
   return { name: path, path, min, max, scale, integer, duration, builtIn: false };
 }

@@ -49,7 +49,10 @@ export async function tune(spec: TuneSpec, runPoints: RunPointsFn): Promise<Tune
   let baseline: Judged | undefined;
   const evaluate = async (points: number[][]): Promise<Score[]> => {
     const sets = points.map((p) => setTexts(spec.params, p));
-    const outcomes = await runPoints(spec.job, baseline === undefined ? [[], ...sets] : sets, { workers: spec.workers, onDone: spec.onDone });
+    const outcomes = await runPoints(spec.job, baseline === undefined ? [[], ...sets] : sets, {
+      workers: spec.workers,
+      onDone: spec.onDone,
+    });
     if (baseline === undefined) baseline = judgeBaseline(spec, outcomes.shift()!);
     return points.map((p, i) => {
       const o = outcomes[i];
@@ -65,13 +68,21 @@ export async function tune(spec: TuneSpec, runPoints: RunPointsFn): Promise<Tune
   const current = spec.params.map((p) => p.current);
   const inside = current.every((v, i) => v !== null && v >= spec.params[i].min && v <= spec.params[i].max);
   const result = await searchSpace(spec.params, evaluate, {
-    goal: spec.goal.direction, budget: spec.budget, extra: inside ? [current as number[]] : [], home: inside ? (current as number[]) : undefined, onRound: spec.onRound,
+    goal: spec.goal.direction,
+    budget: spec.budget,
+    extra: inside ? [current as number[]] : [],
+    home: inside ? (current as number[]) : undefined,
+    onRound: spec.onRound,
   });
   const ran = result.ranked.filter((e) => !refused.has(e.point.join(',')));
-  const skipped = result.ranked.filter((e) => refused.has(e.point.join(','))).sort((a, b) => a.round - b.round || lexicographic(a.point, b.point));
+  const skipped = result.ranked
+    .filter((e) => refused.has(e.point.join(',')))
+    .sort((a, b) => a.round - b.round || lexicographic(a.point, b.point));
   if (ran.length === 0) {
     const first = refused.get(skipped[0].point.join(','))!;
-    throw new RefusedError(refusedLine(skipped.length, skipped.length, { point: first.sets.join(' '), reason: first.reason }));
+    throw new RefusedError(
+      refusedLine(skipped.length, skipped.length, { point: first.sets.join(' '), reason: first.reason }),
+    );
   }
   const point = (e: Evaluated): TunePoint => toPoint(e.point, judged.get(e.point.join(','))!, e.round);
   return {
@@ -80,18 +91,44 @@ export async function tune(spec: TuneSpec, runPoints: RunPointsFn): Promise<Tune
     variant: spec.variant,
     seed: spec.seed,
     durationMs: spec.durationMs,
-    objective: { direction: spec.goal.direction, text: spec.goal.objectiveText, metric: spec.goal.objective.name, unit: spec.goal.objective.unit },
-    constraints: spec.goal.constraints.map((e) => ({ text: e.text, metric: e.metric.name, op: e.op, threshold: e.threshold, thresholdText: e.thresholdText, unit: e.metric.unit })),
+    objective: {
+      direction: spec.goal.direction,
+      text: spec.goal.objectiveText,
+      metric: spec.goal.objective.name,
+      unit: spec.goal.objective.unit,
+    },
+    constraints: spec.goal.constraints.map((e) => ({
+      text: e.text,
+      metric: e.metric.name,
+      op: e.op,
+      threshold: e.threshold,
+      thresholdText: e.thresholdText,
+      unit: e.metric.unit,
+    })),
     params: spec.params.map(paramInfo),
     feasible: result.feasible,
     best: point(ran[0]),
     baseline: toPoint(current, baseline!, 0),
     points: ran.map(point),
-    ...(skipped.length > 0 ? { refused: skipped.map((e) => ({ values: e.point, reason: refused.get(e.point.join(','))!.reason, round: e.round })) } : {}),
+    ...(skipped.length > 0
+      ? {
+          refused: skipped.map((e) => ({
+            values: e.point,
+            reason: refused.get(e.point.join(','))!.reason,
+            round: e.round,
+          })),
+        }
+      : {}),
     search: {
       budget: spec.budget,
       evaluations: result.evaluations,
-      rounds: result.rounds.map((r) => ({ round: r.round, box: r.box, evaluated: r.evaluated, reused: r.reused, best: r.best.point })),
+      rounds: result.rounds.map((r) => ({
+        round: r.round,
+        box: r.box,
+        evaluated: r.evaluated,
+        reused: r.reused,
+        best: r.best.point,
+      })),
       stopped: result.stopped,
     },
     timing: { wallMs: spec.wallNow() - start, workers: spec.workers },
@@ -100,7 +137,10 @@ export async function tune(spec: TuneSpec, runPoints: RunPointsFn): Promise<Tune
 
 /** The scenario as written, judged; refused, it is bad input (the ranges were never the problem). */
 function judgeBaseline(spec: TuneSpec, o: PointOutcome): Judged {
-  if (isRefused(o)) throw new RefusedError(`the scenario as written (the baseline every point is compared with) is refused: ${o.refused}`);
+  if (isRefused(o))
+    throw new RefusedError(
+      `the scenario as written (the baseline every point is compared with) is refused: ${o.refused}`,
+    );
   return judgeRun(spec.goal, o);
 }
 
@@ -110,9 +150,26 @@ export function setTexts(params: readonly TuneParam[], point: readonly number[])
 }
 
 function toPoint(values: Array<number | null>, j: Judged, round: number): TunePoint {
-  return { values, objective: j.objective, constraints: j.constraints, feasible: j.score.violation === 0, violation: j.score.violation, figures: j.figures, round };
+  return {
+    values,
+    objective: j.objective,
+    constraints: j.constraints,
+    feasible: j.score.violation === 0,
+    violation: j.score.violation,
+    figures: j.figures,
+    round,
+  };
 }
 
 function paramInfo(p: TuneParam & { current: number | null }): TuneParamInfo {
-  return { path: p.path, min: p.min, max: p.max, scale: p.scale ?? 'linear', integer: p.integer ?? false, duration: p.duration, builtIn: p.builtIn, current: p.current };
+  return {
+    path: p.path,
+    min: p.min,
+    max: p.max,
+    scale: p.scale ?? 'linear',
+    integer: p.integer ?? false,
+    duration: p.duration,
+    builtIn: p.builtIn,
+    current: p.current,
+  };
 }

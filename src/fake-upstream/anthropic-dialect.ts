@@ -3,8 +3,18 @@ import { anthropicError } from '../upstream/provider-shapes.js';
 import { describeType, isObject, type AnswerInfo, type Dialect, type Invalid, type Parsed } from './dialect.js';
 
 /** Anthropic words validation errors as `field: problem` (pydantic style). */
-const bad = (param: string | null, problem: string, status = 400): Invalid => ({ status, message: param === null ? problem : `${param}: ${problem}`, param, code: null });
-const TYPES: Record<number, string> = { 400: 'invalid_request_error', 404: 'not_found_error', 405: 'invalid_request_error', 413: 'request_too_large' };
+const bad = (param: string | null, problem: string, status = 400): Invalid => ({
+  status,
+  message: param === null ? problem : `${param}: ${problem}`,
+  param,
+  code: null,
+});
+const TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  404: 'not_found_error',
+  405: 'invalid_request_error',
+  413: 'request_too_large',
+};
 
 function parse(body: unknown): Parsed {
   const fail = (e: Invalid): Parsed => ({ ok: false, ...e });
@@ -13,15 +23,18 @@ function parse(body: unknown): Parsed {
   if (model === undefined) return fail(bad('model', 'Field required'));
   if (typeof model !== 'string') return fail(bad('model', 'Input should be a valid string'));
   if (max === undefined) return fail(bad('max_tokens', 'Field required'));
-  if (typeof max !== 'number' || !Number.isInteger(max)) return fail(bad('max_tokens', 'Input should be a valid integer'));
+  if (typeof max !== 'number' || !Number.isInteger(max))
+    return fail(bad('max_tokens', 'Input should be a valid integer'));
   if (max < 1) return fail(bad('max_tokens', 'Input should be greater than or equal to 1'));
   if (messages === undefined) return fail(bad('messages', 'Field required'));
   if (!Array.isArray(messages)) return fail(bad('messages', 'Input should be a valid list'));
   if (messages.length === 0) return fail(bad('messages', 'at least one message is required'));
   const notObject = messages.findIndex((m) => !isObject(m));
   if (notObject >= 0) return fail(bad(`messages.${notObject}`, 'Input should be a valid dictionary'));
-  if (system !== undefined && typeof system !== 'string' && !Array.isArray(system)) return fail(bad('system', 'Input should be a valid string or a list of text blocks'));
-  if (stream !== undefined && typeof stream !== 'boolean') return fail(bad('stream', 'Input should be a valid boolean'));
+  if (system !== undefined && typeof system !== 'string' && !Array.isArray(system))
+    return fail(bad('system', 'Input should be a valid string or a list of text blocks'));
+  if (stream !== undefined && typeof stream !== 'boolean')
+    return fail(bad('stream', 'Input should be a valid boolean'));
   const promptTokens = estimateChatTokens({ messages: messages as Array<{ content?: unknown }>, system }, undefined, 0);
   return { ok: true, chat: { model, promptTokens, maxTokens: max, stream: stream === true, includeUsage: true } };
 }
@@ -50,7 +63,12 @@ export const anthropicDialect: Dialect = {
   unknownModel: (model) => bad('model', model, 404),
   error: anthropicError,
   modelList: (names, created) => ({
-    data: names.map((id) => ({ type: 'model', id, display_name: id, created_at: new Date(created * 1000).toISOString() })),
+    data: names.map((id) => ({
+      type: 'model',
+      id,
+      display_name: id,
+      created_at: new Date(created * 1000).toISOString(),
+    })),
     has_more: false,
     first_id: names[0] ?? null,
     last_id: names[names.length - 1] ?? null,
@@ -62,7 +80,10 @@ export const anthropicDialect: Dialect = {
   streamDelta: (_a, text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
   streamClose: (_a, output) =>
     event('content_block_stop', { index: 0 }) +
-    event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: output } }) +
+    event('message_delta', {
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: output },
+    }) +
     event('message_stop', {}),
   // The SDK throws an APIError for an `error` event.
   streamError: (e) => `event: error\ndata: ${JSON.stringify(e.body)}\n\n`,

@@ -63,6 +63,17 @@ export interface Dialect {
 
 /** A field check's failure, as each dialect words it. */
 export const describeType = (v: unknown): string =>
-  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'number' ? (Number.isInteger(v) ? 'an integer' : 'a decimal') : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'an array'
+      : typeof v === 'number'
+        ? Number.isInteger(v)
+          ? 'an integer'
+          : 'a decimal'
+        : typeof v === 'object'
+          ? 'an object'
+          : `a ${typeof v}`;
 
-export const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);

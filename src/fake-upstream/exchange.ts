@@ -118,8 +118,14 @@ export class Exchange {
   private breakOff(completion: number): void {
     const error = this.dialect.error(200, Detail.MidStream, -1);
     if (!this.chat.stream) {
-      const body = JSON.stringify(this.dialect.completion(this.info, fillerText(0, Math.min(completion, MAX_FILLER_WORDS)), completion));
-      this.res.writeHead(200, { ...this.headers(), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      const body = JSON.stringify(
+        this.dialect.completion(this.info, fillerText(0, Math.min(completion, MAX_FILLER_WORDS)), completion),
+      );
+      this.res.writeHead(200, {
+        ...this.headers(),
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      });
       this.res.write(body.slice(0, body.length >> 1), () => this.res.destroy());
       return;
     }
@@ -130,7 +136,10 @@ export class Exchange {
   }
 
   private fail(status: number, detail: number, retryAfterMs: number): void {
-    const retry = retryAfterMs < 0 && detail === Detail.Fault ? this.ctx.host.faultRetryAfter(this.modelIndex, status, this.arrivedAt) : retryAfterMs;
+    const retry =
+      retryAfterMs < 0 && detail === Detail.Fault
+        ? this.ctx.host.faultRetryAfter(this.modelIndex, status, this.arrivedAt)
+        : retryAfterMs;
     const shape = this.dialect.error(status, detail, retry);
     if (this.opened) {
       // Not reached today (a started request always answers 200), kept so a stream never hangs.
@@ -144,7 +153,11 @@ export class Exchange {
   private open(): void {
     if (this.opened) return;
     this.opened = true;
-    this.res.writeHead(200, { ...this.headers(), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    this.res.writeHead(200, {
+      ...this.headers(),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+    });
     this.res.write(this.dialect.streamOpen(this.info));
   }
 

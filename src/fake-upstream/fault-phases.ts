@@ -40,12 +40,16 @@ const FIELDS = ['kind', 'fromMs', 'toMs', 'model', 'rate', 'status', 'factor', '
 export function parseFaultBody(body: unknown, now: number): ServedFault[] {
   if (Array.isArray(body)) return absolutePhases(body, 'now', now);
   if (body === null || typeof body !== 'object' || !Array.isArray((body as { faults?: unknown }).faults)) {
-    throw new OptionError(`expected a list of fault phases, or {"faults": [...], "relativeTo": "now" | "start"}, got ${describe(body)}`);
+    throw new OptionError(
+      `expected a list of fault phases, or {"faults": [...], "relativeTo": "now" | "start"}, got ${describe(body)}`,
+    );
   }
   const { faults, relativeTo = 'now', ...rest } = body as { faults: unknown[]; relativeTo?: unknown };
   const extra = Object.keys(rest);
-  if (extra.length > 0) throw new OptionError(`unknown field ${JSON.stringify(extra[0])} (expected faults and relativeTo)`);
-  if (relativeTo !== 'now' && relativeTo !== 'start') throw new OptionError(`relativeTo must be "now" or "start", got ${describe(relativeTo)}`);
+  if (extra.length > 0)
+    throw new OptionError(`unknown field ${JSON.stringify(extra[0])} (expected faults and relativeTo)`);
+  if (relativeTo !== 'now' && relativeTo !== 'start')
+    throw new OptionError(`relativeTo must be "now" or "start", got ${describe(relativeTo)}`);
   return absolutePhases(faults, relativeTo, now);
 }
 
@@ -57,24 +61,40 @@ export function absolutePhases(list: readonly unknown[], relativeTo: RelativeTo,
 
 function phase(p: unknown, i: number, shift: number): ServedFault {
   const name = `faults[${i}]`;
-  if (p === null || typeof p !== 'object' || Array.isArray(p)) throw new OptionError(`${name} must be an object like {"kind": "outage", "toMs": 10000}, got ${describe(p)}`);
+  if (p === null || typeof p !== 'object' || Array.isArray(p))
+    throw new OptionError(`${name} must be an object like {"kind": "outage", "toMs": 10000}, got ${describe(p)}`);
   const f = p as Record<string, unknown>;
   const unknown = Object.keys(f).find((k) => !FIELDS.includes(k));
-  if (unknown !== undefined) throw new OptionError(`${name} has an unknown field ${JSON.stringify(unknown)} (known: ${FIELDS.join(', ')})`);
+  if (unknown !== undefined)
+    throw new OptionError(`${name} has an unknown field ${JSON.stringify(unknown)} (known: ${FIELDS.join(', ')})`);
   const from = f.fromMs ?? 0;
   const to = f.toMs ?? Infinity;
-  if (typeof from !== 'number' || !Number.isFinite(from)) throw new OptionError(`${name}.fromMs must be a number of ms, got ${describe(f.fromMs)}`);
-  if (typeof to !== 'number' || Number.isNaN(to)) throw new OptionError(`${name}.toMs must be a number of ms or null (forever), got ${describe(f.toMs)}`);
+  if (typeof from !== 'number' || !Number.isFinite(from))
+    throw new OptionError(`${name}.fromMs must be a number of ms, got ${describe(f.fromMs)}`);
+  if (typeof to !== 'number' || Number.isNaN(to))
+    throw new OptionError(`${name}.toMs must be a number of ms or null (forever), got ${describe(f.toMs)}`);
   if (!(to > from)) throw new OptionError(`${name}.toMs must be after fromMs (${from}), got ${to}`);
-  if (f.model !== undefined && typeof f.model !== 'string') throw new OptionError(`${name}.model must be a model name, got ${describe(f.model)}`);
-  if (f.status !== undefined && typeof f.status !== 'number' && (f.status === null || typeof f.status !== 'object' || Array.isArray(f.status))) {
-    throw new OptionError(`${name}.status must be a status like 503 or weights by status like {"503": 0.7, "429": 0.3}, got ${describe(f.status)}`);
+  if (f.model !== undefined && typeof f.model !== 'string')
+    throw new OptionError(`${name}.model must be a model name, got ${describe(f.model)}`);
+  if (
+    f.status !== undefined &&
+    typeof f.status !== 'number' &&
+    (f.status === null || typeof f.status !== 'object' || Array.isArray(f.status))
+  ) {
+    throw new OptionError(
+      `${name}.status must be a status like 503 or weights by status like {"503": 0.7, "429": 0.3}, got ${describe(f.status)}`,
+    );
   }
   const retry = f.retryAfterMs;
   if (retry !== undefined && !(typeof retry === 'number' && retry >= 0 && Number.isFinite(retry))) {
     throw new OptionError(`${name}.retryAfterMs must be a number of ms >= 0, got ${describe(retry)}`);
   }
-  const out: ServedFault = { ...(f as unknown as ServedFault), fromMs: from + shift, toMs: to + shift, rate: (f.rate as number | undefined) ?? 1 };
+  const out: ServedFault = {
+    ...(f as unknown as ServedFault),
+    fromMs: from + shift,
+    toMs: to + shift,
+    rate: (f.rate as number | undefined) ?? 1,
+  };
   return out;
 }
 

@@ -1,7 +1,27 @@
 /** The longest completion text written, in words (usage still reports what the model counted). */
 export const MAX_FILLER_WORDS = 4096;
 
-const WORDS = ['the', 'storm', 'passes', 'when', 'retries', 'stay', 'within', 'their', 'budget', 'and', 'every', 'layer', 'keeps', 'its', 'calm', 'while', 'tokens', 'flow', 'upstream'];
+const WORDS = [
+  'the',
+  'storm',
+  'passes',
+  'when',
+  'retries',
+  'stay',
+  'within',
+  'their',
+  'budget',
+  'and',
+  'every',
+  'layer',
+  'keeps',
+  'its',
+  'calm',
+  'while',
+  'tokens',
+  'flow',
+  'upstream',
+];
 
 /** One long text and where each word ends in it, so that any run of words is one `slice`. */
 const ends = new Int32Array(MAX_FILLER_WORDS + 1);

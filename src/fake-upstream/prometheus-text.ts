@@ -15,17 +15,65 @@ export function prometheusText(stats: FakeUpstreamStats): string {
   };
   const perModel = (pick: (m: FakeUpstreamStats['models'][number]) => number): Array<[string, number]> =>
     stats.models.map((m) => [`{model="${label(m.name)}"}`, pick(m)]);
-  family('stormlab_upstream_requests_total', 'counter', 'Answers the upstream gave, by model and HTTP status (0 = connection reset).',
-    stats.models.flatMap((m) => Object.entries(m.byStatus).map(([status, n]): [string, number] => [`{model="${label(m.name)}",status="${status}"}`, n])));
-  family('stormlab_upstream_attempts_total', 'counter', 'Requests that reached the upstream model.', perModel((m) => m.attempts));
-  family('stormlab_upstream_cancelled_total', 'counter', 'Requests whose caller went away before the answer.', perModel((m) => m.cancelled));
-  family('stormlab_upstream_tokens_served_total', 'counter', 'Tokens of the answers delivered (prompt + completion).', perModel((m) => m.tokensServed));
-  family('stormlab_upstream_wasted_tokens_total', 'counter', 'Tokens processed for requests whose caller had given up.', perModel((m) => m.wastedTokens));
-  family('stormlab_upstream_busy', 'gauge', 'Slots serving now.', perModel((m) => m.busy));
-  family('stormlab_upstream_queued', 'gauge', 'Requests waiting for a slot now.', perModel((m) => m.queued));
-  family('stormlab_http_requests_total', 'counter', 'HTTP requests received, every route.', [['', stats.http.received]]);
-  family('stormlab_http_invalid_requests_total', 'counter', 'Requests refused by the server before the model (bad input, unknown route or model, too large).', [['', stats.http.invalid]]);
-  family('stormlab_http_client_closed_total', 'counter', 'Chat requests whose client disconnected before the answer.', [['', stats.http.clientClosed]]);
+  family(
+    'stormlab_upstream_requests_total',
+    'counter',
+    'Answers the upstream gave, by model and HTTP status (0 = connection reset).',
+    stats.models.flatMap((m) =>
+      Object.entries(m.byStatus).map(([status, n]): [string, number] => [
+        `{model="${label(m.name)}",status="${status}"}`,
+        n,
+      ]),
+    ),
+  );
+  family(
+    'stormlab_upstream_attempts_total',
+    'counter',
+    'Requests that reached the upstream model.',
+    perModel((m) => m.attempts),
+  );
+  family(
+    'stormlab_upstream_cancelled_total',
+    'counter',
+    'Requests whose caller went away before the answer.',
+    perModel((m) => m.cancelled),
+  );
+  family(
+    'stormlab_upstream_tokens_served_total',
+    'counter',
+    'Tokens of the answers delivered (prompt + completion).',
+    perModel((m) => m.tokensServed),
+  );
+  family(
+    'stormlab_upstream_wasted_tokens_total',
+    'counter',
+    'Tokens processed for requests whose caller had given up.',
+    perModel((m) => m.wastedTokens),
+  );
+  family(
+    'stormlab_upstream_busy',
+    'gauge',
+    'Slots serving now.',
+    perModel((m) => m.busy),
+  );
+  family(
+    'stormlab_upstream_queued',
+    'gauge',
+    'Requests waiting for a slot now.',
+    perModel((m) => m.queued),
+  );
+  family('stormlab_http_requests_total', 'counter', 'HTTP requests received, every route.', [
+    ['', stats.http.received],
+  ]);
+  family(
+    'stormlab_http_invalid_requests_total',
+    'counter',
+    'Requests refused by the server before the model (bad input, unknown route or model, too large).',
+    [['', stats.http.invalid]],
+  );
+  family('stormlab_http_client_closed_total', 'counter', 'Chat requests whose client disconnected before the answer.', [
+    ['', stats.http.clientClosed],
+  ]);
   family('stormlab_http_in_flight', 'gauge', 'Chat requests whose answer is not finished.', [['', stats.inFlight]]);
   return `${out.join('\n')}\n`;
 }

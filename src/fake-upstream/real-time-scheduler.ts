@@ -44,7 +44,10 @@ export class RealTimeScheduler implements Scheduler {
   lastScheduledAt = 0;
 
   /** `onError` hears what a handler threw; the events behind it still fire. */
-  constructor(private readonly clock: Clock, private readonly onError: (err: unknown) => void) {
+  constructor(
+    private readonly clock: Clock,
+    private readonly onError: (err: unknown) => void,
+  ) {
     this.origin = clock.now();
   }
 
@@ -136,7 +139,8 @@ export class RealTimeScheduler implements Scheduler {
     if (h.length === 0) return top;
     let i = 0;
     for (;;) {
-      const l = 2 * i + 1, r = l + 1;
+      const l = 2 * i + 1,
+        r = l + 1;
       let child = l;
       if (l >= h.length) break;
       if (r < h.length && before(h[r], h[l])) child = r;

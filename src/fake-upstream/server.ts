@@ -11,7 +11,14 @@ import { anthropicDialect } from './anthropic-dialect.js';
 import type { Dialect, Invalid } from './dialect.js';
 import { Exchange, type ExchangeContext } from './exchange.js';
 import type { FakeUpstreamStats, HttpCounters } from './fake-upstream-stats.js';
-import { absolutePhases, faultsJson, parseFaultBody, type FaultPhaseInput, type RelativeTo, type ServedFault } from './fault-phases.js';
+import {
+  absolutePhases,
+  faultsJson,
+  parseFaultBody,
+  type FaultPhaseInput,
+  type RelativeTo,
+  type ServedFault,
+} from './fault-phases.js';
 import { openaiDialect } from './openai-dialect.js';
 import { prometheusText } from './prometheus-text.js';
 import { readBody } from './read-body.js';
@@ -84,7 +91,8 @@ export interface FakeUpstream {
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
-const MALFORMED = 'We could not parse the JSON body of your request. The API expects a JSON payload, but what was sent was not valid JSON.';
+const MALFORMED =
+  'We could not parse the JSON body of your request. The API expects a JSON payload, but what was sent was not valid JSON.';
 
 /**
  * The fake LLM upstream over HTTP: the simulator's `UpstreamModel` on the real clock behind an
@@ -135,7 +143,12 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
       observer.answered?.(host.names[ex.modelIndex], status);
     },
   });
-  const ctx: ExchangeContext = { host, now: () => scheduler.now(), setTimer: (ms, fn) => clock.setTimer(ms, fn), epochMs: Date.now() - scheduler.now() };
+  const ctx: ExchangeContext = {
+    host,
+    now: () => scheduler.now(),
+    setTimer: (ms, fn) => clock.setTimer(ms, fn),
+    epochMs: Date.now() - scheduler.now(),
+  };
 
   /**
    * The end of a chat exchange. Ended before the model answered, it is cancelled at the model:
@@ -161,11 +174,25 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
   };
 
   /** The request's JSON body, or undefined once it has been answered (too large, malformed) or the client left. */
-  const readJson = async (req: IncomingMessage, res: ServerResponse, dialect: Dialect): Promise<{ value: unknown } | undefined> => {
+  const readJson = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    dialect: Dialect,
+  ): Promise<{ value: unknown } | undefined> => {
     const r = await readBody(req, o.maxBodyBytes);
     if (r.kind === 'aborted') return undefined;
     if (r.kind === 'too-large') {
-      refuse(res, dialect, { status: 413, message: `Request body too large: the limit is ${o.maxBodyBytes} bytes.`, param: null, code: 'request_too_large' }, { connection: 'close' });
+      refuse(
+        res,
+        dialect,
+        {
+          status: 413,
+          message: `Request body too large: the limit is ${o.maxBodyBytes} bytes.`,
+          param: null,
+          code: 'request_too_large',
+        },
+        { connection: 'close' },
+      );
       return undefined;
     }
     try {
@@ -176,28 +203,41 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     }
   };
 
-  const chat = (dialect: Dialect): Handler => async (req, res) => {
-    const body = await readJson(req, res, dialect);
-    if (body === undefined) return;
-    const parsed = dialect.parse(body.value, o.defaultMaxTokens);
-    if (!parsed.ok) return refuse(res, dialect, parsed);
-    const { chat: request } = parsed;
-    const model = host.modelIndex(request.model);
-    if (model < 0) return refuse(res, dialect, dialect.unknownModel(request.model));
-    if (res.destroyed) return;
-    const slot = freeSlots.length > 0 ? freeSlots.pop()! : exchanges.length;
-    const created = Math.floor((ctx.epochMs + scheduler.now()) / 1000);
-    const info = { id: `${dialect.idPrefix}${(++serial).toString(36)}`, model: request.model, created, promptTokens: request.promptTokens, includeUsage: request.includeUsage };
-    const ex = new Exchange(slot, res, dialect, request, model, info, ctx);
-    exchanges[slot] = ex;
-    res.on('close', () => finish(ex));
-    ex.model = host.current;
-    const serviceEnd = host.submit(slot, model, request.promptTokens, request.maxTokens);
-    observer.submitted?.(request.model);
-    if (serviceEnd >= 0) ex.pace(serviceEnd);
-  };
+  const chat =
+    (dialect: Dialect): Handler =>
+    async (req, res) => {
+      const body = await readJson(req, res, dialect);
+      if (body === undefined) return;
+      const parsed = dialect.parse(body.value, o.defaultMaxTokens);
+      if (!parsed.ok) return refuse(res, dialect, parsed);
+      const { chat: request } = parsed;
+      const model = host.modelIndex(request.model);
+      if (model < 0) return refuse(res, dialect, dialect.unknownModel(request.model));
+      if (res.destroyed) return;
+      const slot = freeSlots.length > 0 ? freeSlots.pop()! : exchanges.length;
+      const created = Math.floor((ctx.epochMs + scheduler.now()) / 1000);
+      const info = {
+        id: `${dialect.idPrefix}${(++serial).toString(36)}`,
+        model: request.model,
+        created,
+        promptTokens: request.promptTokens,
+        includeUsage: request.includeUsage,
+      };
+      const ex = new Exchange(slot, res, dialect, request, model, info, ctx);
+      exchanges[slot] = ex;
+      res.on('close', () => finish(ex));
+      ex.model = host.current;
+      const serviceEnd = host.submit(slot, model, request.promptTokens, request.maxTokens);
+      observer.submitted?.(request.model);
+      if (serviceEnd >= 0) ex.pace(serviceEnd);
+    };
 
-  const stats = (): FakeUpstreamStats => ({ nowMs: scheduler.now(), inFlight: exchanges.length - freeSlots.length, http: { ...counters }, models: host.stats() });
+  const stats = (): FakeUpstreamStats => ({
+    nowMs: scheduler.now(),
+    inFlight: exchanges.length - freeSlots.length,
+    http: { ...counters },
+    models: host.stats(),
+  });
   const faultView = () => ({ nowMs: scheduler.now(), relativeTo: 'start', faults: faultsJson(host.faults()) });
   const reset = (): void => {
     host.reset();
@@ -234,7 +274,10 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     '/metrics': {
       GET: (_req, res) => {
         const text = prometheusText(stats());
-        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+        res.writeHead(200, {
+          'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+          'content-length': Buffer.byteLength(text),
+        });
         res.end(text);
       },
     },
@@ -248,19 +291,42 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     const route = routes[path];
     const dialect = path.startsWith('/v1/messages') ? anthropicDialect : dialectOf(req);
     if (route === undefined) {
-      return refuse(res, dialect, { status: 404, message: `Unknown request URL: ${req.method} ${path}.`, param: null, code: 'unknown_url' });
+      return refuse(res, dialect, {
+        status: 404,
+        message: `Unknown request URL: ${req.method} ${path}.`,
+        param: null,
+        code: 'unknown_url',
+      });
     }
     const handler = route[req.method ?? ''];
     if (handler === undefined) {
       const allow = Object.keys(route).join(', ');
-      return refuse(res, dialect, { status: 405, message: `Method ${req.method} not allowed on ${path} (allowed: ${allow}).`, param: null, code: 'method_not_allowed' }, { allow });
+      return refuse(
+        res,
+        dialect,
+        {
+          status: 405,
+          message: `Method ${req.method} not allowed on ${path} (allowed: ${allow}).`,
+          param: null,
+          code: 'method_not_allowed',
+        },
+        { allow },
+      );
     }
     Promise.resolve()
       .then(() => handler(req, res))
       .catch((err: unknown) => {
         internalError(err);
         if (res.headersSent) res.destroy();
-        else sendJson(res, 500, { error: { message: `internal error in the fake upstream: ${err instanceof Error ? err.message : String(err)}`, type: 'server_error', param: null, code: null } });
+        else
+          sendJson(res, 500, {
+            error: {
+              message: `internal error in the fake upstream: ${err instanceof Error ? err.message : String(err)}`,
+              type: 'server_error',
+              param: null,
+              code: null,
+            },
+          });
       });
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {

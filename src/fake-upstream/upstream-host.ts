@@ -127,7 +127,8 @@ export class UpstreamHost {
     const now = this.scheduler.now();
     return this.model.stats(now).models.map((m, i) => {
       const q = this.quotas(i);
-      const fig = (v: QuotaView | undefined) => v && { limit: v.limit, remaining: Math.floor(v.remaining(now)), resetMs: v.resetMs(now) };
+      const fig = (v: QuotaView | undefined) =>
+        v && { limit: v.limit, remaining: Math.floor(v.remaining(now)), resetMs: v.resetMs(now) };
       const quotas: ServedModelStats['quotas'] = {};
       if (q.requests) quotas.requests = fig(q.requests);
       if (q.tokens) quotas.tokens = fig(q.tokens);

@@ -47,7 +47,12 @@ export const DIFF_FLOORS: Record<DiffFamily, number> = {
 
 const never = (x: number): string => (x === Infinity ? 'never' : formatMs(x));
 
-function runMetric(name: DiffFamily, higherIsBetter: boolean, format: (x: number) => string, value: DiffMetric['value']): DiffMetric {
+function runMetric(
+  name: DiffFamily,
+  higherIsBetter: boolean,
+  format: (x: number) => string,
+  value: DiffMetric['value'],
+): DiffMetric {
   return { name, family: name, higherIsBetter, format, value };
 }
 
@@ -58,13 +63,15 @@ export function diffMetrics(layers: readonly string[]): DiffMetric[] {
     runMetric('goodput', true, formatRate, (r) => r.goodput),
     runMetric('successRate', true, formatPercent, (r) => r.successRate),
     { name: 'roots.p99', family: 'p99', higherIsBetter: false, format: formatMs, value: (r) => r.roots.latencyMs.p99 },
-    ...layers.map((layer): DiffMetric => ({
-      name: `layers.${layer}.p99`,
-      family: 'p99',
-      higherIsBetter: false,
-      format: formatMs,
-      value: (r) => r.layers.find((l) => l.name === layer)?.latencyMs.p99,
-    })),
+    ...layers.map(
+      (layer): DiffMetric => ({
+        name: `layers.${layer}.p99`,
+        family: 'p99',
+        higherIsBetter: false,
+        format: formatMs,
+        value: (r) => r.layers.find((l) => l.name === layer)?.latencyMs.p99,
+      }),
+    ),
     runMetric('wastedTokens', false, formatCount, (r) => r.upstream.wastedTokens),
     // null is "did not recover within the run": never, worse than any time (see diff-results).
     { ...runMetric('recovery', false, never, (r) => r.recoveryMs), nullIsNever: true },

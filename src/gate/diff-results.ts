@@ -68,7 +68,9 @@ function variantRow(name: string, verdict: 'missing' | 'unjudged'): DiffRow {
     status: missing ? 'fail' : 'skip',
     actual: missing ? 'missing' : 'new',
     expected: missing ? 'in the new result' : 'in the base',
-    message: missing ? `variant ${name} is in the base but not in the new result` : `variant ${name} is not in the base: nothing to compare it with`,
+    message: missing
+      ? `variant ${name} is in the base but not in the new result`
+      : `variant ${name} is not in the base: nothing to compare it with`,
   };
   return { check, verdict };
 }
@@ -84,16 +86,29 @@ function judge(metric: DiffMetric, bRun: RunResult, nRun: RunResult, tolerance: 
   const n = figure(metric, nRun);
   const head = { name: metric.name, group: bRun.name };
   const shown = (x: number | null | undefined): string => (typeof x === 'number' ? metric.format(x) : '');
-  const unjudged = (message: string): DiffRow => ({ verdict: 'unjudged', check: { ...head, status: 'skip', actual: shown(n), expected: `base ${shown(b) || '—'}`, message } });
-  const missing = (message: string): DiffRow => ({ verdict: 'missing', check: { ...head, status: 'fail', actual: '', expected: `base ${shown(b)}`, message } });
+  const unjudged = (message: string): DiffRow => ({
+    verdict: 'unjudged',
+    check: { ...head, status: 'skip', actual: shown(n), expected: `base ${shown(b) || '—'}`, message },
+  });
+  const missing = (message: string): DiffRow => ({
+    verdict: 'missing',
+    check: { ...head, status: 'fail', actual: '', expected: `base ${shown(b)}`, message },
+  });
   if (b === undefined) return unjudged(`${metric.name} is not in the base (a new layer): nothing to compare it with`);
   if (n === undefined) return missing(`${metric.name} is not in the new result (its layer is gone)`);
-  if (b === null) return unjudged(n === null ? 'neither result has this figure' : 'the base has no figure to compare with');
+  if (b === null)
+    return unjudged(n === null ? 'neither result has this figure' : 'the base has no figure to compare with');
   if (n === null) return missing(`the new result has no figure for ${metric.name}`);
   return judgeFigures(metric, b, n, tolerance, head);
 }
 
-function judgeFigures(metric: DiffMetric, b: number, n: number, tolerance: number, head: Pick<Check, 'name' | 'group'>): DiffRow {
+function judgeFigures(
+  metric: DiffMetric,
+  b: number,
+  n: number,
+  tolerance: number,
+  head: Pick<Check, 'name' | 'group'>,
+): DiffRow {
   const f = metric.format;
   const floor = DIFF_FLOORS[metric.family];
   const byFloor = tolerance * Math.abs(b) < floor;
@@ -102,10 +117,19 @@ function judgeFigures(metric: DiffMetric, b: number, n: number, tolerance: numbe
   const limit = metric.higherIsBetter ? Math.max(0, b - allowed) : b + allowed;
   const allowance = byFloor ? `floor ${f(floor)}` : formatTolerance(tolerance);
   const [op, sign] = metric.higherIsBetter ? ['≥', '-'] : ['≤', '+'];
-  const expected = b === Infinity ? 'any (base never)' : `${op} ${f(limit)} (base ${f(b)} ${sign}${byFloor ? ' ' : ''}${allowance})`;
-  const check: Check = { ...head, status: verdict === 'regressed' ? 'fail' : 'pass', actual: actualText(metric, b, n, verdict), expected };
+  const expected =
+    b === Infinity ? 'any (base never)' : `${op} ${f(limit)} (base ${f(b)} ${sign}${byFloor ? ' ' : ''}${allowance})`;
+  const check: Check = {
+    ...head,
+    status: verdict === 'regressed' ? 'fail' : 'pass',
+    actual: actualText(metric, b, n, verdict),
+    expected,
+  };
   if (verdict === 'regressed') {
-    const how = n === Infinity ? `never recovered within the run (base ${f(b)})` : `${metric.higherIsBetter ? 'fell' : 'rose'} ${change(metric, b, n).slice(1)} (${f(b)} → ${f(n)})`;
+    const how =
+      n === Infinity
+        ? `never recovered within the run (base ${f(b)})`
+        : `${metric.higherIsBetter ? 'fell' : 'rose'} ${change(metric, b, n).slice(1)} (${f(b)} → ${f(n)})`;
     check.message = `${how}, more than the ${byFloor ? `${f(floor)} floor` : `${allowance} tolerance`} allows`;
   }
   return { check, verdict };

@@ -33,17 +33,20 @@ export function parseTolerances(flags: readonly string[]): DiffTolerance {
 function parseShare(flag: string, text: string): number {
   const m = SHARE.exec(text.trim());
   const got = `--tolerance ${JSON.stringify(flag)}`;
-  if (m === null) throw new GateError(`${got}: expected a share like 5% or 0.05, or metric=share like amplification=2%`);
+  if (m === null)
+    throw new GateError(`${got}: expected a share like 5% or 0.05, or metric=share like amplification=2%`);
   const value = Number(m[1]) / (m[2] === '%' ? 100 : 1);
   // A bare 5 could mean 5 % or 500 %: make the user say.
-  if (m[2] === '' && value > 1) throw new GateError(`${got}: a bare number is a share from 0 to 1; write ${m[1]}% for ${m[1]} percent`);
+  if (m[2] === '' && value > 1)
+    throw new GateError(`${got}: a bare number is a share from 0 to 1; write ${m[1]}% for ${m[1]} percent`);
   return value;
 }
 
 /** The short name of a metric as the gate's long forms also spell it: `layers.llm.latencyMs.p99` → `layers.llm.p99`. */
 function canonicalName(flag: string, raw: string): string {
   const name = raw.trim();
-  if (name === '') throw new GateError(`--tolerance ${JSON.stringify(flag)}: expected metric=share, the metric is empty`);
+  if (name === '')
+    throw new GateError(`--tolerance ${JSON.stringify(flag)}: expected metric=share, the metric is empty`);
   if (name === 'recoveryMs') return 'recovery';
   if (name === 'upstream.wastedTokens') return 'wastedTokens';
   return name.replace(/\.(latencyMs|latency)\.p99$/, '.p99');
@@ -60,7 +63,9 @@ export function checkToleranceNames(tolerance: DiffTolerance, metrics: readonly 
   for (const name of Object.keys(tolerance.metrics)) {
     if (known.includes(name)) continue;
     const hint = closest(name, known);
-    throw new GateError(`--tolerance: unknown metric ${JSON.stringify(name)}${hint ? ` (did you mean ${hint}?)` : ''}; metrics: ${known.join(', ')}`);
+    throw new GateError(
+      `--tolerance: unknown metric ${JSON.stringify(name)}${hint ? ` (did you mean ${hint}?)` : ''}; metrics: ${known.join(', ')}`,
+    );
   }
 }
 
@@ -77,5 +82,7 @@ export function formatTolerance(share: number): string {
 /** `5 % (amplification 2 %, p99 10 %)`: the tolerances in force, for the summary line. */
 export function describeTolerance(tolerance: DiffTolerance): string {
   const own = Object.entries(tolerance.metrics).map(([name, t]) => `${name} ${formatTolerance(t)}`);
-  return own.length === 0 ? formatTolerance(tolerance.default) : `${formatTolerance(tolerance.default)} (${own.join(', ')})`;
+  return own.length === 0
+    ? formatTolerance(tolerance.default)
+    : `${formatTolerance(tolerance.default)} (${own.join(', ')})`;
 }

@@ -25,10 +25,19 @@ function judge(e: Expectation, run: RunResult): Check {
   const base = { name: e.text, group: run.name, expected: `${e.op} ${e.thresholdText}` };
   const raw = e.metric.value(run);
   if (raw === null && e.metric.name !== 'recoveryMs') {
-    return { ...base, status: 'skip', actual: '', message: `${e.metric.name} is not in this run's result${e.metric.name.startsWith('live.') ? ' (live runs only)' : ''}` };
+    return {
+      ...base,
+      status: 'skip',
+      actual: '',
+      message: `${e.metric.name} is not in this run's result${e.metric.name.startsWith('live.') ? ' (live runs only)' : ''}`,
+    };
   }
   const actual = raw === null ? Infinity : round6(raw);
-  return { ...base, status: holds(actual, e.op, e.threshold) ? 'pass' : 'fail', actual: formatFigure(e.metric.unit, actual) };
+  return {
+    ...base,
+    status: holds(actual, e.op, e.threshold) ? 'pass' : 'fail',
+    actual: formatFigure(e.metric.unit, actual),
+  };
 }
 
 function notRun(e: Expectation): Check {

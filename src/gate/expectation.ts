@@ -50,7 +50,9 @@ function splitVariant(name: string, variants: readonly string[]): { variant?: st
   const variant = rest.slice(0, dot);
   if (!variants.includes(variant)) {
     const hint = closest(variant, variants);
-    throw new GateError(`unknown variant ${JSON.stringify(variant)}${hint ? ` (did you mean ${hint}?)` : ''}; variants: ${variants.join(', ') || 'none'}`);
+    throw new GateError(
+      `unknown variant ${JSON.stringify(variant)}${hint ? ` (did you mean ${hint}?)` : ''}; variants: ${variants.join(', ') || 'none'}`,
+    );
   }
   return { variant, path: rest.slice(dot + 1) };
 }
@@ -58,11 +60,17 @@ function splitVariant(name: string, variants: readonly string[]): { variant?: st
 /** Whether `actual op threshold` holds. */
 export function holds(actual: number, op: Op, threshold: number): boolean {
   switch (op) {
-    case '<': return actual < threshold;
-    case '<=': return actual <= threshold;
-    case '>': return actual > threshold;
-    case '>=': return actual >= threshold;
-    case '==': return actual === threshold;
-    case '!=': return actual !== threshold;
+    case '<':
+      return actual < threshold;
+    case '<=':
+      return actual <= threshold;
+    case '>':
+      return actual > threshold;
+    case '>=':
+      return actual >= threshold;
+    case '==':
+      return actual === threshold;
+    case '!=':
+      return actual !== threshold;
   }
 }

@@ -25,17 +25,24 @@ export class MetricCatalog {
   /** Canonical names first, then short forms: suggestions prefer the canonical. */
   private readonly names: string[] = [];
 
-  constructor(readonly layers: readonly string[], readonly models: readonly string[]) {
+  constructor(
+    readonly layers: readonly string[],
+    readonly models: readonly string[],
+  ) {
     this.addRun();
     for (const name of layers) this.addLayer(name);
     this.addUpstream('upstream', (r) => r.upstream);
-    for (const name of models) this.addUpstream(`upstream.models.${name}`, (r) => r.upstream.models.find((m) => m.name === name));
+    for (const name of models)
+      this.addUpstream(`upstream.models.${name}`, (r) => r.upstream.models.find((m) => m.name === name));
     this.addShed('', (r) => r.layers);
     for (const key of LIVE) this.add(`live.${key}`, 'count', false, (r) => r.live?.[key] ?? null);
   }
 
   static ofScenario(s: Scenario): MetricCatalog {
-    return new MetricCatalog(s.traffic.layers.map((l) => l.name), s.upstream.models.map((m) => m.name));
+    return new MetricCatalog(
+      s.traffic.layers.map((l) => l.name),
+      s.upstream.models.map((m) => m.name),
+    );
   }
 
   /** The layers and models of every variant of a result file. */
@@ -51,7 +58,8 @@ export class MetricCatalog {
     const known = this.metrics.get(key);
     if (known !== undefined) return known;
     const status = STATUS.exec(key);
-    if (status !== null && this.metrics.has(`${status[1] ?? 'upstream.'}status.200`)) return this.status(key, status[1] ?? 'upstream.', status[2]);
+    if (status !== null && this.metrics.has(`${status[1] ?? 'upstream.'}status.200`))
+      return this.status(key, status[1] ?? 'upstream.', status[2]);
     throw new GateError(this.unknown(key));
   }
 
@@ -97,26 +105,79 @@ export class MetricCatalog {
     }
     for (const p of [...PERCENTILES, 'max'] as const) {
       const bare = p === 'max' ? [] : [p, `latency.${p}`, `latencyMs.${p}`];
-      this.add(`roots.latencyMs.${p}`, 'ms', false, (r) => r.roots.latencyMs[p], [`roots.${p}`, `roots.latency.${p}`, ...bare]);
+      this.add(`roots.latencyMs.${p}`, 'ms', false, (r) => r.roots.latencyMs[p], [
+        `roots.${p}`,
+        `roots.latency.${p}`,
+        ...bare,
+      ]);
     }
   }
 
   private addLayer(name: string): void {
     const at = `layers.${name}`;
     const layer: Scope<LayerResult> = (r) => r.layers.find((l) => l.name === name);
-    const num = (f: (l: LayerResult) => number): Get => (r) => {
-      const l = layer(r);
-      return l === undefined ? null : f(l);
-    };
-    this.add(`${at}.logicalCalls`, 'count', false, num((l) => l.logicalCalls));
-    this.add(`${at}.attempts`, 'count', false, num((l) => l.attempts));
-    this.add(`${at}.retries`, 'count', false, num((l) => l.retries));
-    this.add(`${at}.amplification`, 'times', false, num((l) => l.amplification));
-    this.add(`${at}.ok`, 'count', true, num((l) => l.ok));
-    this.add(`${at}.failed`, 'count', false, num((l) => l.failed));
-    this.add(`${at}.successRate`, 'share', true, num((l) => l.successRate));
-    for (const p of PERCENTILES) this.add(`${at}.latencyMs.${p}`, 'ms', false, num((l) => l.latencyMs[p]), [`${at}.${p}`, `${at}.latency.${p}`]);
-    this.add(`${at}.wastedTokens`, 'tokens', false, num((l) => l.wastedTokens));
+    const num =
+      (f: (l: LayerResult) => number): Get =>
+      (r) => {
+        const l = layer(r);
+        return l === undefined ? null : f(l);
+      };
+    this.add(
+      `${at}.logicalCalls`,
+      'count',
+      false,
+      num((l) => l.logicalCalls),
+    );
+    this.add(
+      `${at}.attempts`,
+      'count',
+      false,
+      num((l) => l.attempts),
+    );
+    this.add(
+      `${at}.retries`,
+      'count',
+      false,
+      num((l) => l.retries),
+    );
+    this.add(
+      `${at}.amplification`,
+      'times',
+      false,
+      num((l) => l.amplification),
+    );
+    this.add(
+      `${at}.ok`,
+      'count',
+      true,
+      num((l) => l.ok),
+    );
+    this.add(
+      `${at}.failed`,
+      'count',
+      false,
+      num((l) => l.failed),
+    );
+    this.add(
+      `${at}.successRate`,
+      'share',
+      true,
+      num((l) => l.successRate),
+    );
+    for (const p of PERCENTILES)
+      this.add(
+        `${at}.latencyMs.${p}`,
+        'ms',
+        false,
+        num((l) => l.latencyMs[p]),
+        [`${at}.${p}`, `${at}.latency.${p}`],
+      );
+    this.add(
+      `${at}.wastedTokens`,
+      'tokens',
+      false,
+      num((l) => l.wastedTokens),
+    );
     this.addShed(`${at}.`, (r) => {
       const l = layer(r);
       return l === undefined ? undefined : [l];
@@ -125,16 +186,20 @@ export class MetricCatalog {
 
   /** `shed`, `shed.<reason>` and their `share` forms, summed over the layers `scope` picks. */
   private addShed(prefix: string, scope: Scope<LayerResult[]>): void {
-    const sum = (f: (l: LayerResult) => number): Get => (r) => {
-      const ls = scope(r);
-      return ls === undefined ? null : ls.reduce((a, l) => a + f(l), 0);
-    };
+    const sum =
+      (f: (l: LayerResult) => number): Get =>
+      (r) => {
+        const ls = scope(r);
+        return ls === undefined ? null : ls.reduce((a, l) => a + f(l), 0);
+      };
     const total = (l: LayerResult): number => SHED_REASONS.reduce((a, k) => a + (l.shed[k] ?? 0), 0);
-    const share = (count: Get): Get => (r) => {
-      const refused = count(r);
-      const tried = sum((l) => l.attempts + total(l))(r);
-      return refused === null || tried === null ? null : tried > 0 ? refused / tried : 0;
-    };
+    const share =
+      (count: Get): Get =>
+      (r) => {
+        const refused = count(r);
+        const tried = sum((l) => l.attempts + total(l))(r);
+        return refused === null || tried === null ? null : tried > 0 ? refused / tried : 0;
+      };
     this.add(`${prefix}shed`, 'count', false, sum(total));
     this.add(`${prefix}shed share`, 'share', false, share(sum(total)));
     for (const reason of SHED_REASONS) {
@@ -145,23 +210,66 @@ export class MetricCatalog {
   }
 
   private addUpstream(at: string, scope: Scope<UpstreamFigures>): void {
-    const num = (f: (u: UpstreamFigures) => number): Get => (r) => {
-      const u = scope(r);
-      return u === undefined ? null : f(u);
-    };
+    const num =
+      (f: (u: UpstreamFigures) => number): Get =>
+      (r) => {
+        const u = scope(r);
+        return u === undefined ? null : f(u);
+      };
     const top = at === 'upstream';
-    this.add(`${at}.attempts`, 'count', false, num((u) => u.attempts), top ? ['upstreamAttempts'] : []);
-    for (const code of ['200', '429', '500', '503', '529', 'reset', 'timeout']) this.add(`${at}.status.${code}`, 'count', code === '200', num((u) => u.status[code] ?? 0));
-    for (const key of ['requests', 'tokens', 'quota'] as const) this.add(`${at}.rateLimited.${key}`, 'count', false, num((u) => u.rateLimited[key]));
-    for (const key of ['429', '5xx', 'timeout'] as const) this.add(`${at}.share.${key}`, 'share', false, num((u) => u.share[key]));
-    this.add(`${at}.wastedTokens`, 'tokens', false, num((u) => u.wastedTokens), top ? ['wastedTokens'] : []);
-    this.add(`${at}.tokensServed`, 'tokens', true, num((u) => u.tokensServed), top ? ['tokensServed'] : []);
+    this.add(
+      `${at}.attempts`,
+      'count',
+      false,
+      num((u) => u.attempts),
+      top ? ['upstreamAttempts'] : [],
+    );
+    for (const code of ['200', '429', '500', '503', '529', 'reset', 'timeout'])
+      this.add(
+        `${at}.status.${code}`,
+        'count',
+        code === '200',
+        num((u) => u.status[code] ?? 0),
+      );
+    for (const key of ['requests', 'tokens', 'quota'] as const)
+      this.add(
+        `${at}.rateLimited.${key}`,
+        'count',
+        false,
+        num((u) => u.rateLimited[key]),
+      );
+    for (const key of ['429', '5xx', 'timeout'] as const)
+      this.add(
+        `${at}.share.${key}`,
+        'share',
+        false,
+        num((u) => u.share[key]),
+      );
+    this.add(
+      `${at}.wastedTokens`,
+      'tokens',
+      false,
+      num((u) => u.wastedTokens),
+      top ? ['wastedTokens'] : [],
+    );
+    this.add(
+      `${at}.tokensServed`,
+      'tokens',
+      true,
+      num((u) => u.tokensServed),
+      top ? ['tokensServed'] : [],
+    );
   }
 
   /** `upstream.status.418` and friends: any status, counted 0 when it never came. */
   private status(key: string, prefix: string, code: string): Metric {
     const like = this.metrics.get(`${prefix}status.200`)!;
-    return { name: key, unit: 'count', higherIsBetter: false, value: (r) => (like.value(r) === null ? null : statusOf(r, prefix, code)) };
+    return {
+      name: key,
+      unit: 'count',
+      higherIsBetter: false,
+      value: (r) => (like.value(r) === null ? null : statusOf(r, prefix, code)),
+    };
   }
 }
 

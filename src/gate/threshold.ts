@@ -30,7 +30,8 @@ const SCALE: Record<MetricUnit, Record<string, number>> = {
  * (`successRate > 95` means 95 %, surely). `name` is the metric as written, for messages.
  */
 export function parseThreshold(text: string, metric: Metric, name: string): number {
-  const bad = (why: string): GateError => new GateError(`${JSON.stringify(text)} does not fit ${name}${why}: ${name} is ${HOW[metric.unit]}`);
+  const bad = (why: string): GateError =>
+    new GateError(`${JSON.stringify(text)} does not fit ${name}${why}: ${name} is ${HOW[metric.unit]}`);
   if (metric.unit === 'ms') {
     const ms = parseDuration(text.replace(/min$/, 'm'));
     if (ms === undefined || /^[\d.]+$/.test(text)) throw bad(/^[\d.]+$/.test(text) ? ' (no unit)' : '');

@@ -62,11 +62,24 @@ const DEFAULT_MAX_BUFFERED = 4 * 1024 * 1024;
 /** Builds the one `Guard` behind an integration and checks the HTTP-only options. */
 export function createHttpGuard(options: EngineHttpOptions = {}): HttpGuard {
   const targets = options.targets?.map((t, i) => toOrigin(t, i));
-  const guard = new Guard({ ...options, clock: options.clock ?? systemClock, random: options.random ?? systemRandom(), targets });
+  const guard = new Guard({
+    ...options,
+    clock: options.clock ?? systemClock,
+    random: options.random ?? systemRandom(),
+    targets,
+  });
   const max = options.maxBufferedRequestBytes ?? DEFAULT_MAX_BUFFERED;
-  if (!(max >= 0 && max < Infinity)) throw new OptionError(`maxBufferedRequestBytes must be a finite number >= 0, got ${String(max)}`);
-  if (options.keys !== undefined && typeof options.keys !== 'function') throw new OptionError(`keys must be a function, got ${typeof options.keys}`);
-  return { guard, estimator: options.estimator, origins: targets && new Set(targets), keys: options.keys, maxBufferedRequestBytes: max };
+  if (!(max >= 0 && max < Infinity))
+    throw new OptionError(`maxBufferedRequestBytes must be a finite number >= 0, got ${String(max)}`);
+  if (options.keys !== undefined && typeof options.keys !== 'function')
+    throw new OptionError(`keys must be a function, got ${typeof options.keys}`);
+  return {
+    guard,
+    estimator: options.estimator,
+    origins: targets && new Set(targets),
+    keys: options.keys,
+    maxBufferedRequestBytes: max,
+  };
 }
 
 /** `https://api.example.com/` → `https://api.example.com`; a path, query or non-URL is refused. */
@@ -75,10 +88,14 @@ function toOrigin(target: unknown, i: number): string {
   try {
     url = new URL(String(target));
   } catch {
-    throw new OptionError(`targets[${i}] must be an origin like https://api.example.com, got ${JSON.stringify(target)}`);
+    throw new OptionError(
+      `targets[${i}] must be an origin like https://api.example.com, got ${JSON.stringify(target)}`,
+    );
   }
   if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '' || url.origin === 'null') {
-    throw new OptionError(`targets[${i}] must be an origin (scheme://host[:port], no path), got ${JSON.stringify(target)}`);
+    throw new OptionError(
+      `targets[${i}] must be an origin (scheme://host[:port], no path), got ${JSON.stringify(target)}`,
+    );
   }
   return url.origin;
 }

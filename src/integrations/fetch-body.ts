@@ -19,21 +19,43 @@ export function inputUrl(input: string | URL | Request): string {
  * Reads what `fetch(input, init)` would send. A `Request` input is unpacked into an init; a
  * stream body is read into memory up to `maxBytes` (a larger one is passed on as a stream).
  */
-export async function fetchRequest(input: string | URL | Request, init: RequestInit | undefined, maxBytes: number): Promise<FetchRequest> {
+export async function fetchRequest(
+  input: string | URL | Request,
+  init: RequestInit | undefined,
+  maxBytes: number,
+): Promise<FetchRequest> {
   let merged: RequestInit = init ?? {};
   if (typeof input !== 'string' && !(input instanceof URL)) {
-    const body = init?.body !== undefined ? init.body : input.body === null ? undefined : new Uint8Array(await input.arrayBuffer());
-    merged = { method: input.method, headers: input.headers, signal: input.signal, redirect: input.redirect, ...init, body };
+    const body =
+      init?.body !== undefined
+        ? init.body
+        : input.body === null
+          ? undefined
+          : new Uint8Array(await input.arrayBuffer());
+    merged = {
+      method: input.method,
+      headers: input.headers,
+      signal: input.signal,
+      redirect: input.redirect,
+      ...init,
+      body,
+    };
   }
   const url = inputUrl(input);
   const body = merged.body;
   if (body == null || typeof body === 'string') return { url, init: merged, text: body ?? undefined, oversize: false };
   if (body instanceof ArrayBuffer) return { url, init: merged, text: new Uint8Array(body), oversize: false };
-  if (ArrayBuffer.isView(body)) return { url, init: merged, text: new Uint8Array(body.buffer, body.byteOffset, body.byteLength), oversize: false };
+  if (ArrayBuffer.isView(body))
+    return { url, init: merged, text: new Uint8Array(body.buffer, body.byteOffset, body.byteLength), oversize: false };
   if (!isStream(body)) return { url, init: merged, text: undefined, oversize: false }; // Blob, FormData, URLSearchParams replay as they are
   const prepared = await prepareBody(body, maxBytes);
   if (prepared.kind === 'oversize') {
-    return { url, init: { ...merged, body: toWebStream(prepared.body), duplex: 'half' } as RequestInit, text: undefined, oversize: true };
+    return {
+      url,
+      init: { ...merged, body: toWebStream(prepared.body), duplex: 'half' } as RequestInit,
+      text: undefined,
+      oversize: true,
+    };
   }
   const bytes = prepared.body as Uint8Array;
   const rest = { ...merged, body: bytes } as RequestInit & { duplex?: string };

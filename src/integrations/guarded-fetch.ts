@@ -53,7 +53,12 @@ export function guardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
     const req = await fetchRequest(input, init, h.maxBufferedRequestBytes);
     if (req.oversize) return base(req.url, req.init);
     const json = readJsonBody(req.text);
-    const info: HttpRequestInfo = { method: req.init.method ?? 'GET', url: req.url, json, header: lazyHeaders(req.init.headers) };
+    const info: HttpRequestInfo = {
+      method: req.init.method ?? 'GET',
+      url: req.url,
+      json,
+      header: lazyHeaders(req.init.headers),
+    };
     const call = new FetchCall(base, req, isStreamRequest(json), h.origins === undefined ? undefined : pathOf(url));
     const run = h.guard.run((ctx) => call.attempt(ctx), {
       tokens: estimateRequestTokens(json, h.estimator),
@@ -99,7 +104,8 @@ class FetchCall {
     const res = await this.base(url, { ...this.req.init, signal: ctx.signal ?? this.req.init.signal });
     this.last = res;
     const { status, headers } = res;
-    if (status < 200 || status >= 300) return { response: res, result: answerResult(status, headers, await errorBody(res)), usage: undefined };
+    if (status < 200 || status >= 300)
+      return { response: res, result: answerResult(status, headers, await errorBody(res)), usage: undefined };
     if (res.body !== null && (this.streaming || (headers.get('content-type') ?? '').startsWith('text/event-stream'))) {
       this.last = undefined;
       return this.stream(ctx, res);
@@ -124,7 +130,11 @@ class FetchCall {
         if (end.how !== 'error') return resolve({ response: res, result: { status, headers }, usage: sse.total() });
         const timedOut = ctx.signal?.aborted === true && this.req.init.signal?.aborted !== true;
         const error = timedOut ? (ctx.signal!.reason as unknown) : end.error;
-        resolve({ response: res, result: brokenStreamResult(error, this.req.init.signal?.aborted === true), usage: undefined });
+        resolve({
+          response: res,
+          result: brokenStreamResult(error, this.req.init.signal?.aborted === true),
+          usage: undefined,
+        });
       };
       const body = tapStream(res.body!, (chunk) => sse.push(chunk), onEnd);
       this.commit(new Response(body, { status, statusText: res.statusText, headers }));

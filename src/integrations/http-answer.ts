@@ -12,7 +12,11 @@ const decoder = new TextDecoder();
  * and looks like JSON, and passed as text when not, so `classify` finds the provider's error
  * `code`/`type` and message.
  */
-export function answerResult(status: number, headers: HeaderSource, body: Uint8Array | string | undefined): AttemptResult {
+export function answerResult(
+  status: number,
+  headers: HeaderSource,
+  body: Uint8Array | string | undefined,
+): AttemptResult {
   if (status >= 200 && status < 300) return { status, headers };
   if (body === undefined || body.length === 0 || body.length > MAX_ERROR_BODY_BYTES) return { status, headers };
   const text = typeof body === 'string' ? body : decoder.decode(body);

@@ -33,16 +33,44 @@ class MetricSet {
 
   constructor(registry: Registry, p: string) {
     const registers = [registry];
-    const set = this;
-    const counter = <L extends string>(name: string, help: string, labelNames: L[]): Counter<L> => new Counter({ name: p + name, help, labelNames, registers });
-    this.attempts = counter('attempts_total', 'Attempts sent to the upstream; retry="true" for retries on the same target.', ['guard', 'target', 'retry']);
-    this.retries = counter('retries_total', 'Retries planned after a failed attempt, by error class.', ['guard', 'target', 'class']);
-    this.shed = counter('shed_total', 'Calls refused locally before reaching the upstream, by reason.', ['guard', 'target', 'reason']);
-    this.fallbacks = counter('fallbacks_total', 'Calls moved to the next target of the fallback chain.', ['guard', 'from', 'to', 'why']);
+    const counter = <L extends string>(name: string, help: string, labelNames: L[]): Counter<L> =>
+      new Counter({ name: p + name, help, labelNames, registers });
+    this.attempts = counter(
+      'attempts_total',
+      'Attempts sent to the upstream; retry="true" for retries on the same target.',
+      ['guard', 'target', 'retry'],
+    );
+    this.retries = counter('retries_total', 'Retries planned after a failed attempt, by error class.', [
+      'guard',
+      'target',
+      'class',
+    ]);
+    this.shed = counter('shed_total', 'Calls refused locally before reaching the upstream, by reason.', [
+      'guard',
+      'target',
+      'reason',
+    ]);
+    this.fallbacks = counter('fallbacks_total', 'Calls moved to the next target of the fallback chain.', [
+      'guard',
+      'from',
+      'to',
+      'why',
+    ]);
     this.trips = counter('breaker_trips_total', 'Circuit breaker trips, by cause.', ['guard', 'target', 'cause']);
-    this.reserved = counter('tokens_reserved_total', 'Tokens reserved from the limiter before attempts (estimates; a reservation released when a later check refuses the call counts too).', ['guard', 'target']);
-    this.used = counter('tokens_used_total', 'Tokens the upstream reported for settled reservations.', ['guard', 'target']);
-    this.storeOutages = counter('store_unavailable_total', 'Times the shared store became unreachable (the engine then decides on local state).', ['store']);
+    this.reserved = counter(
+      'tokens_reserved_total',
+      'Tokens reserved from the limiter before attempts (estimates; a reservation released when a later check refuses the call counts too).',
+      ['guard', 'target'],
+    );
+    this.used = counter('tokens_used_total', 'Tokens the upstream reported for settled reservations.', [
+      'guard',
+      'target',
+    ]);
+    this.storeOutages = counter(
+      'store_unavailable_total',
+      'Times the shared store became unreachable (the engine then decides on local state).',
+      ['store'],
+    );
     // Gauges read the guards' state when scraped: nothing is kept up to date on the hot path.
     const gauge = (name: string, help: string, labelNames: string[], read: (g: Gauge) => void): Gauge =>
       new Gauge({
@@ -56,17 +84,28 @@ class MetricSet {
         },
       });
     const each = (fn: (g: GuardCore, s: ReturnType<GuardCore['snapshot']>, name: string) => void): void => {
-      for (const g of set.guards) fn(g, g.snapshot(g.clock.now()), g.options.name);
+      for (const g of this.guards) fn(g, g.snapshot(g.clock.now()), g.options.name);
     };
-    gauge('breaker_state', 'Circuit breaker state: 1 for the current state, 0 for the others.', ['guard', 'target', 'state'], (m) =>
-      each((_, s, guard) => {
-        for (const t of s.targets) if (t.breaker) for (const state of BREAKER_STATES) m.set({ guard, target: t.name, state }, t.breaker.state === state ? 1 : 0);
-      }),
+    gauge(
+      'breaker_state',
+      'Circuit breaker state: 1 for the current state, 0 for the others.',
+      ['guard', 'target', 'state'],
+      (m) =>
+        each((_, s, guard) => {
+          for (const t of s.targets)
+            if (t.breaker)
+              for (const state of BREAKER_STATES)
+                m.set({ guard, target: t.name, state }, t.breaker.state === state ? 1 : 0);
+        }),
     );
-    gauge('throttle_drop_probability', 'Adaptive throttle: the probability the next request is dropped.', ['guard', 'target'], (m) =>
-      each((_, s, guard) => {
-        for (const t of s.targets) if (t.throttle) m.set({ guard, target: t.name }, t.throttle.dropProbability);
-      }),
+    gauge(
+      'throttle_drop_probability',
+      'Adaptive throttle: the probability the next request is dropped.',
+      ['guard', 'target'],
+      (m) =>
+        each((_, s, guard) => {
+          for (const t of s.targets) if (t.throttle) m.set({ guard, target: t.name }, t.throttle.dropProbability);
+        }),
     );
     gauge('retry_budget_balance', 'Retry budget: retries the window still allows.', ['guard'], (m) =>
       each((_, s, guard) => {
@@ -88,9 +127,14 @@ class MetricSet {
         if (s.concurrency) m.set({ guard }, s.concurrency.queued);
       }),
     );
-    gauge('store_available', 'Shared store: 1 while it answers, 0 while the engine runs on local state.', ['store'], (m) => {
-      for (const s of set.stores) m.set({ store: s.prefix }, s.available ? 1 : 0);
-    });
+    gauge(
+      'store_available',
+      'Shared store: 1 while it answers, 0 while the engine runs on local state.',
+      ['store'],
+      (m) => {
+        for (const s of this.stores) m.set({ store: s.prefix }, s.available ? 1 : 0);
+      },
+    );
   }
 }
 

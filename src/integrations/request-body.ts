@@ -4,7 +4,11 @@
  * in which case it cannot be replayed and goes out once, unguarded (`oversize`).
  */
 export type PreparedBody =
-  | { kind: 'replayable'; body: string | Uint8Array | FormData | null | undefined; text: string | Uint8Array | undefined }
+  | {
+      kind: 'replayable';
+      body: string | Uint8Array | FormData | null | undefined;
+      text: string | Uint8Array | undefined;
+    }
   | { kind: 'oversize'; body: AsyncIterable<Uint8Array> };
 
 type AnyIterator = Iterator<unknown> | AsyncIterator<unknown>;
@@ -22,9 +26,13 @@ export function prepareBody(body: unknown, maxBytes: number): PreparedBody | Pro
     const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     return { kind: 'replayable', body: bytes, text: bytes };
   }
-  const b = body as { [Symbol.asyncIterator]?: () => AsyncIterator<unknown>; [Symbol.iterator]?: () => Iterator<unknown> };
+  const b = body as {
+    [Symbol.asyncIterator]?: () => AsyncIterator<unknown>;
+    [Symbol.iterator]?: () => Iterator<unknown>;
+  };
   const it: AnyIterator | undefined = b[Symbol.asyncIterator]?.() ?? b[Symbol.iterator]?.();
-  if (it === undefined) throw new TypeError(`stormlab: unsupported request body of type ${Object.prototype.toString.call(body)}`);
+  if (it === undefined)
+    throw new TypeError(`stormlab: unsupported request body of type ${Object.prototype.toString.call(body)}`);
   return collect(it, maxBytes);
 }
 
@@ -55,5 +63,7 @@ async function* rest(head: Buffer[], it: AnyIterator): AsyncGenerator<Uint8Array
 function toBuffer(chunk: unknown): Buffer {
   if (typeof chunk === 'string') return Buffer.from(chunk);
   if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  throw new TypeError(`stormlab: request body chunks must be strings or bytes, got ${Object.prototype.toString.call(chunk)}`);
+  throw new TypeError(
+    `stormlab: request body chunks must be strings or bytes, got ${Object.prototype.toString.call(chunk)}`,
+  );
 }

@@ -34,7 +34,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function estimateRequestTokens(json: unknown, estimator: TokenEstimator | undefined): number {
   if (!isObject(json)) return 0;
   const input = json.input;
-  if (json.messages === undefined && json.prompt === undefined && json.system === undefined && input === undefined) return 0;
+  if (json.messages === undefined && json.prompt === undefined && json.system === undefined && input === undefined)
+    return 0;
   const tokens = estimateChatTokens(json as ChatTokenRequest, estimator);
   if (typeof input !== 'string') return tokens;
   return tokens + (estimator ? estimator.estimate(input) : Math.ceil(input.length / 3));

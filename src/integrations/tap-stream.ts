@@ -5,7 +5,11 @@ export type TapEnd = { how: 'end' } | { how: 'error'; error: unknown } | { how: 
  * A stream that passes `body` through chunk by chunk, showing each chunk to `onChunk` and
  * telling `onEnd` once how it ended. Pull-based, so the reader's pace is the upstream's.
  */
-export function tapStream(body: ReadableStream<Uint8Array>, onChunk: (chunk: Uint8Array) => void, onEnd: (end: TapEnd) => void): ReadableStream<Uint8Array> {
+export function tapStream(
+  body: ReadableStream<Uint8Array>,
+  onChunk: (chunk: Uint8Array) => void,
+  onEnd: (end: TapEnd) => void,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let ended = false;
   const finish = (end: TapEnd): void => {

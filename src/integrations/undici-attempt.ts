@@ -21,7 +21,12 @@ export interface UndiciAnswer {
 /** The side that receives a committed (streamed) answer: the guarded request's own handler. */
 export interface CommitSink {
   /** Passes the response start on; the live controller takes over the caller's pause and resume. */
-  commit(controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders, message: string | undefined): void;
+  commit(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: IncomingHttpHeaders,
+    message: string | undefined,
+  ): void;
   data(controller: Dispatcher.DispatchController, chunk: Buffer): void;
   end(trailers: IncomingHttpHeaders): void;
   error(err: Error): void;
@@ -65,7 +70,12 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     if (this.pendingAbort !== undefined) controller.abort(this.pendingAbort);
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders, message?: string): void {
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: IncomingHttpHeaders,
+    message?: string,
+  ): void {
     this.status = status;
     this.headers = headers;
     this.message = message;

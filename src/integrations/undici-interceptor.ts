@@ -2,7 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { AttemptContext, Guard } from '../engine/guard.js';
 import { header as headerOf, type HeaderSource } from '../engine/headers.js';
-import { createHttpGuard, targetOrigin, type EngineHttpOptions, type HttpGuard, type HttpRequestInfo } from './engine-http-options.js';
+import {
+  createHttpGuard,
+  targetOrigin,
+  type EngineHttpOptions,
+  type HttpGuard,
+  type HttpRequestInfo,
+} from './engine-http-options.js';
 import { prepareBody, type PreparedBody } from './request-body.js';
 import { estimateRequestTokens, isStreamRequest, readJsonBody, requestKeys } from './request-estimate.js';
 import { AttemptHandler, OuterController, type CommitSink, type UndiciAnswer } from './undici-attempt.js';
@@ -77,7 +83,11 @@ class GuardedRequest implements CommitSink {
     } catch (err) {
       return this.fail(err);
     }
-    if (prepared instanceof Promise) prepared.then((p) => this.run(p), (err: unknown) => this.fail(err));
+    if (prepared instanceof Promise)
+      prepared.then(
+        (p) => this.run(p),
+        (err: unknown) => this.fail(err),
+      );
     else this.run(prepared);
   }
 
@@ -85,7 +95,10 @@ class GuardedRequest implements CommitSink {
     if (this.outer.aborted) return this.fail(this.outer.reason);
     if (prepared.kind === 'oversize') {
       // Cannot be replayed: sent once, unguarded, every byte of the answer passed straight on.
-      this.attempt(undefined, prepared.body, true).then((a) => (a.committed ? undefined : this.replay(a)), (err: unknown) => this.fail(err));
+      this.attempt(undefined, prepared.body, true).then(
+        (a) => (a.committed ? undefined : this.replay(a)),
+        (err: unknown) => this.fail(err),
+      );
       return;
     }
     const json = readJsonBody(prepared.text);
@@ -93,8 +106,17 @@ class GuardedRequest implements CommitSink {
     const keys = requestKeys(this.h, this.info(json));
     const streaming = isStreamRequest(json);
     this.h.guard
-      .run((ctx) => this.attempt(ctx, prepared.body, streaming), { tokens, keys, signal: this.ac.signal, classify: (a) => a.result, usage: (a) => a.usage })
-      .then((answer) => (answer.committed ? undefined : this.replay(answer)), (err: unknown) => this.fail(err));
+      .run((ctx) => this.attempt(ctx, prepared.body, streaming), {
+        tokens,
+        keys,
+        signal: this.ac.signal,
+        classify: (a) => a.result,
+        usage: (a) => a.usage,
+      })
+      .then(
+        (answer) => (answer.committed ? undefined : this.replay(answer)),
+        (err: unknown) => this.fail(err),
+      );
   }
 
   private attempt(ctx: AttemptContext | undefined, body: unknown, streaming: boolean): Promise<UndiciAnswer> {
@@ -104,11 +126,13 @@ class GuardedRequest implements CommitSink {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<UndiciAnswer>((resolve, reject) => {
       const onAbort = (): void => ah.abort(signal!.reason as Error);
-      const done = <T>(fn: (v: T) => void) => (v: T): void => {
-        signal?.removeEventListener('abort', onAbort);
-        this.current = undefined;
-        fn(v);
-      };
+      const done =
+        <T>(fn: (v: T) => void) =>
+        (v: T): void => {
+          signal?.removeEventListener('abort', onAbort);
+          this.current = undefined;
+          fn(v);
+        };
       const ah = new AttemptHandler(this, streaming || ctx === undefined, done(resolve), done(reject));
       this.current = ah;
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -157,7 +181,12 @@ class GuardedRequest implements CommitSink {
     }
   }
 
-  commit(controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders, message: string | undefined): void {
+  commit(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: IncomingHttpHeaders,
+    message: string | undefined,
+  ): void {
     this.live = controller;
     this.outer.rawHeaders = controller.rawHeaders;
     if (this.outer.paused) controller.pause();
@@ -230,7 +259,8 @@ function requestHeader(headers: Dispatcher.DispatchOptions['headers'], name: str
   }
   if (typeof (headers as { get?: unknown }).get === 'function') return headerOf(headers as HeaderSource, name);
   if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
-    for (const [k, v] of headers as Iterable<[string, string | string[] | undefined]>) if (k.toLowerCase() === name) return scalar(v);
+    for (const [k, v] of headers as Iterable<[string, string | string[] | undefined]>)
+      if (k.toLowerCase() === name) return scalar(v);
     return undefined;
   }
   return headerOf(headers as HeaderSource, name);

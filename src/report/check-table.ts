@@ -36,7 +36,9 @@ export function checkTable(checks: readonly Check[], opts: Partial<CheckTableOpt
   const lines: string[] = [];
   for (const c of checks) {
     const mark = paint(MARK[c.status].padEnd(wm), c.status, color);
-    lines.push(`${mark}  ${c.group.padEnd(wg)}  ${c.name.padEnd(wn)}  ${(c.actual || '—').padStart(wa)}  ${c.expected}`.trimEnd());
+    lines.push(
+      `${mark}  ${c.group.padEnd(wg)}  ${c.name.padEnd(wn)}  ${(c.actual || '—').padStart(wa)}  ${c.expected}`.trimEnd(),
+    );
     if (c.status !== 'pass' && c.message !== undefined) lines.push(`${' '.repeat(wm + 2)}${c.message}`);
   }
   lines.push(verdict(opts.verdictOf ?? checks));

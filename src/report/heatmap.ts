@@ -1,4 +1,4 @@
-import { formatFigure, type FigureUnit } from './format.js';
+import { formatFigure } from './format.js';
 import { formatMetric } from './html/metric-format.js';
 import type { SweepFile } from './sweep-file.js';
 
@@ -65,7 +65,9 @@ export function heatmap(grid: HeatmapGrid, opts: HeatmapOptions): string {
   const lead = opts.color ? 1 : 3;
   const tail = opts.color ? ' ' : '';
   const head = `${''.padStart(labelWidth)} ${grid.cols.map((c) => `${c.padStart(valueWidth + lead)}${tail}`).join(' ')}`;
-  const rows = grid.cells.map((row, i) => `${grid.rows[i].padStart(labelWidth)} ${row.map((v, j) => cell(v, text[i][j])).join(' ')}`);
+  const rows = grid.cells.map(
+    (row, i) => `${grid.rows[i].padStart(labelWidth)} ${row.map((v, j) => cell(v, text[i][j])).join(' ')}`,
+  );
   const lines = [grid.title, head.trimEnd(), ...rows, legend(grid, span, opts)];
   if (grid.note !== undefined) lines.push(grid.note);
   return `${lines.join('\n')}\n`;
@@ -114,7 +116,9 @@ export function sweepGrid(file: SweepFile): HeatmapGrid {
   // A cell no point was simulated in: every combination there was refused.
   const refusedCells = (file.refused?.length ?? 0) > 0 && seen.some((r) => r.some((s) => !s));
   const notes = [
-    ...(others.length === 0 ? [] : [`each cell: the best over ${others.map((p) => `${p.path} (${p.values.length} values)`).join(', ')}`]),
+    ...(others.length === 0
+      ? []
+      : [`each cell: the best over ${others.map((p) => `${p.path} (${p.values.length} values)`).join(', ')}`]),
     ...(refusedCells ? ['— where the values are refused (see the table)'] : []),
   ];
   return {

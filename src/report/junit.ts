@@ -8,7 +8,10 @@ import { tally } from './check.js';
  */
 function xml(text: string): string {
   return text
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
+    .replace(
+      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+      '',
+    )
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -31,7 +34,9 @@ export function junitXml(suite: string, checks: readonly Check[]): string {
   for (const group of groups) {
     const mine = checks.filter((c) => c.group === group);
     const t = tally(mine);
-    lines.push(`  <testsuite name="${xml(`${suite} · ${group}`)}" tests="${mine.length}" failures="${t.fail}" skipped="${t.skip}" errors="0">`);
+    lines.push(
+      `  <testsuite name="${xml(`${suite} · ${group}`)}" tests="${mine.length}" failures="${t.fail}" skipped="${t.skip}" errors="0">`,
+    );
     for (const c of mine) lines.push(...testCase(suite, c));
     lines.push('  </testsuite>');
   }
@@ -43,7 +48,8 @@ function testCase(suite: string, c: Check): string[] {
   const open = `    <testcase classname="${xml(`${suite}.${c.group}`)}" name="${xml(c.name)}"`;
   const figures = `actual ${c.actual || '—'}, expected ${c.expected}`;
   if (c.status === 'pass') return [`${open}/>`];
-  if (c.status === 'skip') return [`${open}>`, `      <skipped message="${xml(c.message ?? 'not judged')}"/>`, '    </testcase>'];
+  if (c.status === 'skip')
+    return [`${open}>`, `      <skipped message="${xml(c.message ?? 'not judged')}"/>`, '    </testcase>'];
   return [
     `${open}>`,
     `      <failure message="${xml(c.message ?? figures)}" type="expectation">${xml(figures)}</failure>`,

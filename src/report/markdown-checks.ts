@@ -39,7 +39,9 @@ export function markdownChecks(title: string, checks: readonly Check[]): string 
   if (checks.length === 0) return `${[...lines, '_No expectations were given._'].join('\n')}\n`;
   lines.push('| | check | variant | actual | expected | note |', '|---|---|---|---|---|---|');
   for (const c of checks) {
-    lines.push(`| ${MARK[c.status]} | ${code(c.name)} | ${md(c.group)} | ${md(c.actual || '—')} | ${md(c.expected)} | ${md(c.message ?? '')} |`);
+    lines.push(
+      `| ${MARK[c.status]} | ${code(c.name)} | ${md(c.group)} | ${md(c.actual || '—')} | ${md(c.expected)} | ${md(c.message ?? '')} |`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -21,7 +21,11 @@ function clock(model: DashboardModel): string {
 
 function figures(v: RunView): string {
   const s = v.snapshot;
-  const parts = [`goodput ${formatRate(s.goodput)}`, `429 ${formatPercent(s.upstream.share['429'])}`, `5xx ${formatPercent(s.upstream.share['5xx'])}`];
+  const parts = [
+    `goodput ${formatRate(s.goodput)}`,
+    `429 ${formatPercent(s.upstream.share['429'])}`,
+    `5xx ${formatPercent(s.upstream.share['5xx'])}`,
+  ];
   if (s.upstream.share.timeout > 0) parts.push(`timeout ${formatPercent(s.upstream.share.timeout)}`);
   return parts.join(' · ');
 }

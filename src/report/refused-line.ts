@@ -13,6 +13,9 @@ export interface RefusedExample {
  */
 export function refusedLine(skipped: number, total: number, example: RefusedExample): string {
   const eg = `e.g. ${example.point || 'no --set'}: ${example.reason}`;
-  if (skipped >= total) return total === 1 ? `the only point is refused: ${example.reason}` : `every one of the ${total} points is refused, ${eg}`;
+  if (skipped >= total)
+    return total === 1
+      ? `the only point is refused: ${example.reason}`
+      : `every one of the ${total} points is refused, ${eg}`;
   return `${skipped} of ${total} points skipped because their values are refused, ${eg}`;
 }

@@ -14,7 +14,10 @@ export type ReportInput = { kind: 'result'; file: ResultFile } | { kind: 'sweep'
 export type ReadReport = { ok: true; input: ReportInput } | { ok: false; problem: string };
 
 const SCHEMAS = [RESULT_SCHEMA, SWEEP_SCHEMA];
-const KINDS: Record<ReportInput['kind'], string> = { result: `${RESULT_SCHEMA} (from run or compare --json)`, sweep: `${SWEEP_SCHEMA} (from sweep --json)` };
+const KINDS: Record<ReportInput['kind'], string> = {
+  result: `${RESULT_SCHEMA} (from run or compare --json)`,
+  sweep: `${SWEEP_SCHEMA} (from sweep --json)`,
+};
 const KNOWN = `${KINDS.result} or ${KINDS.sweep}`;
 /** Problems named in the one line; the rest are counted. */
 const SHOWN = 3;
@@ -28,13 +31,23 @@ function show(v: unknown): string {
   return typeof v === 'object' ? 'an object' : String(v);
 }
 
-const TYPE_WORDS: Record<string, string> = { number: 'a number', string: 'a string', array: 'an array', object: 'an object', boolean: 'true or false' };
+const TYPE_WORDS: Record<string, string> = {
+  number: 'a number',
+  string: 'a string',
+  array: 'an array',
+  object: 'an object',
+  boolean: 'true or false',
+};
 
 /** zod's issues in the words the rest of stormlab uses: `expected a number, got "x"`. */
 const errorMap: z.core.$ZodErrorMap = (iss) => {
-  const got = (what: string): string => (iss.input === undefined ? `missing, expected ${what}` : `expected ${what}, got ${show(iss.input)}`);
+  const got = (what: string): string =>
+    iss.input === undefined ? `missing, expected ${what}` : `expected ${what}, got ${show(iss.input)}`;
   if (iss.code === 'invalid_type') return got(TYPE_WORDS[iss.expected] ?? iss.expected);
-  if (iss.code === 'too_small') return iss.origin === 'array' ? `expected at least ${String(iss.minimum)} entry, got none` : got(`a number above ${String(iss.minimum)}`);
+  if (iss.code === 'too_small')
+    return iss.origin === 'array'
+      ? `expected at least ${String(iss.minimum)} entry, got none`
+      : got(`a number above ${String(iss.minimum)}`);
   if (iss.code === 'invalid_union') return got('a number, a string or true/false');
   if (iss.code === 'invalid_value') return got(iss.values.map((v) => JSON.stringify(v)).join(' or '));
   return got('a valid value');
@@ -48,7 +61,8 @@ function issuesLine(source: string, issues: readonly z.core.$ZodIssue[]): string
 
 /** Which file this is, by its `schema` field. */
 function kindOf(doc: unknown, source: string): ReportInput['kind'] | string {
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return `${source}: expected a JSON object with a "schema" field, got ${show(doc)}`;
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    return `${source}: expected a JSON object with a "schema" field, got ${show(doc)}`;
   const schema = (doc as { schema?: unknown }).schema;
   if (schema === RESULT_SCHEMA) return 'result';
   if (schema === SWEEP_SCHEMA) return 'sweep';
@@ -62,17 +76,28 @@ function kindOf(doc: unknown, source: string): ReportInput['kind'] | string {
  * unknown or missing `schema`, and the JSON paths of the first shape problems, all as one line.
  * `accept` narrows the kinds a command takes (`diff` takes results only).
  */
-export function readReportInput(text: string, source: string, accept: ReadonlyArray<ReportInput['kind']> = ['result', 'sweep']): ReadReport {
+export function readReportInput(
+  text: string,
+  source: string,
+  accept: ReadonlyArray<ReportInput['kind']> = ['result', 'sweep'],
+): ReadReport {
   if (text.trim() === '') return { ok: false, problem: `${source}: the file is empty, expected ${KNOWN}` };
   // Editors on Windows may start the file with a byte-order mark; JSON.parse would refuse it.
   const parsed = parseText(text.replace(/^\uFEFF/, ''), 'json');
   if (!parsed.ok) return { ok: false, problem: `${source}:${parsed.problems[0]}` };
   const kind = kindOf(parsed.doc, source);
   if (kind !== 'result' && kind !== 'sweep') return { ok: false, problem: kind };
-  if (!accept.includes(kind)) return { ok: false, problem: `${source}: a ${kind} file (${kind === 'result' ? RESULT_SCHEMA : SWEEP_SCHEMA}), expected ${accept.map((k) => KINDS[k]).join(' or ')}` };
+  if (!accept.includes(kind))
+    return {
+      ok: false,
+      problem: `${source}: a ${kind} file (${kind === 'result' ? RESULT_SCHEMA : SWEEP_SCHEMA}), expected ${accept.map((k) => KINDS[k]).join(' or ')}`,
+    };
   const schema = kind === 'result' ? resultFileSchema : sweepFileSchema;
   const r = schema.safeParse(parsed.doc, { error: errorMap });
   if (!r.success) return { ok: false, problem: issuesLine(source, r.error.issues) };
   // The checked document itself (loose objects kept every field), typed as what wrote it.
-  return { ok: true, input: kind === 'result' ? { kind, file: parsed.doc as ResultFile } : { kind, file: parsed.doc as SweepFile } };
+  return {
+    ok: true,
+    input: kind === 'result' ? { kind, file: parsed.doc as ResultFile } : { kind, file: parsed.doc as SweepFile },
+  };
 }

@@ -19,7 +19,14 @@ interface Cell {
 type Row = { label: string; cells?: Cell[] };
 
 const GAP = 2;
-const ANSI: Record<Health | 'bold' | 'dim', string> = { good: '32', warn: '33', bad: '31', none: '', bold: '1', dim: '2' };
+const ANSI: Record<Health | 'bold' | 'dim', string> = {
+  good: '32',
+  warn: '33',
+  bad: '31',
+  none: '',
+  bold: '1',
+  dim: '2',
+};
 
 /** Health of a value where lower is better: good up to `ok`, warning up to `warn`. */
 function lower(x: number, ok: number, warn: number): Health {
@@ -37,12 +44,17 @@ const share = (x: number): Cell => cell(formatPercent(x), lower(x, 0.01, 0.1));
 
 function recovery(v: RunResult): Cell {
   if (!v.series.faultActive.some((f) => f > 0)) return cell('—');
-  return v.recoveryMs === null ? cell('never', 'bad') : cell(formatMs(v.recoveryMs), v.recoveryMs === 0 ? 'good' : 'warn');
+  return v.recoveryMs === null
+    ? cell('never', 'bad')
+    : cell(formatMs(v.recoveryMs), v.recoveryMs === 0 ? 'good' : 'warn');
 }
 
 function wasted(v: RunResult): Cell {
   const { wastedTokens, tokensServed } = v.upstream;
-  return cell(formatCount(wastedTokens), lower(tokensServed > 0 ? wastedTokens / tokensServed : wastedTokens, 0.01, 0.1));
+  return cell(
+    formatCount(wastedTokens),
+    lower(tokensServed > 0 ? wastedTokens / tokensServed : wastedTokens, 0.01, 0.1),
+  );
 }
 
 function runRows(vs: RunResult[]): Row[] {
@@ -66,7 +78,10 @@ function runRows(vs: RunResult[]): Row[] {
 /** Rows for one layer, matched by name across variants ('—' where a variant lacks it). */
 function layerRows(name: string, vs: RunResult[]): Row[] {
   const layers = vs.map((v) => v.layers.find((l) => l.name === name));
-  const row = (label: string, f: (l: LayerResult) => Cell): Row => ({ label: `  ${label}`, cells: layers.map((l) => (l ? f(l) : cell('—'))) });
+  const row = (label: string, f: (l: LayerResult) => Cell): Row => ({
+    label: `  ${label}`,
+    cells: layers.map((l) => (l ? f(l) : cell('—'))),
+  });
   const reasons = SHED_REASONS.filter((r) => layers.some((l) => (l?.shed[r] ?? 0) > 0));
   const shedRows = reasons.length
     ? reasons.map((r) => row(`shed: ${r}`, (l) => cell(formatCount(l.shed[r] ?? 0))))
@@ -113,7 +128,14 @@ function wrap(parts: string[], width: number): string[] {
 function headline(vs: RunResult[], width: number): string[] {
   if (vs.length === 1) {
     const v = vs[0];
-    return wrap([`amplification ${formatTimes(v.amplification)}`, `goodput ${formatRate(v.goodput)}`, `success ${formatPercent(v.successRate)}`], width);
+    return wrap(
+      [
+        `amplification ${formatTimes(v.amplification)}`,
+        `goodput ${formatRate(v.goodput)}`,
+        `success ${formatPercent(v.successRate)}`,
+      ],
+      width,
+    );
   }
   const parts = vs.map((v) => `${v.name} ${formatTimes(v.amplification)}`);
   return wrap([`amplification ${parts[0]}`, ...parts.slice(1)], width);
@@ -127,7 +149,8 @@ function block(rows: Row[], vs: RunResult[], from: number, to: number, o: Summar
     const w = Math.min(room, Math.max(v.name.length, ...rows.map((r) => r.cells?.[from + j].text.length ?? 0)));
     return { name: truncate(v.name, w), w };
   });
-  const head = ' '.repeat(labelW) + cols.map((c) => ' '.repeat(GAP) + paint(c.name.padStart(c.w), 'bold', o.color)).join('');
+  const head =
+    ' '.repeat(labelW) + cols.map((c) => ' '.repeat(GAP) + paint(c.name.padStart(c.w), 'bold', o.color)).join('');
   const body = rows.map((r) => {
     if (!r.cells) return paint(truncate(r.label, o.width), 'bold', o.color);
     const cells = cols.map((c, j) => {
@@ -142,7 +165,8 @@ function block(rows: Row[], vs: RunResult[], from: number, to: number, o: Summar
 /** Splits the variants into blocks that each fit the width side by side. */
 function blocks(rows: Row[], vs: RunResult[], o: SummaryTableOptions): string[][] {
   const labelW = Math.max(...rows.map((r) => r.label.length));
-  const widthOf = (i: number): number => GAP + Math.max(vs[i].name.length, ...rows.map((r) => r.cells?.[i].text.length ?? 0));
+  const widthOf = (i: number): number =>
+    GAP + Math.max(vs[i].name.length, ...rows.map((r) => r.cells?.[i].text.length ?? 0));
   const out: string[][] = [];
   let from = 0;
   while (from < vs.length) {

@@ -86,7 +86,10 @@ export function sweepJson(file: SweepFile): string {
   const text = JSON.stringify(file, null, 2);
   // An array holding no object or array is plain values: `[\n  1.5,\n  0.1\n]` → `[1.5, 0.1]`.
   // Strings cannot hold a raw newline in JSON, so `,\n` only ever separates elements.
-  const flat = text.replace(/\[\n\s*([^[\]{}\n]*(?:,\n\s*[^[\]{}\n]*)*)\n\s*\]/g, (_, inner: string) => `[${inner.split(/,\n\s*/).join(', ')}]`);
+  const flat = text.replace(
+    /\[\n\s*([^[\]{}\n]*(?:,\n\s*[^[\]{}\n]*)*)\n\s*\]/g,
+    (_, inner: string) => `[${inner.split(/,\n\s*/).join(', ')}]`,
+  );
   return `${flat}\n`;
 }
 
@@ -116,13 +119,19 @@ function csvField(v: number | string | boolean | null): string {
  */
 export function sweepCsv(file: SweepFile): string {
   const anyRefused = (file.refused?.length ?? 0) > 0;
-  const head = [...file.params.map((p) => p.path), ...CSV_FIGURES.map(([name]) => name), `metric:${file.metric}`, 'pareto', ...(anyRefused ? ['refused'] : [])];
+  const head = [
+    ...file.params.map((p) => p.path),
+    ...CSV_FIGURES.map(([name]) => name),
+    `metric:${file.metric}`,
+    'pareto',
+    ...(anyRefused ? ['refused'] : []),
+  ];
   const rows = sweepCells(file).map((c) =>
     isRefusedCell(c)
       ? [...c.values, ...CSV_FIGURES.map(() => null), null, null, c.reason]
       : [...c.values, ...CSV_FIGURES.map(([, get]) => get(c)), c.metric, c.pareto, ...(anyRefused ? [null] : [])],
   );
-  return [head, ...rows].map((r) => r.map(csvField).join(',')).join('\n') + '\n';
+  return `${[head, ...rows].map((r) => r.map(csvField).join(',')).join('\n')}\n`;
 }
 
 /** A cell of the grid: a simulated point, or one refused. */
@@ -135,6 +144,10 @@ export function isRefusedCell(c: SweepCell): c is SweepRefusedPoint {
 /** Every cell of the grid, simulated or refused, in grid order (row-major, the last parameter fastest). */
 export function sweepCells(file: SweepFile): SweepCell[] {
   if (file.refused === undefined || file.refused.length === 0) return file.points;
-  const place = (c: SweepCell): number => file.params.reduce((n, p, j) => n * p.values.length + Math.max(0, p.values.indexOf(c.values[j])), 0);
-  return [...file.points, ...file.refused].map((c) => ({ c, at: place(c) })).sort((a, b) => a.at - b.at).map((x) => x.c);
+  const place = (c: SweepCell): number =>
+    file.params.reduce((n, p, j) => n * p.values.length + Math.max(0, p.values.indexOf(c.values[j])), 0);
+  return [...file.points, ...file.refused]
+    .map((c) => ({ c, at: place(c) }))
+    .sort((a, b) => a.at - b.at)
+    .map((x) => x.c);
 }

@@ -43,11 +43,22 @@ export const sweepFileSchema = z
     for (const key of ['points', 'refused'] as const) {
       (file[key] ?? []).forEach((p, i) => {
         if (p.values.length !== file.params.length) {
-          ctx.addIssue({ code: 'custom', path: [key, i, 'values'], message: `expected ${file.params.length} values (one per param), got ${p.values.length}`, input: p.values });
+          ctx.addIssue({
+            code: 'custom',
+            path: [key, i, 'values'],
+            message: `expected ${file.params.length} values (one per param), got ${p.values.length}`,
+            input: p.values,
+          });
           return;
         }
         const off = p.values.findIndex((v, j) => !file.params[j].values.includes(v));
-        if (off >= 0) ctx.addIssue({ code: 'custom', path: [key, i, 'values', off], message: `expected one of the values of params[${off}] (${file.params[off].path}), got ${JSON.stringify(p.values[off])}`, input: p.values[off] });
+        if (off >= 0)
+          ctx.addIssue({
+            code: 'custom',
+            path: [key, i, 'values', off],
+            message: `expected one of the values of params[${off}] (${file.params[off].path}), got ${JSON.stringify(p.values[off])}`,
+            input: p.values[off],
+          });
       });
     }
   });

@@ -1,7 +1,14 @@
 import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from './format.js';
 import { formatSweepMetric, sweepHeatmap } from './heatmap.js';
 import { refusedLine } from './refused-line.js';
-import { isRefusedCell, sweepCells, type PointFigures, type SweepFile, type SweepParam, type SweepPoint } from './sweep-file.js';
+import {
+  isRefusedCell,
+  sweepCells,
+  type PointFigures,
+  type SweepFile,
+  type SweepParam,
+  type SweepPoint,
+} from './sweep-file.js';
 import { bestPoint } from './html/sweep-rows.js';
 
 export interface SweepTextOptions {
@@ -18,7 +25,11 @@ const FIGURES: Array<[string, string[], (f: PointFigures) => string]> = [
   ['goodput', ['goodput'], (f) => formatRate(f.goodput)],
   ['amplif.', ['amplification'], (f) => formatTimes(f.amplification)],
   ['success', ['successRate'], (f) => formatPercent(f.successRate)],
-  ['root p99', ['p99', 'p99Ms', 'latency.p99', 'latencyMs.p99', 'roots.p99', 'roots.latency.p99', 'roots.latencyMs.p99'], (f) => formatMs(f.p99Ms)],
+  [
+    'root p99',
+    ['p99', 'p99Ms', 'latency.p99', 'latencyMs.p99', 'roots.p99', 'roots.latency.p99', 'roots.latencyMs.p99'],
+    (f) => formatMs(f.p99Ms),
+  ],
   ['wasted', ['wastedTokens', 'upstream.wastedTokens'], (f) => formatCount(f.wastedTokens)],
 ];
 
@@ -46,7 +57,8 @@ type Style = (row: number, col: number, padded: string) => string;
 /** Text cells laid out: right-aligned columns two spaces apart, after a one-character marker column. */
 function layout(head: string[], rows: string[][], marks: string[], style: Style = (_r, _c, t) => t): string[] {
   const widths = head.map((h, j) => Math.max(h.length, ...rows.map((r) => r[j].length)));
-  const line = (cells: string[], mark: string, i: number): string => `${mark} ${cells.map((c, j) => style(i, j, c.padStart(widths[j]))).join(GAP)}`.trimEnd();
+  const line = (cells: string[], mark: string, i: number): string =>
+    `${mark} ${cells.map((c, j) => style(i, j, c.padStart(widths[j]))).join(GAP)}`.trimEnd();
   return [line(head, ' ', -1), ...rows.map((r, i) => line(r, marks[i], i))];
 }
 
@@ -62,13 +74,22 @@ export function sweepTable(file: SweepFile, opts: SweepTextOptions): string {
   const rows = cells.map((p) =>
     isRefusedCell(p)
       ? [...p.values.map(String), 'refused', ...head.slice(file.params.length + 1).map(() => '')]
-      : [...p.values.map(String), ...FIGURES.map(([, , f]) => f(p.figures)), ...(own ? [formatSweepMetric(file, p.metric)] : [])],
+      : [
+          ...p.values.map(String),
+          ...FIGURES.map(([, , f]) => f(p.figures)),
+          ...(own ? [formatSweepMetric(file, p.metric)] : []),
+        ],
   );
   const bestAt = opts.color ? bestPoint(file) : -1;
   const best = bestAt < 0 ? -1 : cells.indexOf(file.points[bestAt]);
   const column = own ? head.length - 1 : file.params.length + figureOf(file.metric);
   const bold: Style = (r, c, t) => (r >= 0 && r === best && c === column ? `${BOLD}${t}${RESET}` : t);
-  const lines = layout(head, rows, cells.map((p) => (!isRefusedCell(p) && p.pareto ? '*' : ' ')), bold);
+  const lines = layout(
+    head,
+    rows,
+    cells.map((p) => (!isRefusedCell(p) && p.pareto ? '*' : ' ')),
+    bold,
+  );
   const refused = refusedSummary(file);
   return `${lines.join('\n')}\n* on the Pareto front (below)\n${refused === undefined ? '' : `${refused}\n`}`;
 }
@@ -77,7 +98,10 @@ export function sweepTable(file: SweepFile, opts: SweepTextOptions): string {
 export function refusedSummary(file: SweepFile): string | undefined {
   const refused = file.refused ?? [];
   if (refused.length === 0) return undefined;
-  return refusedLine(refused.length, file.points.length + refused.length, { point: setTexts(file, refused[0].values), reason: refused[0].reason });
+  return refusedLine(refused.length, file.points.length + refused.length, {
+    point: setTexts(file, refused[0].values),
+    reason: refused[0].reason,
+  });
 }
 
 /** `engine.throttle.k=1.5 engine.retryBudget.ratio=0.2` as `--set` flags to paste. */
@@ -98,8 +122,17 @@ export function paretoList(file: SweepFile): string {
   const front = file.points.filter((p) => p.pareto).sort((a, b) => b.figures.goodput - a.figures.goodput);
   const title = `Pareto front (goodput ↑, amplification ↓, root p99 ↓): ${front.length} of ${file.points.length} points`;
   const head = [...paramLabels(file.params), 'goodput', 'amplification', 'root p99'];
-  const rows = front.map((p) => [...p.values.map(String), formatRate(p.figures.goodput), formatTimes(p.figures.amplification), formatMs(p.figures.p99Ms)]);
-  return `${title}\n${layout(head, rows, rows.map(() => ' ')).join('\n')}\n`;
+  const rows = front.map((p) => [
+    ...p.values.map(String),
+    formatRate(p.figures.goodput),
+    formatTimes(p.figures.amplification),
+    formatMs(p.figures.p99Ms),
+  ]);
+  return `${title}\n${layout(
+    head,
+    rows,
+    rows.map(() => ' '),
+  ).join('\n')}\n`;
 }
 
 /** `brownout · variant engine · seed 1 · 12 points`, then `sweep of engine.throttle.k (4) × engine.retryBudget.ratio (3)`. */
@@ -134,5 +167,12 @@ function bestLines(file: SweepFile): string {
 
 /** What `stormlab sweep` prints: what was swept, every point, the heatmap, the best point, the front. */
 export function sweepText(file: SweepFile, opts: SweepTextOptions): string {
-  return [sweepTitle(file), '', sweepTable(file, opts), sweepHeatmap(file, opts), bestLines(file), paretoList(file)].join('\n');
+  return [
+    sweepTitle(file),
+    '',
+    sweepTable(file, opts),
+    sweepHeatmap(file, opts),
+    bestLines(file),
+    paretoList(file),
+  ].join('\n');
 }

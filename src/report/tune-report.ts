@@ -144,8 +144,15 @@ export function tuneHeadline(file: TuneFile): string {
   const obj = `${file.objective.text} ${objective(file, b)} (now ${objective(file, file.baseline)}${change(b.objective, file.baseline.objective)})`;
   const refused = file.refused?.length ?? 0;
   const skipped = refused > 0 ? [`${refused} skipped (refused)`] : [];
-  if (!file.feasible) return [`no point met ${file.constraints.map((c) => c.text).join(' and ')} (${file.points.length} tried); least bad: ${values}`, constraintsText(file, b), ...skipped].join(' · ');
-  return [`best: ${values}`, obj, ...(file.constraints.length > 0 ? [constraintsText(file, b)] : []), ...skipped].join(' · ');
+  if (!file.feasible)
+    return [
+      `no point met ${file.constraints.map((c) => c.text).join(' and ')} (${file.points.length} tried); least bad: ${values}`,
+      constraintsText(file, b),
+      ...skipped,
+    ].join(' · ');
+  return [`best: ${values}`, obj, ...(file.constraints.length > 0 ? [constraintsText(file, b)] : []), ...skipped].join(
+    ' · ',
+  );
 }
 
 /** Below this relative gain, the report suggests checking the answer with another seed. */
@@ -172,7 +179,9 @@ function constraintValue(c: TuneConstraint, f: TuneConstraintFigure): string {
 }
 
 function constraintsText(file: TuneFile, p: TunePoint): string {
-  return file.constraints.map((c, i) => `${c.text}: ${constraintValue(c, p.constraints[i])} ${p.constraints[i].holds ? 'held' : 'FAILED'}`).join(' · ');
+  return file.constraints
+    .map((c, i) => `${c.text}: ${constraintValue(c, p.constraints[i])} ${p.constraints[i].holds ? 'held' : 'FAILED'}`)
+    .join(' · ');
 }
 
 /**
@@ -181,7 +190,8 @@ function constraintsText(file: TuneFile, p: TunePoint): string {
  * and shared flags as the user gave them (`./my.yaml --variant engine --duration 30s`).
  */
 export function tuneReport(file: TuneFile, opts: { runArgs?: string } = {}): string {
-  const runArgs = opts.runArgs ?? `${file.scenario}${file.variant !== file.scenario ? ` --variant ${file.variant}` : ''}`;
+  const runArgs =
+    opts.runArgs ?? `${file.scenario}${file.variant !== file.scenario ? ` --variant ${file.variant}` : ''}`;
   const parts = [
     heading(file),
     answer(file),
@@ -199,22 +209,35 @@ function heading(file: TuneFile): string {
 }
 
 function answer(file: TuneFile): string {
-  if (!file.feasible) return `no point satisfied the constraints; the least-bad one is below (not a recommendation: loosen a constraint or widen a range)`;
+  if (!file.feasible)
+    return `no point satisfied the constraints; the least-bad one is below (not a recommendation: loosen a constraint or widen a range)`;
   const same = file.params.every((p, i) => file.best.values[i] === p.current);
   const block = engineBlock(file, file.best);
   const others = file.params.filter((p) => !p.path.startsWith('engine.') || /[[\]]/.test(p.path));
-  const lines = [same ? 'the current values are the best found: keep them' : `best of ${file.points.length} points${block ? ' — merge into the scenario\'s engine: block' : ''}`];
+  const lines = [
+    same
+      ? 'the current values are the best found: keep them'
+      : `best of ${file.points.length} points${block ? " — merge into the scenario's engine: block" : ''}`,
+  ];
   if (block) lines.push(indent(block.trimEnd()));
-  if (others.length > 0) lines.push(`  and ${others.map((p) => `${p.path}: ${paramValue(p, file.best.values[file.params.indexOf(p)])}`).join(', ')}`);
+  if (others.length > 0)
+    lines.push(
+      `  and ${others.map((p) => `${p.path}: ${paramValue(p, file.best.values[file.params.indexOf(p)])}`).join(', ')}`,
+    );
   const gain = relativeChange(file.best.objective, file.baseline.objective);
   if (!same && gain !== undefined && Math.abs(gain) < SMALL_GAIN) {
-    lines.push(`note: the gain over the current values is small (${change(file.best.objective, file.baseline.objective).slice(2)}); one seed is one sample, so check it with another --seed before adopting it`);
+    lines.push(
+      `note: the gain over the current values is small (${change(file.best.objective, file.baseline.objective).slice(2)}); one seed is one sample, so check it with another --seed before adopting it`,
+    );
   }
   return lines.join('\n');
 }
 
 function indent(text: string): string {
-  return text.split('\n').map((l) => `  ${l}`).join('\n');
+  return text
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
 }
 
 /** Rows of label, best, current: the parameters, the objective, each constraint, the headline figures. */
@@ -245,20 +268,28 @@ const STANDARD: Array<[string, string, (f: PointFigures) => string]> = [
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, j) => Math.max(...rows.map((r) => r[j].length)));
-  return rows.map((r) => `  ${r.map((cell, j) => (j === 0 ? cell.padEnd(widths[j]) : cell.padStart(widths[j]))).join('   ')}`.trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      `  ${r.map((cell, j) => (j === 0 ? cell.padEnd(widths[j]) : cell.padStart(widths[j]))).join('   ')}`.trimEnd(),
+    )
+    .join('\n');
 }
 
 function searchLog(file: TuneFile): string {
   const s = file.search;
   const why = s.stopped === 'budget' ? `the budget of ${s.budget} was spent` : 'the box became small';
-  const lines = [`search: ${s.evaluations} points + the current values = ${s.evaluations + 1} runs in ${s.rounds.length} round${s.rounds.length === 1 ? '' : 's'}; stopped as ${why}`];
+  const lines = [
+    `search: ${s.evaluations} points + the current values = ${s.evaluations + 1} runs in ${s.rounds.length} round${s.rounds.length === 1 ? '' : 's'}; stopped as ${why}`,
+  ];
   const refused = file.refused ?? [];
   if (refused.length > 0) {
     const point = file.params.map((p, i) => `${p.path}=${paramValue(p, refused[0].values[i])}`).join(' ');
     lines.push(refusedLine(refused.length, s.evaluations + 1, { point, reason: refused[0].reason }));
   }
   for (const r of s.rounds) {
-    const box = file.params.map((p, i) => `${shortName(p.path)} ${paramValue(p, round3(r.box[i][0]))}–${paramValue(p, round3(r.box[i][1]))}`).join(', ');
+    const box = file.params
+      .map((p, i) => `${shortName(p.path)} ${paramValue(p, round3(r.box[i][0]))}–${paramValue(p, round3(r.box[i][1]))}`)
+      .join(', ');
     const best = file.params.map((p, i) => paramValue(p, r.best[i])).join(', ');
     const count = r.reused > 0 ? `${r.evaluated} new, ${r.reused} reused` : `${r.evaluated} points`;
     lines.push(`  round ${r.round}  ${count.padEnd(18)} ${box}  → best ${best}`);
@@ -289,5 +320,8 @@ function runnersUp(file: TuneFile): string {
     ...file.constraints.map((c, i) => `${metricAsWritten(c)} ${mark(c, p.constraints[i])}`),
   ]);
   const widths = rows[0].map((_, j) => Math.max(...rows.map((r) => r[j].length)));
-  return ['runners-up', ...rows.map((r) => `  ${r.map((cell, j) => cell.padEnd(widths[j])).join('   ')}`.trimEnd())].join('\n');
+  return [
+    'runners-up',
+    ...rows.map((r) => `  ${r.map((cell, j) => cell.padEnd(widths[j])).join('   ')}`.trimEnd()),
+  ].join('\n');
 }

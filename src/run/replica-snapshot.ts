@@ -37,7 +37,8 @@ export function replicaSnapshot(engines: EngineReplicas, now: number): LayerEngi
   const shared = engines.state === 'shared';
   const snaps = guards.map((g) => g.snapshot(now));
   const first = snaps[0];
-  const sum = (f: (s: GuardSnapshot) => number | undefined): number => (shared ? (f(first) ?? 0) : snaps.reduce((n, s) => n + (f(s) ?? 0), 0));
+  const sum = (f: (s: GuardSnapshot) => number | undefined): number =>
+    shared ? (f(first) ?? 0) : snaps.reduce((n, s) => n + (f(s) ?? 0), 0);
   const breakers: number[] = [];
   const targets = first.targets.map((t, i): GuardSnapshot['targets'][number] => {
     const out: GuardSnapshot['targets'][number] = { name: t.name };
@@ -71,9 +72,25 @@ export function replicaSnapshot(engines: EngineReplicas, now: number): LayerEngi
     } else breakers.push(0);
     return out;
   });
-  const guard: GuardSnapshot = { at: first.at, targets, limits: mergeLimits(snaps.map((s) => s.limits), shared) };
-  if (first.budget) guard.budget = { firsts: sum((s) => s.budget?.firsts), retries: sum((s) => s.budget?.retries), balance: sum((s) => s.budget?.balance) };
-  if (first.concurrency) guard.concurrency = { inFlight: snaps.reduce((n, s) => n + (s.concurrency?.inFlight ?? 0), 0), queued: snaps.reduce((n, s) => n + (s.concurrency?.queued ?? 0), 0) };
+  const guard: GuardSnapshot = {
+    at: first.at,
+    targets,
+    limits: mergeLimits(
+      snaps.map((s) => s.limits),
+      shared,
+    ),
+  };
+  if (first.budget)
+    guard.budget = {
+      firsts: sum((s) => s.budget?.firsts),
+      retries: sum((s) => s.budget?.retries),
+      balance: sum((s) => s.budget?.balance),
+    };
+  if (first.concurrency)
+    guard.concurrency = {
+      inFlight: snaps.reduce((n, s) => n + (s.concurrency?.inFlight ?? 0), 0),
+      queued: snaps.reduce((n, s) => n + (s.concurrency?.queued ?? 0), 0),
+    };
   return { guard, replicas: { count: guards.length, state: engines.state, breakers } };
 }
 

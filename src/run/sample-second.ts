@@ -9,7 +9,10 @@ import type { RunSpec } from './sim/simulation.js';
  * (over its replicas when it has several: see `engineSample`).
  */
 export function sampleSecond(spec: RunSpec, traffic: TrafficInterpreter, metrics: MetricsCollector, now: number): void {
-  metrics.faultActive(now, spec.upstream.faults.some((f) => f.fromMs <= now && now < f.toMs));
+  metrics.faultActive(
+    now,
+    spec.upstream.faults.some((f) => f.fromMs <= now && now < f.toMs),
+  );
   for (let l = 0; l < spec.traffic.layers.length; l++) {
     const engines = traffic.enginesOf(l);
     if (engines !== undefined) metrics.engineState(l, now, engineSample(engines, now));

@@ -52,5 +52,7 @@ export function resolveScenarioPath(arg: string, dir: string = BUNDLED_DIR): str
   const names = bundled.map((b) => b.name);
   const guess = closest(arg, names);
   const list = names.length > 0 ? names.join(', ') : 'none';
-  throw new ScenarioError(arg, [`no such file or bundled scenario${guess === undefined ? '' : `; did you mean ${guess}?`} (bundled: ${list})`]);
+  throw new ScenarioError(arg, [
+    `no such file or bundled scenario${guess === undefined ? '' : `; did you mean ${guess}?`} (bundled: ${list})`,
+  ]);
 }

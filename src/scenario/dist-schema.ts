@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import type { Dist } from '../upstream/distribution.js';
-import { duration, expecting, isMapping, nonNegative, obj, tagged, positive, positiveInt, switchOn } from './schema-kit.js';
+import {
+  duration,
+  expecting,
+  isMapping,
+  nonNegative,
+  obj,
+  tagged,
+  positive,
+  positiveInt,
+  switchOn,
+} from './schema-kit.js';
 
 /**
  * What a distribution measures, which decides what its numbers may be:
@@ -29,7 +39,12 @@ function param(kind: DistKind, strictlyPositive = false): z.ZodType<number> {
 function ordered<T extends Record<string, unknown>>(low: keyof T & string, high: keyof T & string) {
   return (v: T, ctx: z.core.$RefinementCtx<T>) => {
     if ((v[high] as number) < (v[low] as number)) {
-      ctx.addIssue({ code: 'custom', path: [high], input: v[high], message: `expected at least ${low} (${v[low]}), got ${v[high]}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [high],
+        input: v[high],
+        message: `expected at least ${low} (${v[low]}), got ${v[high]}`,
+      });
     }
   };
 }
@@ -38,14 +53,26 @@ function choice(kind: DistKind) {
   const weights = z.array(nonNegative(), { error: expecting('a list of weights') });
   return obj({
     dist: z.literal('choice'),
-    values: z.array(scalar(kind), { error: expecting('a list of values') }).min(1, { error: 'expected at least one value' }),
+    values: z
+      .array(scalar(kind), { error: expecting('a list of values') })
+      .min(1, { error: 'expected at least one value' }),
     weights: weights.optional(),
   }).superRefine((v, ctx) => {
     if (v.weights === undefined) return;
     if (v.weights.length !== v.values.length) {
-      ctx.addIssue({ code: 'custom', path: ['weights'], input: v.weights, message: `expected ${v.values.length} weights (one per value), got ${v.weights.length}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['weights'],
+        input: v.weights,
+        message: `expected ${v.values.length} weights (one per value), got ${v.weights.length}`,
+      });
     } else if (!(v.weights.reduce((a, b) => a + b, 0) > 0)) {
-      ctx.addIssue({ code: 'custom', path: ['weights'], input: v.weights, message: 'expected weights adding up to more than 0' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['weights'],
+        input: v.weights,
+        message: 'expected weights adding up to more than 0',
+      });
     }
   });
 }
@@ -55,7 +82,9 @@ function distMapping(kind: DistKind): z.ZodType<Dist> {
     obj({ dist: z.literal('const'), value: kind === 'fanout' ? positiveInt() : param(kind) }),
     obj({ dist: z.literal('uniform'), min: param(kind), max: param(kind) }).superRefine(ordered('min', 'max')),
     obj({ dist: z.literal('exponential'), mean: param(kind, true) }),
-    obj({ dist: z.literal('lognormal'), median: param(kind, true), p99: param(kind, true) }).superRefine(ordered('median', 'p99')),
+    obj({ dist: z.literal('lognormal'), median: param(kind, true), p99: param(kind, true) }).superRefine(
+      ordered('median', 'p99'),
+    ),
     choice(kind),
   ]);
 }

@@ -23,7 +23,8 @@ export function engineProblems(engine: EngineConfig, layers: readonly LayerConfi
   };
   check({}, 'engine');
   layers.forEach((l, i) => {
-    if (l.retry.policy === 'engine' && Object.keys(l.retry.engine).length > 0) check(l.retry.engine, `layers[${i}].retry.engine`);
+    if (l.retry.policy === 'engine' && Object.keys(l.retry.engine).length > 0)
+      check(l.retry.engine, `layers[${i}].retry.engine`);
   });
   return problems;
 }

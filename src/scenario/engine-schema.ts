@@ -2,19 +2,43 @@ import { z } from 'zod';
 import { BACKOFF_STRATEGIES, type BackoffOptions } from '../engine/backoff.js';
 import type { EngineConfig, RetryPolicy } from '../traffic/config.js';
 import {
-  duration, expecting, nonNegative, nonNegativeInt, num, obj, oneOf, orFalse, positive, positiveInt, ratio, switchOn, text,
+  duration,
+  expecting,
+  nonNegative,
+  nonNegativeInt,
+  num,
+  obj,
+  oneOf,
+  orFalse,
+  positive,
+  positiveInt,
+  ratio,
+  switchOn,
+  text,
 } from './schema-kit.js';
 
 /** Engine defaults for layers whose retry policy is `engine`, as the Guard's defaults. */
 export const ENGINE_DEFAULTS: Readonly<Required<EngineConfig>> = Object.freeze({
-  maxAttempts: 3, backoff: {}, retryBudget: {}, throttle: {}, breaker: {}, limits: [], concurrency: false, minAttemptMs: 0, state: 'local',
+  maxAttempts: 3,
+  backoff: {},
+  retryBudget: {},
+  throttle: {},
+  breaker: {},
+  limits: [],
+  concurrency: false,
+  minAttemptMs: 0,
+  state: 'local',
 });
 
 /** Where a replicated layer's engines keep their state: each its own, or one store for all. */
 export const ENGINE_STATES = ['local', 'shared'] as const;
 
 /** Naive retries back off without jitter, as hand-written retry loops usually do. */
-export const NAIVE_BACKOFF: Readonly<Partial<BackoffOptions>> = Object.freeze({ strategy: 'exponential', baseMs: 100, capMs: 10_000 });
+export const NAIVE_BACKOFF: Readonly<Partial<BackoffOptions>> = Object.freeze({
+  strategy: 'exponential',
+  baseMs: 100,
+  capMs: 10_000,
+});
 export const NAIVE_ATTEMPTS = 3;
 /** The OpenAI SDK's default. */
 export const SDK_MAX_RETRIES = 2;
@@ -24,7 +48,11 @@ const attempts = () => num('an integer from 1 to 100', (n) => Number.isInteger(n
 /** The breaker's trip ratios: above 0, at most 1, or `false` for "this trigger is off". */
 const tripRatio = () =>
   switchOn<number | false>('a number above 0 and at most 1, or false', (v) =>
-    v === false ? z.literal(false) : typeof v === 'number' ? num('a number above 0 and at most 1, or false', (n) => n > 0 && n <= 1) : undefined,
+    v === false
+      ? z.literal(false)
+      : typeof v === 'number'
+        ? num('a number above 0 and at most 1, or false', (n) => n > 0 && n <= 1)
+        : undefined,
   );
 
 // The ranges below are the engine constructors' (so mistakes surface here, with a path).
@@ -33,7 +61,12 @@ const atLeastOne = () => num('a number >= 1', (n) => n >= 1);
 
 const backoff = () =>
   obj(
-    { strategy: oneOf(STRATEGIES).optional(), baseMs: duration({ positive: true }).optional(), capMs: duration().optional(), multiplier: atLeastOne().optional() },
+    {
+      strategy: oneOf(STRATEGIES).optional(),
+      baseMs: duration({ positive: true }).optional(),
+      capMs: duration().optional(),
+      multiplier: atLeastOne().optional(),
+    },
     'a mapping of backoff options',
   );
 
@@ -56,16 +89,36 @@ const throttle = () =>
 
 const breaker = () =>
   obj({
-    windowMs: duration({ positive: true }).optional(), buckets: positiveInt().optional(), minimumCalls: positiveInt().optional(),
-    failureRatio: tripRatio().optional(), slowCallRatio: tripRatio().optional(), slowCallMs: duration().optional(), throttledRatio: tripRatio().optional(),
-    openMs: duration({ positive: true }).optional(), openBackoffMultiplier: atLeastOne().optional(), maxOpenMs: duration().optional(), halfOpenProbes: positiveInt().optional(),
+    windowMs: duration({ positive: true }).optional(),
+    buckets: positiveInt().optional(),
+    minimumCalls: positiveInt().optional(),
+    failureRatio: tripRatio().optional(),
+    slowCallRatio: tripRatio().optional(),
+    slowCallMs: duration().optional(),
+    throttledRatio: tripRatio().optional(),
+    openMs: duration({ positive: true }).optional(),
+    openBackoffMultiplier: atLeastOne().optional(),
+    maxOpenMs: duration().optional(),
+    halfOpenProbes: positiveInt().optional(),
   });
 
-const concurrency = () => obj({ maxInFlight: positiveInt().optional(), maxQueue: nonNegativeInt().optional(), maxWaitMs: duration().optional() });
+const concurrency = () =>
+  obj({
+    maxInFlight: positiveInt().optional(),
+    maxQueue: nonNegativeInt().optional(),
+    maxWaitMs: duration().optional(),
+  });
 
 const limit = () =>
   obj(
-    { name: text(), unit: oneOf(['requests', 'tokens']), rate: positive(), per: oneOf(['second', 'minute']), burst: positive().optional(), keyBy: text().optional() },
+    {
+      name: text(),
+      unit: oneOf(['requests', 'tokens']),
+      rate: positive(),
+      per: oneOf(['second', 'minute']),
+      burst: positive().optional(),
+      keyBy: text().optional(),
+    },
     'a limit like {name: rps, unit: requests, rate: 10, per: second}',
   );
 
@@ -88,17 +141,20 @@ function engineFields() {
 export function engineSchema(): z.ZodType<EngineConfig> {
   const f = engineFields();
   const d = ENGINE_DEFAULTS;
-  return obj({
-    maxAttempts: f.maxAttempts.default(d.maxAttempts),
-    backoff: f.backoff.default(() => ({})),
-    retryBudget: f.retryBudget.default(() => ({})),
-    throttle: f.throttle.default(() => ({})),
-    breaker: f.breaker.default(() => ({})),
-    limits: f.limits.default(() => []),
-    concurrency: f.concurrency.default(false),
-    minAttemptMs: f.minAttemptMs.default(d.minAttemptMs),
-    state: f.state.default(d.state),
-  }, 'a mapping of engine options') as z.ZodType<EngineConfig>;
+  return obj(
+    {
+      maxAttempts: f.maxAttempts.default(d.maxAttempts),
+      backoff: f.backoff.default(() => ({})),
+      retryBudget: f.retryBudget.default(() => ({})),
+      throttle: f.throttle.default(() => ({})),
+      breaker: f.breaker.default(() => ({})),
+      limits: f.limits.default(() => []),
+      concurrency: f.concurrency.default(false),
+      minAttemptMs: f.minAttemptMs.default(d.minAttemptMs),
+      state: f.state.default(d.state),
+    },
+    'a mapping of engine options',
+  ) as z.ZodType<EngineConfig>;
 }
 
 /** A layer's `retry.engine:` overrides of the top-level engine options. */
@@ -114,13 +170,16 @@ function engineOverrides(): z.ZodType<Partial<EngineConfig>> {
  * `attempts` is then ignored) rather than failing on keys the new policy does not have.
  */
 export function retrySchema(): z.ZodType<RetryPolicy> {
-  return obj({
-    policy: oneOf(RETRY_POLICIES),
-    attempts: attempts().optional(),
-    backoff: backoff().optional(),
-    maxRetries: num('an integer from 0 to 100', (n) => Number.isInteger(n) && n >= 0 && n <= 100).optional(),
-    engine: engineOverrides().optional(),
-  }, 'a retry policy like {policy: naive, attempts: 3}').transform((r): RetryPolicy => {
+  return obj(
+    {
+      policy: oneOf(RETRY_POLICIES),
+      attempts: attempts().optional(),
+      backoff: backoff().optional(),
+      maxRetries: num('an integer from 0 to 100', (n) => Number.isInteger(n) && n >= 0 && n <= 100).optional(),
+      engine: engineOverrides().optional(),
+    },
+    'a retry policy like {policy: naive, attempts: 3}',
+  ).transform((r): RetryPolicy => {
     switch (r.policy) {
       case 'none':
         return { policy: 'none' };

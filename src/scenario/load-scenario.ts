@@ -50,7 +50,8 @@ function blame(problem: string, overrides: readonly LabelledOverride[]): string 
   if (at === undefined || !at.ok) return problem;
   for (let i = overrides.length - 1; i >= 0; i--) {
     const o = parsePath(overrides[i].path);
-    if (o.ok && overrides[i].origin !== undefined && overlaps(o.segments, at.segments)) return `${overrides[i].origin}: ${problem}`;
+    if (o.ok && overrides[i].origin !== undefined && overlaps(o.segments, at.segments))
+      return `${overrides[i].origin}: ${problem}`;
   }
   return problem;
 }
@@ -70,7 +71,10 @@ function readScenarioFile(arg: string): { text: string; format: TextFormat } {
   const file = resolveScenarioPath(arg);
   if (statSync(file).isDirectory()) throw new ScenarioError(arg, ['is a directory, expected a scenario file']);
   const format = FORMATS[extname(file).toLowerCase()];
-  if (format === undefined) throw new ScenarioError(arg, [`expected a .yaml, .yml or .json file, got ${JSON.stringify(extname(file) || 'no extension')}`]);
+  if (format === undefined)
+    throw new ScenarioError(arg, [
+      `expected a .yaml, .yml or .json file, got ${JSON.stringify(extname(file) || 'no extension')}`,
+    ]);
   try {
     return { text: readFileSync(file, 'utf8'), format };
   } catch (e) {

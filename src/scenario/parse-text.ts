@@ -69,7 +69,10 @@ function parseJson(text: string): ParsedText {
     const before = text.slice(0, jsonErrorOffset(text, message)).split('\n');
     // V8 quotes the text in some messages (`Unexpected token 'a', "name: x..." is not valid JSON`): keep one line.
     const reason = message.replace(/ in JSON at position \d+.*$/s, '').replace(/, ".*" is not valid JSON$/s, '');
-    return { ok: false, problems: [at(before.length, before[before.length - 1].length + 1, `JSON syntax error: ${reason}`)] };
+    return {
+      ok: false,
+      problems: [at(before.length, before[before.length - 1].length + 1, `JSON syntax error: ${reason}`)],
+    };
   }
 }
 

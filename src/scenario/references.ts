@@ -16,7 +16,9 @@ export function referenceProblems(doc: unknown): string[] {
     ...duplicates(models, 'upstream.models', 'model'),
     ...duplicates(layers, 'layers', 'layer'),
     ...layers.flatMap((layer, i) => layerModels(layer, i, layers.length, known)),
-    ...listOf(upstream.faults).flatMap((f, i) => (isMapping(f) ? unknownModel(f.model, `upstream.faults[${i}].model`, known) : [])),
+    ...listOf(upstream.faults).flatMap((f, i) =>
+      isMapping(f) ? unknownModel(f.model, `upstream.faults[${i}].model`, known) : [],
+    ),
   ];
 }
 
@@ -41,7 +43,8 @@ function duplicates(items: unknown[], path: string, what: string): string[] {
 
 function layerModels(layer: unknown, i: number, count: number, known: string[]): string[] {
   if (!isMapping(layer) || layer.models === undefined) return [];
-  if (i < count - 1) return [`layers[${i}].models: only the last layer calls models (this is layer ${i + 1} of ${count})`];
+  if (i < count - 1)
+    return [`layers[${i}].models: only the last layer calls models (this is layer ${i + 1} of ${count})`];
   return listOf(layer.models).flatMap((m, j) => unknownModel(m, `layers[${i}].models[${j}]`, known));
 }
 

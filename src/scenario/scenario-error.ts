@@ -11,7 +11,10 @@ export class ScenarioError extends StormlabError {
 
   constructor(source: string, problems: readonly string[]) {
     const n = problems.length;
-    super('ERR_STORMLAB_SCENARIO', `${source}: ${n} ${n === 1 ? 'problem' : 'problems'}${problems.map((p) => `\n  ${p}`).join('')}`);
+    super(
+      'ERR_STORMLAB_SCENARIO',
+      `${source}: ${n} ${n === 1 ? 'problem' : 'problems'}${problems.map((p) => `\n  ${p}`).join('')}`,
+    );
     this.source = source;
     this.problems = [...problems];
   }

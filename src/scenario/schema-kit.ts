@@ -60,9 +60,11 @@ export const nonNegativeInt = () => num('an integer >= 0', (n) => Number.isInteg
 export const positive = () => num('a positive number', (n) => n > 0);
 export const nonNegative = () => num('a number >= 0', (n) => n >= 0);
 export const ratio = () => num('a number from 0 to 1', (n) => n >= 0 && n <= 1);
-export const httpStatus = () => num('an HTTP status from 100 to 599', (n) => Number.isInteger(n) && n >= 100 && n <= 599);
+export const httpStatus = () =>
+  num('an HTTP status from 100 to 599', (n) => Number.isInteger(n) && n >= 100 && n <= 599);
 
-export const text = (what = 'a non-empty string') => z.string({ error: expecting(what) }).min(1, { error: expecting(what) });
+export const text = (what = 'a non-empty string') =>
+  z.string({ error: expecting(what) }).min(1, { error: expecting(what) });
 export const bool = () => z.boolean({ error: expecting('true or false') });
 
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
@@ -84,7 +86,9 @@ export function duration(opts: { positive?: boolean } = {}) {
 
 /** A mapping with exactly these keys; others are reported as unknown, with a suggestion. */
 export function obj<S extends z.core.$ZodLooseShape>(shape: S, what = 'a mapping') {
-  return z.strictObject(shape, { error: (iss) => (iss.code === 'unrecognized_keys' ? undefined : expectedMessage(what, iss.input)) });
+  return z.strictObject(shape, {
+    error: (iss) => (iss.code === 'unrecognized_keys' ? undefined : expectedMessage(what, iss.input)),
+  });
 }
 
 export function isMapping(v: unknown): v is Record<string, unknown> {
@@ -124,8 +128,12 @@ export function orFalse<T>(schema: z.ZodType<T>, what: string) {
 }
 
 /** A tagged union (`type:`, `dist:`, `kind:`): an unknown tag reads `expected one of ...`. */
-export function tagged<const Types extends readonly [z.core.$ZodTypeDiscriminable, ...z.core.$ZodTypeDiscriminable[]], Disc extends string>(tag: Disc, options: Types, what = 'a mapping') {
+export function tagged<
+  const Types extends readonly [z.core.$ZodTypeDiscriminable, ...z.core.$ZodTypeDiscriminable[]],
+  Disc extends string,
+>(tag: Disc, options: Types, what = 'a mapping') {
   // The union raises `invalid_type` for a non-mapping, though its params' type only names union issues.
-  const error: z.core.$ZodErrorMap = (iss) => (iss.code === 'invalid_type' ? expectedMessage(what, iss.input) : undefined);
+  const error: z.core.$ZodErrorMap = (iss) =>
+    iss.code === 'invalid_type' ? expectedMessage(what, iss.input) : undefined;
   return z.discriminatedUnion(tag, options, { error } as z.core.$ZodDiscriminatedUnionParams);
 }

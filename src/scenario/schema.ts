@@ -1,11 +1,20 @@
 import { z } from 'zod';
-import type { ArrivalConfig, EngineConfig, LayerConfig, TrafficConfig } from '../traffic/config.js';
-import type { UpstreamConfig } from '../upstream/config.js';
+import type { ArrivalConfig, EngineConfig, LayerConfig } from '../traffic/config.js';
 import { dist } from './dist-schema.js';
 import { engineSchema, retrySchema } from './engine-schema.js';
-import type { LiveConfig, Scenario, Variant } from './scenario.js';
+import type { Scenario, Variant } from './scenario.js';
 import {
-  duration, expecting, isMapping, nonNegative, num, obj, positive, positiveInt, switchOn, tagged, text,
+  duration,
+  expecting,
+  isMapping,
+  nonNegative,
+  num,
+  obj,
+  positive,
+  positiveInt,
+  switchOn,
+  tagged,
+  text,
 } from './schema-kit.js';
 import { parseSetText } from './set-override.js';
 import { upstreamSchema } from './upstream-schema.js';
@@ -16,36 +25,70 @@ import { upstreamSchema } from './upstream-schema.js';
  * The output is close to `Scenario`; `validateDocument` adds what needs the whole document
  * (model references, default variants).
  */
-export const SCENARIO_DEFAULTS = { seed: 1, drainMs: 120_000, deadlineMs: Infinity, layerTimeoutMs: Infinity, fanout: 1, replicas: 1, connections: 256 } as const;
+export const SCENARIO_DEFAULTS = {
+  seed: 1,
+  drainMs: 120_000,
+  deadlineMs: Infinity,
+  layerTimeoutMs: Infinity,
+  fanout: 1,
+  replicas: 1,
+  connections: 256,
+} as const;
 
 /** More would be a typo: each replica is an engine of its own. */
 export const MAX_REPLICAS = 1000;
 
 const arrivalSchema = () =>
-  tagged('type', [
-    obj({ type: z.literal('constant'), rate: positive() }),
-    obj({ type: z.literal('poisson'), rate: positive() }),
-    obj({ type: z.literal('ramp'), from: nonNegative(), to: nonNegative() }),
-    obj({ type: z.literal('burst'), rate: nonNegative(), burstRate: positive(), every: duration({ positive: true }), length: duration({ positive: true }) }).superRefine((a, ctx) => {
-      if (a.length > a.every) ctx.addIssue({ code: 'custom', path: ['length'], input: a.length, message: `expected at most every (${a.every} ms), got ${a.length} ms` });
-    }),
-    obj({ type: z.literal('closed'), users: positiveInt(), think: dist('time').default(0) }),
-  ], 'an arrival like {type: constant, rate: 20}').transform((a): ArrivalConfig => {
-    if (a.type === 'burst') return { type: 'burst', rate: a.rate, burstRate: a.burstRate, everyMs: a.every, lengthMs: a.length };
+  tagged(
+    'type',
+    [
+      obj({ type: z.literal('constant'), rate: positive() }),
+      obj({ type: z.literal('poisson'), rate: positive() }),
+      obj({ type: z.literal('ramp'), from: nonNegative(), to: nonNegative() }),
+      obj({
+        type: z.literal('burst'),
+        rate: nonNegative(),
+        burstRate: positive(),
+        every: duration({ positive: true }),
+        length: duration({ positive: true }),
+      }).superRefine((a, ctx) => {
+        if (a.length > a.every)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['length'],
+            input: a.length,
+            message: `expected at most every (${a.every} ms), got ${a.length} ms`,
+          });
+      }),
+      obj({ type: z.literal('closed'), users: positiveInt(), think: dist('time').default(0) }),
+    ],
+    'an arrival like {type: constant, rate: 20}',
+  ).transform((a): ArrivalConfig => {
+    if (a.type === 'burst')
+      return { type: 'burst', rate: a.rate, burstRate: a.burstRate, everyMs: a.every, lengthMs: a.length };
     if (a.type === 'closed') return { type: 'closed', users: a.users, thinkMs: a.think };
     return a;
   });
 
 /** A layer with no `retry:` makes one attempt: retrying is something a scenario says it does. */
 const layerSchema = () =>
-  obj({
-    name: text('a layer name'),
-    fanout: dist('fanout').default(SCENARIO_DEFAULTS.fanout),
-    timeout: duration({ positive: true }).optional(),
-    replicas: num(`an integer from 1 to ${MAX_REPLICAS}`, (n) => Number.isInteger(n) && n >= 1 && n <= MAX_REPLICAS).default(SCENARIO_DEFAULTS.replicas),
-    retry: retrySchema().default({ policy: 'none' }),
-    models: z.array(text('a model name'), { error: expecting('a list of model names') }).min(1, { error: 'expected at least one model name' }).optional(),
-  }, 'a layer like {name: agent, fanout: 3}').transform(
+  obj(
+    {
+      name: text('a layer name'),
+      fanout: dist('fanout').default(SCENARIO_DEFAULTS.fanout),
+      timeout: duration({ positive: true }).optional(),
+      replicas: num(
+        `an integer from 1 to ${MAX_REPLICAS}`,
+        (n) => Number.isInteger(n) && n >= 1 && n <= MAX_REPLICAS,
+      ).default(SCENARIO_DEFAULTS.replicas),
+      retry: retrySchema().default({ policy: 'none' }),
+      models: z
+        .array(text('a model name'), { error: expecting('a list of model names') })
+        .min(1, { error: 'expected at least one model name' })
+        .optional(),
+    },
+    'a layer like {name: agent, fanout: 3}',
+  ).transform(
     (l): LayerConfig => ({
       name: l.name,
       fanout: l.fanout,
@@ -61,7 +104,10 @@ const layerSchema = () =>
 const setList = () =>
   z.array(
     z.unknown().transform((v, ctx) => {
-      const r = typeof v === 'string' ? parseSetText(v) : { ok: false as const, message: `expected path=value, got ${JSON.stringify(v)}` };
+      const r =
+        typeof v === 'string'
+          ? parseSetText(v)
+          : { ok: false as const, message: `expected path=value, got ${JSON.stringify(v)}` };
       if (r.ok) return r.override;
       ctx.issues.push({ code: 'custom', input: v, message: r.message });
       return z.NEVER;
@@ -74,7 +120,10 @@ const variantsSchema = () =>
     .record(
       z.string(),
       switchOn('a mapping of path: value, or a list of "path=value"', (v) => {
-        if (isMapping(v)) return z.record(z.string(), z.unknown()).transform((m) => Object.entries(m).map(([path, value]) => ({ path, value })));
+        if (isMapping(v))
+          return z
+            .record(z.string(), z.unknown())
+            .transform((m) => Object.entries(m).map(([path, value]) => ({ path, value })));
         return Array.isArray(v) ? setList() : undefined;
       }),
       { error: expecting('a mapping of variant names to overrides') },
@@ -89,18 +138,30 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
     {
       name: text('a scenario name'),
       description: z.string({ error: expecting('a one-line description') }).default(''),
-      seed: num('an integer from 0 to 4294967295', (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff).default(SCENARIO_DEFAULTS.seed),
+      seed: num('an integer from 0 to 4294967295', (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff).default(
+        SCENARIO_DEFAULTS.seed,
+      ),
       duration: duration({ positive: true }),
       drain: duration().default(SCENARIO_DEFAULTS.drainMs),
       arrival: arrivalSchema(),
       deadline: duration({ positive: true }).optional(),
-      tokens: obj({ prompt: dist('count'), completion: dist('count') }, 'a mapping of prompt and completion token counts'),
-      layers: z.array(layerSchema(), { error: expecting('a list of layers') }).min(1, { error: 'expected at least one layer' }),
+      tokens: obj(
+        { prompt: dist('count'), completion: dist('count') },
+        'a mapping of prompt and completion token counts',
+      ),
+      layers: z
+        .array(layerSchema(), { error: expecting('a list of layers') })
+        .min(1, { error: 'expected at least one layer' }),
       engine: (engineSchema() as z.ZodType<EngineConfig, unknown>).prefault({}),
       upstream: upstreamSchema(),
       variants: variantsSchema().optional(),
-      expect: z.array(text('an expectation like "amplification < 1.5"'), { error: expecting('a list of expectations') }).default(() => []),
-      live: obj({ connections: positiveInt().default(SCENARIO_DEFAULTS.connections) }, 'a mapping like {connections: 256}').prefault({}),
+      expect: z
+        .array(text('an expectation like "amplification < 1.5"'), { error: expecting('a list of expectations') })
+        .default(() => []),
+      live: obj(
+        { connections: positiveInt().default(SCENARIO_DEFAULTS.connections) },
+        'a mapping like {connections: 256}',
+      ).prefault({}),
     },
     'a mapping of scenario fields',
   ).transform(
@@ -110,7 +171,13 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
       seed: s.seed,
       durationMs: s.duration,
       drainMs: s.drain,
-      traffic: { arrival: s.arrival, deadlineMs: s.deadline ?? SCENARIO_DEFAULTS.deadlineMs, layers: s.layers, tokens: s.tokens, engine: s.engine },
+      traffic: {
+        arrival: s.arrival,
+        deadlineMs: s.deadline ?? SCENARIO_DEFAULTS.deadlineMs,
+        layers: s.layers,
+        tokens: s.tokens,
+        engine: s.engine,
+      },
       upstream: s.upstream,
       variants: s.variants !== undefined && s.variants.length > 0 ? s.variants : undefined,
       expect: s.expect,

@@ -17,10 +17,15 @@ export function parsePath(path: string): ParsedPath {
   const segments: PathSegment[] = [];
   let rest = path.trim();
   if (rest === '') return { ok: false, message: 'expected path=value, the path is empty' };
-  if (rest.startsWith('.') || rest.startsWith('[')) return { ok: false, message: `bad path ${JSON.stringify(path)}: expected it to start with a key` };
+  if (rest.startsWith('.') || rest.startsWith('['))
+    return { ok: false, message: `bad path ${JSON.stringify(path)}: expected it to start with a key` };
   while (rest !== '') {
     const m = STEP.exec(rest);
-    if (m === null) return { ok: false, message: `bad path ${JSON.stringify(path)}: expected a key or [index] at ${JSON.stringify(rest)}` };
+    if (m === null)
+      return {
+        ok: false,
+        message: `bad path ${JSON.stringify(path)}: expected a key or [index] at ${JSON.stringify(rest)}`,
+      };
     if (m[1] !== undefined) segments.push({ key: m[1] });
     else if (m[2] === '*') segments.push({ all: true });
     else if (/^\d+$/.test(m[2])) segments.push({ index: Number(m[2]) });
@@ -42,7 +47,8 @@ export function parseSetText(flag: string): ParsedSet {
   const parsed = parsePath(path);
   if (!parsed.ok) return parsed;
   const doc = YAML.parseDocument(flag.slice(eq + 1));
-  if (doc.errors.length > 0) return { ok: false, message: `the value is not valid YAML: ${doc.errors[0].message.split(' at line')[0]}` };
+  if (doc.errors.length > 0)
+    return { ok: false, message: `the value is not valid YAML: ${doc.errors[0].message.split(' at line')[0]}` };
   try {
     return { ok: true, override: { path, value: doc.toJS() ?? null } };
   } catch (e) {
@@ -68,7 +74,10 @@ export function parseSetFlags(flags: readonly string[]): { overrides: LabelledOv
  * schema then checks what they produced). Missing mappings on the way are created; indexing a
  * list past its end, or stepping into a scalar, is a problem `<origin or path>: <what>`.
  */
-export function applyOverrides(doc: unknown, overrides: readonly LabelledOverride[]): { doc: unknown; problems: string[] } {
+export function applyOverrides(
+  doc: unknown,
+  overrides: readonly LabelledOverride[],
+): { doc: unknown; problems: string[] } {
   const root = structuredClone(doc);
   const problems: string[] = [];
   for (const o of overrides) {

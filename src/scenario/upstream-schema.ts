@@ -1,24 +1,42 @@
 import { z } from 'zod';
 import type { FaultKind, FaultPhase, ModelConfig, UpstreamConfig } from '../upstream/config.js';
 import { dist } from './dist-schema.js';
-import { bool, duration, expecting, httpStatus, isMapping, nonNegative, obj, positive, positiveInt, nonNegativeInt, ratio, switchOn, tagged, text } from './schema-kit.js';
+import {
+  bool,
+  duration,
+  expecting,
+  httpStatus,
+  isMapping,
+  nonNegative,
+  obj,
+  positive,
+  positiveInt,
+  nonNegativeInt,
+  ratio,
+  switchOn,
+  tagged,
+  text,
+} from './schema-kit.js';
 
 export const MODEL_DEFAULTS = { shedStatus: 529, loadStretch: 0, contextTokens: Infinity } as const;
 export const FAULT_KINDS: readonly FaultKind[] = ['errors', 'outage', 'latency', 'reset', 'hang', 'midstream', 'quota'];
 
 const model = () =>
-  obj({
-    name: text('a model name'),
-    slots: positiveInt(),
-    queue: nonNegativeInt(),
-    shedStatus: httpStatus().default(MODEL_DEFAULTS.shedStatus),
-    ttft: dist('time'),
-    tpot: dist('time'),
-    rpm: positive().optional(),
-    tpm: positive().optional(),
-    loadStretch: nonNegative().default(MODEL_DEFAULTS.loadStretch),
-    contextTokens: positiveInt().optional(),
-  }, 'a model mapping').transform(
+  obj(
+    {
+      name: text('a model name'),
+      slots: positiveInt(),
+      queue: nonNegativeInt(),
+      shedStatus: httpStatus().default(MODEL_DEFAULTS.shedStatus),
+      ttft: dist('time'),
+      tpot: dist('time'),
+      rpm: positive().optional(),
+      tpm: positive().optional(),
+      loadStretch: nonNegative().default(MODEL_DEFAULTS.loadStretch),
+      contextTokens: positiveInt().optional(),
+    },
+    'a model mapping',
+  ).transform(
     ({ ttft, tpot, rpm, tpm, contextTokens, ...m }): ModelConfig => ({
       ...m,
       ttftMs: ttft,
@@ -34,9 +52,16 @@ const statusWeights = () =>
   z.record(z.string(), nonNegative()).superRefine((w, ctx) => {
     for (const k of Object.keys(w)) {
       const n = Number(k);
-      if (!(Number.isInteger(n) && n >= 100 && n <= 599)) ctx.addIssue({ code: 'custom', path: [k], input: k, message: `expected an HTTP status from 100 to 599 as the key, got ${JSON.stringify(k)}` });
+      if (!(Number.isInteger(n) && n >= 100 && n <= 599))
+        ctx.addIssue({
+          code: 'custom',
+          path: [k],
+          input: k,
+          message: `expected an HTTP status from 100 to 599 as the key, got ${JSON.stringify(k)}`,
+        });
     }
-    if (!(Object.values(w).reduce((a, b) => a + b, 0) > 0)) ctx.addIssue({ code: 'custom', input: w, message: 'expected weights adding up to more than 0' });
+    if (!(Object.values(w).reduce((a, b) => a + b, 0) > 0))
+      ctx.addIssue({ code: 'custom', input: w, message: 'expected weights adding up to more than 0' });
   });
 
 const status = () =>
@@ -46,14 +71,28 @@ const status = () =>
 
 /** The keys every fault has: when (on [from, to), `to` defaulting to the end of the run) and which model (all when absent). */
 function fault<K extends FaultKind, S extends z.core.$ZodLooseShape>(kind: K, extra: S) {
-  return obj({ kind: z.literal(kind), from: duration().default(0), to: duration().optional(), model: text('a model name').optional(), ...extra }).superRefine((f, ctx) => {
+  return obj({
+    kind: z.literal(kind),
+    from: duration().default(0),
+    to: duration().optional(),
+    model: text('a model name').optional(),
+    ...extra,
+  }).superRefine((f, ctx) => {
     const { from, to } = f as unknown as { from: number; to?: number };
-    if (to !== undefined && to <= from) ctx.addIssue({ code: 'custom', path: ['to'], input: to, message: `expected a time after from (${from} ms), got ${to} ms` });
+    if (to !== undefined && to <= from)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['to'],
+        input: to,
+        message: `expected a time after from (${from} ms), got ${to} ms`,
+      });
   });
 }
 
 const faultSchema = () =>
-  tagged('kind', [
+  tagged(
+    'kind',
+    [
       fault('errors', { rate: ratio().optional(), status: status().optional() }),
       fault('outage', { status: status().optional() }),
       fault('latency', { factor: positive() }),
@@ -61,24 +100,38 @@ const faultSchema = () =>
       fault('hang', { rate: ratio().optional() }),
       fault('midstream', { rate: ratio().optional() }),
       fault('quota', {}),
-    ], 'a fault like {kind: outage, from: 10s, to: 20s}')
-    .transform((f): FaultPhase => {
-      const r = f as { kind: FaultKind; from: number; to?: number; model?: string; rate?: number; status?: number | Record<string, number>; factor?: number };
-      return {
-        kind: r.kind,
-        fromMs: r.from,
-        toMs: r.to ?? Infinity,
-        ...(r.model === undefined ? {} : { model: r.model }),
-        rate: r.rate ?? 1,
-        ...(r.status === undefined ? {} : { status: r.status }),
-        ...(r.factor === undefined ? {} : { factor: r.factor }),
-      };
-    });
+    ],
+    'a fault like {kind: outage, from: 10s, to: 20s}',
+  ).transform((f): FaultPhase => {
+    const r = f as {
+      kind: FaultKind;
+      from: number;
+      to?: number;
+      model?: string;
+      rate?: number;
+      status?: number | Record<string, number>;
+      factor?: number;
+    };
+    return {
+      kind: r.kind,
+      fromMs: r.from,
+      toMs: r.to ?? Infinity,
+      ...(r.model === undefined ? {} : { model: r.model }),
+      rate: r.rate ?? 1,
+      ...(r.status === undefined ? {} : { status: r.status }),
+      ...(r.factor === undefined ? {} : { factor: r.factor }),
+    };
+  });
 
 export function upstreamSchema(): z.ZodType<UpstreamConfig> {
-  return obj({
-    cancelOnDisconnect: bool().default(false),
-    models: z.array(model(), { error: expecting('a list of models') }).min(1, { error: 'expected at least one model' }),
-    faults: z.array(faultSchema(), { error: expecting('a list of faults') }).default(() => []),
-  }, 'a mapping with models (and faults)');
+  return obj(
+    {
+      cancelOnDisconnect: bool().default(false),
+      models: z
+        .array(model(), { error: expecting('a list of models') })
+        .min(1, { error: 'expected at least one model' }),
+      faults: z.array(faultSchema(), { error: expecting('a list of faults') }).default(() => []),
+    },
+    'a mapping with models (and faults)',
+  );
 }

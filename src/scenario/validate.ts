@@ -20,7 +20,8 @@ export function validateDocument(doc: unknown, source: string): Validation {
   const r = schema.safeParse(doc, { error: fallbackErrorMap, reportInput: true });
   const problems = [...(r.success ? [] : issueLines(r.error.issues)), ...referenceProblems(doc)];
   // Only once every field is valid alone: then the engine judges how they fit together.
-  if (r.success && problems.length === 0) problems.push(...engineProblems(r.data.traffic.engine, r.data.traffic.layers));
+  if (r.success && problems.length === 0)
+    problems.push(...engineProblems(r.data.traffic.engine, r.data.traffic.layers));
   if (!r.success || problems.length > 0) return { ok: false, problems };
   return { ok: true, scenario: resolve(r.data, doc, source) };
 }

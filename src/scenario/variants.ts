@@ -25,7 +25,10 @@ export function variantProblems(scenario: Scenario): string[] {
   });
 }
 
-function tryVariant(scenario: Scenario, variant: Variant): { ok: true; scenario: Scenario } | { ok: false; problems: string[] } {
+function tryVariant(
+  scenario: Scenario,
+  variant: Variant,
+): { ok: true; scenario: Scenario } | { ok: false; problems: string[] } {
   const prefix = `variants.${variant.name}: `;
   const applied = applyOverrides(scenario.document, variant.set);
   if (applied.problems.length > 0) return { ok: false, problems: applied.problems.map((p) => prefix + p) };

@@ -39,7 +39,8 @@ export class Arrivals implements EventHandler {
       return;
     }
     const first = this.cfg.type === 'ramp' ? this.rampTime(0) : this.gap(0);
-    if (first < this.durationMs) this.later(this.cfg.type === 'constant' || this.cfg.type === 'burst' ? 0 : first, K_ARRIVE, 0);
+    if (first < this.durationMs)
+      this.later(this.cfg.type === 'constant' || this.cfg.type === 'burst' ? 0 : first, K_ARRIVE, 0);
   }
 
   /** A closed-loop user's task ended at `now`: it thinks, then starts another. */
@@ -101,7 +102,7 @@ export class Arrivals implements EventHandler {
       case 'poisson':
         return c.rate;
       case 'ramp':
-        return c.from + ((c.to - c.from) * Math.min(1, t / this.durationMs));
+        return c.from + (c.to - c.from) * Math.min(1, t / this.durationMs);
       case 'burst':
         return t % c.everyMs < c.lengthMs ? c.burstRate : c.rate;
       case 'closed':

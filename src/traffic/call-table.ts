@@ -42,7 +42,19 @@ export class CallTable {
 
   private grow(): void {
     const n = Math.max(1024, this.layer.length * 2);
-    for (const name of ['layer', 'parent', 'parentSerial', 'key', 'attempts', 'pending', 'failCode', 'serial', 'reqId', 'target', 'free'] as const) {
+    for (const name of [
+      'layer',
+      'parent',
+      'parentSerial',
+      'key',
+      'attempts',
+      'pending',
+      'failCode',
+      'serial',
+      'reqId',
+      'target',
+      'free',
+    ] as const) {
       const a = new Int32Array(n);
       a.set(this[name]);
       this[name] = a;

@@ -11,7 +11,15 @@ import type { EngineConfig } from './config.js';
  * naming the setting before the run, not a crash in it. `store` is where its state lives (a
  * store shared by a layer's replicas); without one the guard keeps its own.
  */
-export function engineGuard(base: EngineConfig, over: Partial<EngineConfig>, name: string, targets: string[], clock: Clock, random: SeededRandom, store?: StateStore): GuardCore {
+export function engineGuard(
+  base: EngineConfig,
+  over: Partial<EngineConfig>,
+  name: string,
+  targets: string[],
+  clock: Clock,
+  random: SeededRandom,
+  store?: StateStore,
+): GuardCore {
   const e = { ...base, ...over };
   return new GuardCore({
     clock,

@@ -28,10 +28,20 @@ export class EngineReplicas {
   readonly state: EngineState;
   private next = 0;
 
-  constructor(base: EngineConfig, over: Partial<EngineConfig>, count: number, name: string, targets: string[], clock: Clock, random: SeededRandom) {
+  constructor(
+    base: EngineConfig,
+    over: Partial<EngineConfig>,
+    count: number,
+    name: string,
+    targets: string[],
+    clock: Clock,
+    random: SeededRandom,
+  ) {
     this.state = over.state ?? base.state ?? 'local';
     const store = this.state === 'shared' ? new MemoryStore() : undefined;
-    this.guards = Array.from({ length: count }, (_, i) => engineGuard(base, over, name, targets, clock, i === 0 ? random : random.split(`replica:${i}`), store));
+    this.guards = Array.from({ length: count }, (_, i) =>
+      engineGuard(base, over, name, targets, clock, i === 0 ? random : random.split(`replica:${i}`), store),
+    );
   }
 
   /** The replica that takes the next call. */

@@ -76,7 +76,10 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       const names = leaf ? (cfg.models ?? []) : [config.layers[i + 1].name];
       const models = leaf ? names.map((m) => transport.modelIndex(m)) : [];
       const r = random.split(`layer:${cfg.name}`);
-      const engines = cfg.retry.policy === 'engine' ? new EngineReplicas(config.engine, cfg.retry.engine, cfg.replicas ?? 1, cfg.name, names, clock, r) : undefined;
+      const engines =
+        cfg.retry.policy === 'engine'
+          ? new EngineReplicas(config.engine, cfg.retry.engine, cfg.replicas ?? 1, cfg.name, names, clock, r)
+          : undefined;
       return { cfg, leaf, plain: plainPolicy(cfg.retry, r.split('policy')), engines, models };
     });
     this.shape = new TreeShape(config.layers, random.split('shape').seed);
@@ -138,7 +141,15 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     this.attemptEnded(id, code, cls, tokens, now);
   }
 
-  private startCall(layerIx: number, parent: number, parentSerial: number, key: number, deadline: number, start: number, now: number): void {
+  private startCall(
+    layerIx: number,
+    parent: number,
+    parentSerial: number,
+    key: number,
+    deadline: number,
+    start: number,
+    now: number,
+  ): void {
     const c = this.calls;
     const id = c.alloc();
     if (id >= this.guardCalls.length) this.guardCalls.length = c.layer.length;
@@ -192,7 +203,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     c.attemptStart[id] = now;
     c.tokens[id] = 0;
     c.failCode[id] = Code.Ok;
-    if (timeout !== Infinity) this.scheduler.schedule(now + timeout, this.handlerId, K_TIMEOUT | ((serial & SERIAL_MASK) << SERIAL_SHIFT), id);
+    if (timeout !== Infinity)
+      this.scheduler.schedule(now + timeout, this.handlerId, K_TIMEOUT | ((serial & SERIAL_MASK) << SERIAL_SHIFT), id);
     if (layer.leaf) {
       // The request id is the call id: a leaf call has one live request at a time, and the
       // upstream lets an id be reused as soon as its request was answered or cancelled.
@@ -262,7 +274,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       return;
     }
     c.tokens[parent] += tokens;
-    if (!ok && (c.failCode[parent] === Code.Ok || code === Code.NoRetry)) c.failCode[parent] = code === Code.NoRetry ? Code.NoRetry : Code.Retryable;
+    if (!ok && (c.failCode[parent] === Code.Ok || code === Code.NoRetry))
+      c.failCode[parent] = code === Code.NoRetry ? Code.NoRetry : Code.Retryable;
     if (--c.pending[parent] === 0) {
       const pcode = c.failCode[parent];
       this.attemptEnded(parent, pcode, classifyCode(pcode), -1, now);

@@ -20,12 +20,21 @@ export const CHILD_NO_RETRY = classify({ status: 503, headers: { 'x-should-retry
 export const TIMEOUT = classify({ error: { name: 'TimeoutError', message: 'attempt timed out' } });
 const RESET = classify({ error: { code: 'ECONNRESET', message: 'connection reset' } });
 const MID_STREAM = classify({ error: { code: 'UND_ERR_SOCKET', message: 'stream broke after 200' } });
-const QUOTA = classify({ status: 429, body: { error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'quota' } } });
+const QUOTA = classify({
+  status: 429,
+  body: { error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'quota' } },
+});
 const CONTEXT = classify({ status: 400, body: { error: { code: 'context_length_exceeded', message: 'too long' } } });
 
 /** Classification of a parent attempt from its outcome code. */
 export function classifyCode(code: number): Classification {
-  return code === Code.Ok ? classifyStatus(200) : code === Code.Timeout ? TIMEOUT : code === Code.NoRetry ? CHILD_NO_RETRY : CHILD_RETRYABLE;
+  return code === Code.Ok
+    ? classifyStatus(200)
+    : code === Code.Timeout
+      ? TIMEOUT
+      : code === Code.NoRetry
+        ? CHILD_NO_RETRY
+        : CHILD_RETRYABLE;
 }
 
 /** Classification of an upstream answer (status 0 = connection reset). */

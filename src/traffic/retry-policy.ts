@@ -54,7 +54,10 @@ export function plainPolicy(p: RetryPolicy, random: Random): PlainPolicy | undef
     case 'none':
       return new NoRetry();
     case 'naive':
-      return new NaivePolicy(p.attempts, new Backoff({ strategy: 'exponential', baseMs: 100, capMs: 10_000, ...p.backoff }, random));
+      return new NaivePolicy(
+        p.attempts,
+        new Backoff({ strategy: 'exponential', baseMs: 100, capMs: 10_000, ...p.backoff }, random),
+      );
     case 'sdk':
       return new SdkPolicy(p.maxRetries, random);
     case 'engine':

@@ -26,7 +26,10 @@ export class TreeShape {
   private state = 0;
   private readonly hashRandom: Random = { next: () => (this.state = mix32(this.state + 0x6d2b79f5)) / 4294967296 };
 
-  constructor(private readonly layers: LayerConfig[], seed: number) {
+  constructor(
+    private readonly layers: LayerConfig[],
+    seed: number,
+  ) {
     this.fixed = layers.map((l) => (typeof l.fanout === 'number' ? Math.max(1, Math.ceil(l.fanout)) : 0));
     this.draws = layers.map((l) => sampler(l.fanout, this.hashRandom));
     this.seed = seed >>> 0;
@@ -45,7 +48,7 @@ export class TreeShape {
     if (this.fixed[layer] > 0) return this.fixed[layer];
     this.state = key;
     const v = Math.ceil(this.draws[layer]());
-    return v >= 1 ? v : 1;
+    return Math.max(v, 1);
   }
 
   /** Adds the logical calls of the subtree under (layer, key), per layer, into `counts`. */

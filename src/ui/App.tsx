@@ -42,7 +42,17 @@ function useResize(): void {
  * `space` → `onTogglePause`, `tab` → next view. Knows nothing about simulations. Keys are only
  * read when stdin can go raw (a TTY); otherwise the dashboard just plays.
  */
-export function App({ source, onQuit, onTogglePause, color, width, height, intervalMs, timer, initialView = 0 }: AppProps) {
+export function App({
+  source,
+  onQuit,
+  onTogglePause,
+  color,
+  width,
+  height,
+  intervalMs,
+  timer,
+  initialView = 0,
+}: AppProps) {
   const model = useThrottledFrame(source, { intervalMs, timer });
   const [view, setView] = useState(initialView);
   const { isRawModeSupported } = useStdin();

@@ -30,17 +30,35 @@ export interface DashboardProps {
 function footerLine(model: DashboardModel, views: DashboardView[], current: number, keys: boolean): Line {
   const parts: Line = [];
   if (views.length > 1) {
-    parts.push(seg(`view ${current + 1}/${views.length} `, 'dim'), seg(views[current].name, 'bold'), seg(' · tab next view', 'dim'));
+    parts.push(
+      seg(`view ${current + 1}/${views.length} `, 'dim'),
+      seg(views[current].name, 'bold'),
+      seg(' · tab next view', 'dim'),
+    );
   }
   if (keys) {
     const done = model.variants.length > 0 && model.variants.every((v) => v.done);
-    const keysText = done ? 'q quit' : model.mode === 'live' ? 'q stop' : `space ${model.paused ? 'resume' : 'pause'} · q quit`;
+    const keysText = done
+      ? 'q quit'
+      : model.mode === 'live'
+        ? 'q stop'
+        : `space ${model.paused ? 'resume' : 'pause'} · q quit`;
     parts.push(seg(parts.length ? ` · ${keysText}` : keysText, 'dim'));
   }
   return parts;
 }
 
-function VariantColumn({ view, panels, width, color }: { view: RunView; panels: readonly PanelName[]; width: number; color: boolean }) {
+function VariantColumn({
+  view,
+  panels,
+  width,
+  color,
+}: {
+  view: RunView;
+  panels: readonly PanelName[];
+  width: number;
+  color: boolean;
+}) {
   const pair = pairWidths(width);
   const has = (p: PanelName) => panels.includes(p);
   const paired = pair !== undefined && has('upstream') && has('engine');
@@ -91,7 +109,12 @@ export function Dashboard({ model, color, width, height, view = 0, keys = true }
             <Box key={r} flexDirection="row" marginTop={r > 0 ? 1 : 0} flexShrink={0}>
               {row.map((i, c) => (
                 <Box key={i} marginLeft={c > 0 ? GAP : 0} flexShrink={0}>
-                  <VariantColumn view={model.variants[i]} panels={current.panels} width={layout.columnWidth} color={color} />
+                  <VariantColumn
+                    view={model.variants[i]}
+                    panels={current.panels}
+                    width={layout.columnWidth}
+                    color={color}
+                  />
                 </Box>
               ))}
             </Box>

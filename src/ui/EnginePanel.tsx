@@ -12,7 +12,11 @@ type Target = GuardSnapshot['targets'][number];
 type Limit = GuardSnapshot['limits'][number];
 
 const BREAKER_HEALTH: Record<BreakerSnapshot['state'], Health> = { closed: 'good', half_open: 'warn', open: 'bad' };
-const BREAKER_WORD: Record<BreakerSnapshot['state'], string> = { closed: 'closed', half_open: 'half-open', open: 'open' };
+const BREAKER_WORD: Record<BreakerSnapshot['state'], string> = {
+  closed: 'closed',
+  half_open: 'half-open',
+  open: 'open',
+};
 
 /** Dropping nothing is healthy; dropping up to half is degraded; more is an upstream failing. */
 function dropHealth(p: number): Health {
@@ -65,9 +69,20 @@ const BUDGET_W = 7;
 const DROP_W = 7;
 
 /** `name  budget  drop  breaker` — empty cells where the layer or target has no such part. */
-function row(name: Line, nameW: number, budget: GuardSnapshot['budget'] | undefined, target: Target | undefined, at: number, replicas?: { n: number; count: number }): Line {
+function row(
+  name: Line,
+  nameW: number,
+  budget: GuardSnapshot['budget'] | undefined,
+  target: Target | undefined,
+  at: number,
+  replicas?: { n: number; count: number },
+): Line {
   const line: Line = [...name, seg(' '.repeat(Math.max(0, nameW - name.reduce((w, s) => w + textWidth(s.text), 0))))];
-  line.push(budget ? seg(padStart(sig3(budget.balance), BUDGET_W), tone(budgetHealth(budget.balance))) : seg(' '.repeat(BUDGET_W)));
+  line.push(
+    budget
+      ? seg(padStart(sig3(budget.balance), BUDGET_W), tone(budgetHealth(budget.balance)))
+      : seg(' '.repeat(BUDGET_W)),
+  );
   const p = target?.throttle?.dropProbability;
   line.push(p === undefined ? seg(' '.repeat(DROP_W)) : seg(padStart(formatPercent(p), DROP_W), tone(dropHealth(p))));
   if (target?.breaker) line.push(seg(' '), ...breakerCell(target.breaker, at, replicas));
@@ -86,12 +101,19 @@ function limitLines(limits: readonly Limit[], width: number): Line[] {
   const values = shown.map((l) => `${formatCount(l.available)}/${formatCount(l.capacity)}`);
   const valueW = Math.max(...values.map(textWidth));
   // Labels are cut (ending in …) only to leave the bar 8 columns.
-  const labelW = Math.min(Math.max(...shown.map((l) => textWidth(limitLabel(l)))), Math.max(10, width - 2 - 1 - 8 - 1 - valueW));
+  const labelW = Math.min(
+    Math.max(...shown.map((l) => textWidth(limitLabel(l)))),
+    Math.max(10, width - 2 - 1 - 8 - 1 - valueW),
+  );
   const barW = Math.max(4, Math.min(20, width - 2 - labelW - 2 - valueW));
   const lines = shown.map((l, i): Line => {
     const label = textWidth(limitLabel(l)) > labelW ? `${cut(limitLabel(l), labelW - 1)}…` : limitLabel(l);
     const h = fillHealth(l.available, l.capacity, l.debt);
-    const line: Line = [seg(`  ${padEnd(label, labelW)} `), seg(fillBar(l.available, l.capacity, barW), tone(h)), seg(` ${values[i]}`)];
+    const line: Line = [
+      seg(`  ${padEnd(label, labelW)} `),
+      seg(fillBar(l.available, l.capacity, barW), tone(h)),
+      seg(` ${values[i]}`),
+    ];
     if (l.debt > 0) line.push(seg(` ${HEALTH_SYMBOL.bad} debt ${formatCount(l.debt)}`, 'bad'));
     return line;
   });
@@ -103,8 +125,12 @@ function limitLines(limits: readonly Limit[], width: number): Line[] {
 function extraLines(guard: GuardSnapshot, width: number): Line[] {
   const items: Line[] = [];
   const fallback = fallbackShare(guard);
-  if (fallback !== undefined) items.push([seg('fallback '), seg(formatPercent(fallback), fallback > 0 ? 'warn' : 'plain')]);
-  if (guard.concurrency) items.push([seg(`in flight ${formatCount(guard.concurrency.inFlight)}, ${formatCount(guard.concurrency.queued)} queued`)]);
+  if (fallback !== undefined)
+    items.push([seg('fallback '), seg(formatPercent(fallback), fallback > 0 ? 'warn' : 'plain')]);
+  if (guard.concurrency)
+    items.push([
+      seg(`in flight ${formatCount(guard.concurrency.inFlight)}, ${formatCount(guard.concurrency.queued)} queued`),
+    ]);
   return items.length ? flow(items, width, '  ') : [];
 }
 
@@ -129,15 +155,31 @@ function extraLines(guard: GuardSnapshot, width: number): Line[] {
  */
 export function engineLines(view: RunView, width: number): Line[] {
   if (view.engines.length === 0) return [[seg('engine', 'bold'), seg(' · off', 'dim')]];
-  const nameW = Math.max(6, ...view.engines.flatMap((e) => [textWidth(e.layer) + textWidth(replicaTag(e.replicas)), ...(e.guard.targets.length > 1 ? e.guard.targets.map((t) => 2 + textWidth(t.name)) : [])]));
-  const lines: Line[] = [[seg(padEnd('engine', nameW), 'bold'), seg(padStart('budget', BUDGET_W), 'bold'), seg(padStart('drop', DROP_W), 'bold'), seg(' breaker', 'bold')]];
+  const nameW = Math.max(
+    6,
+    ...view.engines.flatMap((e) => [
+      textWidth(e.layer) + textWidth(replicaTag(e.replicas)),
+      ...(e.guard.targets.length > 1 ? e.guard.targets.map((t) => 2 + textWidth(t.name)) : []),
+    ]),
+  );
+  const lines: Line[] = [
+    [
+      seg(padEnd('engine', nameW), 'bold'),
+      seg(padStart('budget', BUDGET_W), 'bold'),
+      seg(padStart('drop', DROP_W), 'bold'),
+      seg(' breaker', 'bold'),
+    ],
+  ];
   for (const { layer, guard, replicas } of view.engines) {
     const single = guard.targets.length <= 1;
     const tag = replicaTag(replicas);
     const name: Line = tag ? [seg(layer, 'bold'), seg(tag, 'dim')] : [seg(layer, 'bold')];
     const of = (i: number) => (replicas ? { n: replicas.breakers[i] ?? 0, count: replicas.count } : undefined);
-    lines.push(row(name, nameW, guard.budget, single ? guard.targets[0] : undefined, guard.at, single ? of(0) : undefined));
-    if (!single) guard.targets.forEach((t, i) => lines.push(row([seg(`  ${t.name}`)], nameW, undefined, t, guard.at, of(i))));
+    lines.push(
+      row(name, nameW, guard.budget, single ? guard.targets[0] : undefined, guard.at, single ? of(0) : undefined),
+    );
+    if (!single)
+      guard.targets.forEach((t, i) => lines.push(row([seg(`  ${t.name}`)], nameW, undefined, t, guard.at, of(i))));
     lines.push(...extraLines(guard, width), ...(guard.limits.length ? limitLines(guard.limits, width) : []));
   }
   return lines;

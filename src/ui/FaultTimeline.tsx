@@ -5,7 +5,15 @@ import { seg, textWidth, type Line, type Tone } from './line.js';
 import { Lines } from './Lines.js';
 
 /** One glyph per kind, so phases read without colour: full outages solid, latency light. */
-const GLYPH: Record<FaultKind, string> = { outage: '█', quota: '█', errors: '▓', reset: '▓', hang: '▓', midstream: '▓', latency: '▒' };
+const GLYPH: Record<FaultKind, string> = {
+  outage: '█',
+  quota: '█',
+  errors: '▓',
+  reset: '▓',
+  hang: '▓',
+  midstream: '▓',
+  latency: '▒',
+};
 const NO_FAULT = '·';
 const NOW = '│';
 
@@ -15,10 +23,17 @@ function kindTone(kind: FaultKind): Tone {
 
 /** `outage 503`, `errors 30 % 503/429`, `latency ×4`, `hang 10 %`, with `@model` when it hits one. */
 export function describePhase(p: FaultPhase): string {
-  const statuses = p.status === undefined ? '' : typeof p.status === 'number' ? ` ${p.status}` : ` ${Object.keys(p.status).join('/')}`;
+  const statuses =
+    p.status === undefined ? '' : typeof p.status === 'number' ? ` ${p.status}` : ` ${Object.keys(p.status).join('/')}`;
   const rate = p.rate < 1 ? ` ${formatPercent(p.rate)}` : '';
   const what =
-    p.kind === 'latency' ? `latency ×${p.factor ?? 1}` : p.kind === 'outage' ? `outage${statuses || ' 503'}` : p.kind === 'errors' ? `errors${rate}${statuses}` : `${p.kind}${rate}`;
+    p.kind === 'latency'
+      ? `latency ×${p.factor ?? 1}`
+      : p.kind === 'outage'
+        ? `outage${statuses || ' 503'}`
+        : p.kind === 'errors'
+          ? `errors${rate}${statuses}`
+          : `${p.kind}${rate}`;
   return p.model === undefined ? what : `${what} @${p.model}`;
 }
 
@@ -29,10 +44,18 @@ function status(faults: readonly FaultPhase[], t: number): Line {
   const now = faults.filter((p) => active(p, t));
   if (now.length > 0) {
     const until = Math.min(...now.map((p) => p.toMs));
-    return [seg('now ', 'bold'), ...now.flatMap((p, i) => [...(i ? [seg(' + ')] : []), seg(describePhase(p), kindTone(p.kind))]), seg(` until ${formatSeconds(until)}`, 'dim')];
+    return [
+      seg('now ', 'bold'),
+      ...now.flatMap((p, i) => [...(i ? [seg(' + ')] : []), seg(describePhase(p), kindTone(p.kind))]),
+      seg(` until ${formatSeconds(until)}`, 'dim'),
+    ];
   }
   const next = faults.filter((p) => p.fromMs > t).sort((a, b) => a.fromMs - b.fromMs)[0];
-  if (next) return [seg('now ✓ no fault', 'good'), seg(` · next ${describePhase(next)} at ${formatSeconds(next.fromMs)}`, 'dim')];
+  if (next)
+    return [
+      seg('now ✓ no fault', 'good'),
+      seg(` · next ${describePhase(next)} at ${formatSeconds(next.fromMs)}`, 'dim'),
+    ];
   return [seg('now ✓ no fault', 'good')];
 }
 
@@ -59,7 +82,12 @@ export function faultLines(faults: readonly FaultPhase[], t: number, durationMs:
   const bar: Line = [];
   for (let i = 0; i < barW; i++) {
     const p = cell(i);
-    const s = i === nowCell ? seg(NOW, 'bold') : p ? seg(GLYPH[p.kind], i < nowCell ? kindTone(p.kind) : 'dim') : seg(NO_FAULT, 'dim');
+    const s =
+      i === nowCell
+        ? seg(NOW, 'bold')
+        : p
+          ? seg(GLYPH[p.kind], i < nowCell ? kindTone(p.kind) : 'dim')
+          : seg(NO_FAULT, 'dim');
     const last = bar.at(-1);
     if (last && last.tone === s.tone && s.text !== NOW && last.text.at(-1) !== NOW) last.text += s.text;
     else bar.push({ ...s });

@@ -20,17 +20,35 @@ function state(model: DashboardModel): Line {
 
 function statusLine(model: DashboardModel): Line {
   const pace = model.mode === 'sim' ? `${formatSpeed(model.speed)} speed` : 'real time';
-  return [seg('stormlab ', 'bold'), seg(model.scenario, 'bold'), seg(` · ${model.mode} · seed ${model.seed} · ${pace} · `, 'dim'), ...state(model)];
+  return [
+    seg('stormlab ', 'bold'),
+    seg(model.scenario, 'bold'),
+    seg(` · ${model.mode} · seed ${model.seed} · ${pace} · `, 'dim'),
+    ...state(model),
+  ];
 }
 
 function progressBarLine(model: DashboardModel, width: number): Line {
   const share = model.durationMs > 0 ? Math.min(1, Math.max(0, model.t / model.durationMs)) : 1;
   const clock = `${formatSeconds(model.t)}/${formatSeconds(model.durationMs)} ${model.mode === 'sim' ? 'virtual' : 'real'} `;
   const pct = ` ${String(Math.floor(share * 100)).padStart(3)}%`;
-  const left = model.t < model.durationMs ? ` · ${formatSeconds(model.durationMs - model.t)} left` : model.variants.every((v) => v.done) ? '' : ' · draining';
+  const left =
+    model.t < model.durationMs
+      ? ` · ${formatSeconds(model.durationMs - model.t)} left`
+      : model.variants.every((v) => v.done)
+        ? ''
+        : ' · draining';
   const barW = Math.max(10, Math.min(60, width - clock.length - pct.length - left.length - 2));
   const full = Math.round(share * barW);
-  return [seg(clock), seg('['), seg('█'.repeat(full), 'accent'), seg('░'.repeat(barW - full), 'dim'), seg(']'), seg(pct), seg(left, 'dim')];
+  return [
+    seg(clock),
+    seg('['),
+    seg('█'.repeat(full), 'accent'),
+    seg('░'.repeat(barW - full), 'dim'),
+    seg(']'),
+    seg(pct),
+    seg(left, 'dim'),
+  ];
 }
 
 /** Candidate headlines, longest first: the first that fits the width is shown. */
@@ -41,11 +59,26 @@ function headlineCandidates(variants: readonly RunView[]): Line[][] {
   if (variants.length === 1) {
     const v = variants[0];
     return [
-      [[label, ...overall(v), seg(' overall · now ', 'dim'), ...now(v), seg(' (last 5 s)', 'dim'), seg(` · goodput ${formatRate(v.snapshot.goodput)}`, 'dim')]],
+      [
+        [
+          label,
+          ...overall(v),
+          seg(' overall · now ', 'dim'),
+          ...now(v),
+          seg(' (last 5 s)', 'dim'),
+          seg(` · goodput ${formatRate(v.snapshot.goodput)}`, 'dim'),
+        ],
+      ],
       [[label, ...overall(v), seg(' overall · now ', 'dim'), ...now(v)]],
     ];
   }
-  const full = (v: RunView): Line => [seg(`${v.name} `, 'bold'), ...overall(v), seg(' (now ', 'dim'), ...now(v), seg(')', 'dim')];
+  const full = (v: RunView): Line => [
+    seg(`${v.name} `, 'bold'),
+    ...overall(v),
+    seg(' (now ', 'dim'),
+    ...now(v),
+    seg(')', 'dim'),
+  ];
   const short = (v: RunView): Line => [seg(`${v.name} `, 'bold'), ...overall(v)];
   return [
     [[label, ...joined(variants.map(full))]],

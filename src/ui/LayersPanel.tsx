@@ -20,7 +20,8 @@ function right(cell: Line, width: number): Line {
   return [seg(' '.repeat(Math.max(0, width - lineWidth(cell)))), ...cell];
 }
 
-const success = (l: LayerResult): Line => marked(l.ok + l.failed > 0 ? formatPercent(l.successRate) : '—', successHealth(l.successRate, l.ok + l.failed));
+const success = (l: LayerResult): Line =>
+  marked(l.ok + l.failed > 0 ? formatPercent(l.successRate) : '—', successHealth(l.successRate, l.ok + l.failed));
 
 function shedParts(l: LayerResult): string[] {
   return SHED_REASONS.filter((r) => (l.shed[r] ?? 0) > 0).map((r) => `${r} ${formatCount(l.shed[r] ?? 0)}`);
@@ -44,13 +45,23 @@ function shedLines(l: LayerResult, width: number): Line[] {
 }
 
 function latencyColumn(p: 'p50' | 'p95' | 'p99'): Column {
-  return { head: p, width: 9, cell: (l) => [seg(formatMs(l.latencyMs[p]))], item: (l) => [seg(`${p} ${formatMs(l.latencyMs[p])}`)] };
+  return {
+    head: p,
+    width: 9,
+    cell: (l) => [seg(formatMs(l.latencyMs[p]))],
+    item: (l) => [seg(`${p} ${formatMs(l.latencyMs[p])}`)],
+  };
 }
 
 const CORE: Column[] = [
   { head: 'calls', width: 7, cell: (l) => [seg(formatCount(l.logicalCalls))], item: () => [] },
   { head: 'attempts', width: 9, cell: (l) => [seg(formatCount(l.attempts))], item: () => [] },
-  { head: 'amp', width: 10, cell: (l) => marked(formatTimes(l.amplification), amplificationHealth(l.amplification)), item: () => [] },
+  {
+    head: 'amp',
+    width: 10,
+    cell: (l) => marked(formatTimes(l.amplification), amplificationHealth(l.amplification)),
+    item: () => [],
+  },
 ];
 
 const OPTIONAL: Column[] = [
@@ -86,7 +97,10 @@ export function layersLines(view: RunView, width: number): Line[] {
   const anyShed = layers.some((l) => Object.values(l.shed).some((n) => (n ?? 0) > 0));
   const shedW = Math.max(...layers.map((l) => textWidth(shedText(l))));
   const shedColumn = anyShed && rest.length === 0 && used + 2 + Math.max(4, shedW) <= width;
-  const head: Line = [seg(padEnd('layer', nameW), 'bold'), ...columns.map((c) => seg(padStart(c.head, c.width), 'bold'))];
+  const head: Line = [
+    seg(padEnd('layer', nameW), 'bold'),
+    ...columns.map((c) => seg(padStart(c.head, c.width), 'bold')),
+  ];
   if (shedColumn) head.push(seg(`  shed`, 'bold'));
   const lines: Line[] = [head];
   for (const l of layers) {

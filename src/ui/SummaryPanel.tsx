@@ -36,7 +36,12 @@ export function summaryLines(view: RunView, width: number): Line[] {
   const finished = s.roots.ok + s.roots.late + s.roots.failed;
   const title: Line = [seg(view.name, 'bold'), seg(' · ', 'dim'), seg(healthLabel(h), tone(h))];
   if (view.done) title.push(seg(' · done', 'dim'));
-  const amp: Line = [seg('amplification '), ...amplificationCell(view, 'overall'), seg('  now '), ...amplificationCell(view, 'now')];
+  const amp: Line = [
+    seg('amplification '),
+    ...amplificationCell(view, 'overall'),
+    seg('  now '),
+    ...amplificationCell(view, 'now'),
+  ];
   const figures: Line = [
     seg('goodput '),
     seg(formatRate(s.goodput), tone(successHealth(s.successRate, finished))),

@@ -37,15 +37,35 @@ export function upstreamLines(view: RunView, width: number): Line[] {
   const nowLogical = (logical.at(-1) ?? 0) * perSec;
   const ampTone = tone(amplificationHealth(nowLogical > 0 ? nowAttempts / nowLogical : 0));
   const share = s.upstream.share;
-  const shareItem = (label: string, x: number): Line => [seg(`${label} `), ...marked(formatPercent(x), errorShareHealth(x)).slice(1)];
+  const shareItem = (label: string, x: number): Line => [
+    seg(`${label} `),
+    ...marked(formatPercent(x), errorShareHealth(x)).slice(1),
+  ];
   const busy = view.upstream.models.reduce((n, m) => n + m.busy, 0);
   const queued = view.upstream.models.reduce((n, m) => n + m.queued, 0);
   return [
     [seg('upstream', 'bold'), seg(' · last 60 s', 'dim')],
-    [seg(padEnd('attempts', LABEL)), seg(sparkline(attempts, spark, max), ampTone), seg(padStart(formatRate(nowAttempts), VALUE + 1))],
-    [seg(padEnd('logical', LABEL)), seg(sparkline(logical, spark, max), 'accent'), seg(padStart(formatRate(nowLogical), VALUE + 1))],
-    [...shareItem('429', share['429']), seg('  '), ...shareItem('5xx', share['5xx']), seg('  '), ...shareItem('timeout', share.timeout)],
-    [seg(`queue ${formatCount(queued)}  busy ${formatCount(busy)}  wasted `), seg(`${formatCount(s.upstream.wastedTokens)} tok`, s.upstream.wastedTokens > 0 ? 'warn' : 'plain')],
+    [
+      seg(padEnd('attempts', LABEL)),
+      seg(sparkline(attempts, spark, max), ampTone),
+      seg(padStart(formatRate(nowAttempts), VALUE + 1)),
+    ],
+    [
+      seg(padEnd('logical', LABEL)),
+      seg(sparkline(logical, spark, max), 'accent'),
+      seg(padStart(formatRate(nowLogical), VALUE + 1)),
+    ],
+    [
+      ...shareItem('429', share['429']),
+      seg('  '),
+      ...shareItem('5xx', share['5xx']),
+      seg('  '),
+      ...shareItem('timeout', share.timeout),
+    ],
+    [
+      seg(`queue ${formatCount(queued)}  busy ${formatCount(busy)}  wasted `),
+      seg(`${formatCount(s.upstream.wastedTokens)} tok`, s.upstream.wastedTokens > 0 ? 'warn' : 'plain'),
+    ],
   ];
 }
 

@@ -60,7 +60,8 @@ export function columnHeight(view: RunView, panels: readonly PanelName[], width:
   const pair = pairWidths(width);
   const has = (p: PanelName) => panels.includes(p);
   let h = summaryLines(view, width).length;
-  if (pair && has('upstream') && has('engine')) h += Math.max(upstreamLines(view, pair[0]).length, engineLines(view, pair[1]).length);
+  if (pair && has('upstream') && has('engine'))
+    h += Math.max(upstreamLines(view, pair[0]).length, engineLines(view, pair[1]).length);
   else {
     if (has('upstream')) h += upstreamLines(view, width).length;
     if (has('engine')) h += engineLines(view, width).length;
@@ -77,9 +78,15 @@ export function gridRows<T>(items: readonly T[], columns: number): T[][] {
 }
 
 /** Rows a view takes: its grid rows of variant columns, a blank line between rows. */
-export function viewHeight(model: DashboardModel, view: DashboardView, layout: Pick<DashboardLayout, 'columns' | 'columnWidth'>): number {
+export function viewHeight(
+  model: DashboardModel,
+  view: DashboardView,
+  layout: Pick<DashboardLayout, 'columns' | 'columnWidth'>,
+): number {
   const rows = gridRows(view.variants, layout.columns);
-  const heights = rows.map((row) => Math.max(0, ...row.map((i) => columnHeight(model.variants[i], view.panels, layout.columnWidth))));
+  const heights = rows.map((row) =>
+    Math.max(0, ...row.map((i) => columnHeight(model.variants[i], view.panels, layout.columnWidth))),
+  );
   return heights.reduce((a, b) => a + b, 0) + Math.max(0, rows.length - 1);
 }
 
@@ -99,10 +106,19 @@ export function dashboardLayout(model: DashboardModel, width: number, bodyHeight
   const candidates: DashboardView[][] = GROUPINGS.map((g) => g.map((v) => ({ ...v, variants: all })));
   if (pages.length > 1) {
     for (const g of GROUPINGS) {
-      candidates.push(g.flatMap((v) => pages.map((page) => ({ ...v, name: `${v.name} · ${page.map((i) => model.variants[i].name).join(', ')}`, variants: page }))));
+      candidates.push(
+        g.flatMap((v) =>
+          pages.map((page) => ({
+            ...v,
+            name: `${v.name} · ${page.map((i) => model.variants[i].name).join(', ')}`,
+            variants: page,
+          })),
+        ),
+      );
     }
   }
-  const fits = (views: DashboardView[]) => views.every((v) => viewHeight(model, v, { columns, columnWidth }) <= bodyHeight);
+  const fits = (views: DashboardView[]) =>
+    views.every((v) => viewHeight(model, v, { columns, columnWidth }) <= bodyHeight);
   const views = candidates.find(fits) ?? candidates[candidates.length - 1];
   return { views, columns, columnWidth };
 }

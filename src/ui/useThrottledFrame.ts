@@ -32,10 +32,14 @@ export interface ThrottleOptions {
  * once, changes during the interval collapse into one render when it ends — so the last frame
  * of a run is always shown. Reads no clock: only the timer, which tests replace.
  */
-export function useThrottledFrame<T = DashboardModel>(source: FrameSource<T>, { intervalMs = 100, timer = realTimer }: ThrottleOptions = {}): T {
+export function useThrottledFrame<T = DashboardModel>(
+  source: FrameSource<T>,
+  { intervalMs = 100, timer = realTimer }: ThrottleOptions = {},
+): T {
   // A fresh wrapper per render, so a source that mutates one frame object still re-renders.
   const [state, setState] = useState(() => ({ frame: source.frame() }));
   // Layout effect: subscribed as soon as the tree is committed, not on some later tick.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: subscribes once per source; the first frame is compared, not tracked
   useLayoutEffect(() => {
     let handle: unknown;
     let waiting = false;

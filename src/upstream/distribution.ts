@@ -34,7 +34,13 @@ export function sampler(d: Dist, random: Random): () => number {
     case 'choice': {
       const w = d.weights ?? d.values.map(() => 1);
       const total = w.reduce((a, b) => a + b, 0);
-      const cum = Float64Array.from(w, ((s) => (x: number) => (s += x / total))(0));
+      const cum = Float64Array.from(
+        w,
+        (
+          (s) => (x: number) =>
+            (s += x / total)
+        )(0),
+      );
       return () => {
         const u = random.next();
         for (let i = 0; i < cum.length - 1; i++) if (u < cum[i]) return d.values[i];

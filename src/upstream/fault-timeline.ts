@@ -4,11 +4,25 @@ import type { Random } from '../engine/random.js';
 import type { FaultKind, FaultPhase } from './config.js';
 
 /** Fault kinds as numbers, for the hot path. */
-export const FaultCode = { None: 0, Errors: 1, Outage: 2, Reset: 3, Hang: 4, Midstream: 5, Quota: 6, Latency: 7 } as const;
+export const FaultCode = {
+  None: 0,
+  Errors: 1,
+  Outage: 2,
+  Reset: 3,
+  Hang: 4,
+  Midstream: 5,
+  Quota: 6,
+  Latency: 7,
+} as const;
 
 const CODES: { readonly [K in FaultKind]: number } = {
-  errors: FaultCode.Errors, outage: FaultCode.Outage, reset: FaultCode.Reset, hang: FaultCode.Hang,
-  midstream: FaultCode.Midstream, quota: FaultCode.Quota, latency: FaultCode.Latency,
+  errors: FaultCode.Errors,
+  outage: FaultCode.Outage,
+  reset: FaultCode.Reset,
+  hang: FaultCode.Hang,
+  midstream: FaultCode.Midstream,
+  quota: FaultCode.Quota,
+  latency: FaultCode.Latency,
 };
 const KINDS = Object.keys(CODES) as FaultKind[];
 
@@ -44,7 +58,11 @@ export class FaultTimeline {
   private readonly arrivals: Int32Array[];
   private readonly latencies: Int32Array[];
 
-  constructor(faults: readonly FaultPhase[], models: readonly string[], private readonly random: Random) {
+  constructor(
+    faults: readonly FaultPhase[],
+    models: readonly string[],
+    private readonly random: Random,
+  ) {
     const n = faults.length;
     this.kinds = new Int32Array(n);
     this.from = new Float64Array(n);
@@ -55,7 +73,11 @@ export class FaultTimeline {
     this.cums = [];
     faults.forEach((f, i) => this.load(f, i, models));
     const pick = (m: string, lat: boolean) =>
-      Int32Array.from(faults.flatMap((f, i) => ((f.model === undefined || f.model === m) && (f.kind === 'latency') === lat ? [i] : [])));
+      Int32Array.from(
+        faults.flatMap((f, i) =>
+          (f.model === undefined || f.model === m) && (f.kind === 'latency') === lat ? [i] : [],
+        ),
+      );
     this.arrivals = models.map((m) => pick(m, false));
     this.latencies = models.map((m) => pick(m, true));
   }

@@ -35,10 +35,16 @@ function retryHeaders(retryAfterMs: number, withMs: boolean): Record<string, str
 export function openaiError(status: number, detail: number, retryAfterMs: number): ErrorShape {
   const headers = retryHeaders(retryAfterMs, true);
   const wait = retryAfterMs >= 0 ? ` Please try again in ${seconds(retryAfterMs)}.` : '';
-  const body = (message: string, type: string, code: string | null, param: string | null = null) =>
-    ({ headers, body: { error: { message, type, param, code } } });
+  const body = (message: string, type: string, code: string | null, param: string | null = null) => ({
+    headers,
+    body: { error: { message, type, param, code } },
+  });
   if (status === 429 && detail === Detail.InsufficientQuota) {
-    return body('You exceeded your current quota, please check your plan and billing details.', 'insufficient_quota', 'insufficient_quota');
+    return body(
+      'You exceeded your current quota, please check your plan and billing details.',
+      'insufficient_quota',
+      'insufficient_quota',
+    );
   }
   if (status === 429) {
     const tokens = detail === Detail.RateLimitTokens;
@@ -46,8 +52,12 @@ export function openaiError(status: number, detail: number, retryAfterMs: number
     return body(`Rate limit reached on ${what}.${wait}`, tokens ? 'tokens' : 'requests', 'rate_limit_exceeded');
   }
   if (status === 400 && detail === Detail.ContextLength) {
-    return body("This model's maximum context length was exceeded. Please reduce the length of the messages.",
-      'invalid_request_error', 'context_length_exceeded', 'messages');
+    return body(
+      "This model's maximum context length was exceeded. Please reduce the length of the messages.",
+      'invalid_request_error',
+      'context_length_exceeded',
+      'messages',
+    );
   }
   if (status === 529) return body('The server is overloaded. Please try again later.', 'overloaded_error', null);
   if (status >= 400 && status < 500) return body(`Bad request (status ${status}).`, 'invalid_request_error', null);
@@ -68,9 +78,13 @@ export function anthropicError(status: number, detail: number, retryAfterMs: num
   }
   if (status === 429) {
     const what = detail === Detail.RateLimitTokens ? 'tokens' : 'requests';
-    return body('rate_limit_error', `This request would exceed the rate limit for your organization on ${what} per minute.`);
+    return body(
+      'rate_limit_error',
+      `This request would exceed the rate limit for your organization on ${what} per minute.`,
+    );
   }
-  if (status === 400 && detail === Detail.ContextLength) return body('invalid_request_error', 'prompt is too long: tokens > maximum');
+  if (status === 400 && detail === Detail.ContextLength)
+    return body('invalid_request_error', 'prompt is too long: tokens > maximum');
   if (status === 529 || status === 503 || detail === Detail.Overloaded) return body('overloaded_error', 'Overloaded');
   if (status >= 400 && status < 500) return body('invalid_request_error', `Bad request (status ${status}).`);
   return body('api_error', 'Internal server error');

@@ -49,7 +49,12 @@ const DIRECT_MAX = 1 << 20;
 const ANSWER = 1;
 const DONE = 2;
 /** Request record states. DROPPED: cancelled with cancel-on-disconnect, waiting to be reclaimed. */
-const FREE = 0, ANSWERING = 1, QUEUED = 2, SERVING = 3, HANGING = 4, DROPPED = 5;
+const FREE = 0,
+  ANSWERING = 1,
+  QUEUED = 2,
+  SERVING = 3,
+  HANGING = 4,
+  DROPPED = 5;
 
 /** One model's capacity, queue, quotas and counters. */
 class ModelState {
@@ -70,7 +75,10 @@ class ModelState {
   readonly rpm: Quota | null;
   readonly tpm: Quota | null;
 
-  constructor(readonly cfg: ModelConfig, random: Random) {
+  constructor(
+    readonly cfg: ModelConfig,
+    random: Random,
+  ) {
     this.ttft = sampler(cfg.ttftMs, random);
     this.tpot = sampler(cfg.tpotMs, random);
     this.rpm = cfg.rpm === undefined ? null : new Quota(cfg.rpm, 60_000, `${cfg.name}.rpm`);
@@ -151,7 +159,8 @@ export class UpstreamModel implements EventHandler {
     const cfgs = config.models.map((m, i) => checkModel({ ...MODEL_DEFAULTS, ...m }, i));
     const names = cfgs.map((m) => m.name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
-    if (dup !== undefined) throw new OptionError(`upstream.models names must be unique, got ${JSON.stringify(dup)} twice`);
+    if (dup !== undefined)
+      throw new OptionError(`upstream.models names must be unique, got ${JSON.stringify(dup)} twice`);
     this.models = cfgs.map((m) => new ModelState(m, random));
     this.faults = new FaultTimeline(config.faults ?? [], names, random);
     this.cancelOnDisconnect = config.cancelOnDisconnect ?? false;
@@ -195,7 +204,8 @@ export class UpstreamModel implements EventHandler {
     if (total > m.cfg.contextTokens) return this.answer(reqId, model, 400, Detail.ContextLength, -1, now);
     if (m.rpm !== null) {
       const wait = m.rpm.waitMs(1, now);
-      if (wait !== 0) return this.answer(reqId, model, 429, Detail.RateLimitRequests, wait === Infinity ? -1 : wait, now);
+      if (wait !== 0)
+        return this.answer(reqId, model, 429, Detail.RateLimitRequests, wait === Infinity ? -1 : wait, now);
     }
     if (m.tpm !== null) {
       const wait = m.tpm.waitMs(total, now);
@@ -250,7 +260,11 @@ export class UpstreamModel implements EventHandler {
     }
     if (this.gaveUp[r] === 1) return this.release(r);
     // Read the answer and free the record first: the listener may resubmit under the same reqId.
-    const id = this.reqId[r], status = this.status[r], detail = this.detail[r], tokens = this.tokens[r], retry = this.retry[r];
+    const id = this.reqId[r],
+      status = this.status[r],
+      detail = this.detail[r],
+      tokens = this.tokens[r],
+      retry = this.retry[r];
     this.unbind(id);
     this.release(r);
     m.byStatus[status]++;
@@ -278,7 +292,14 @@ export class UpstreamModel implements EventHandler {
   }
 
   /** Answers without doing any work, after the network time. */
-  private answer(reqId: number, model: number, status: number, detail: number, retryAfterMs: number, now: number): void {
+  private answer(
+    reqId: number,
+    model: number,
+    status: number,
+    detail: number,
+    retryAfterMs: number,
+    now: number,
+  ): void {
     const r = this.record(reqId, model, 0, 0, -1);
     this.state[r] = ANSWERING;
     this.status[r] = status;
@@ -306,7 +327,7 @@ export class UpstreamModel implements EventHandler {
     this.detail[r] = share < 0 ? Detail.None : Detail.MidStream;
     this.tokens[r] = this.prompt[r] + n;
     this.retry[r] = -1;
-    this.scheduler.schedule(now + (ms > 0 ? ms : 0), this.handlerId, DONE, r);
+    this.scheduler.schedule(now + Math.max(ms, 0), this.handlerId, DONE, r);
   }
 
   /** Gives free slots to the oldest queued requests, reclaiming dropped ones on the way. */
@@ -350,7 +371,8 @@ export class UpstreamModel implements EventHandler {
 
   /** The record of `reqId`, -1 if it has none. */
   private lookup(reqId: number): number {
-    if (reqId >= 0 && reqId < DIRECT_MAX && (reqId | 0) === reqId) return reqId < this.direct.length ? this.direct[reqId] - 1 : -1;
+    if (reqId >= 0 && reqId < DIRECT_MAX && (reqId | 0) === reqId)
+      return reqId < this.direct.length ? this.direct[reqId] - 1 : -1;
     return this.byId.get(reqId) ?? -1;
   }
 
@@ -370,8 +392,14 @@ export class UpstreamModel implements EventHandler {
     const f64 = (a: Float64Array) => ((b) => (b.set(a), b))(new Float64Array(cap));
     const i32 = (a: Int32Array) => ((b) => (b.set(a), b))(new Int32Array(cap));
     const u8 = (a: Uint8Array) => ((b) => (b.set(a), b))(new Uint8Array(cap));
-    [this.reqId, this.prompt, this.output, this.share, this.tokens, this.retry] =
-      [f64(this.reqId), f64(this.prompt), f64(this.output), f64(this.share), f64(this.tokens), f64(this.retry)];
+    [this.reqId, this.prompt, this.output, this.share, this.tokens, this.retry] = [
+      f64(this.reqId),
+      f64(this.prompt),
+      f64(this.output),
+      f64(this.share),
+      f64(this.tokens),
+      f64(this.retry),
+    ];
     [this.model, this.status, this.detail] = [i32(this.model), i32(this.status), i32(this.detail)];
     [this.state, this.gaveUp] = [u8(this.state), u8(this.gaveUp)];
     const free = new Int32Array(cap);

@@ -43,7 +43,11 @@ const FILES: Record<string, () => string> = {
   'duplicate-layer.yaml': () => edit('name: agent', 'name: orchestrator'),
   'bad-variant.yaml': () => `${BASE}variants:\n  wide:\n    layers[9].fanout: 2\n  busy:\n    arrival.rate: -1\n`,
   'several.yaml': () =>
-    edit('duration: 10s', 'duration: soon', edit('fanout: 3', 'fanout: -2', edit('slots: 8', 'slots: eight', edit('policy: naive', 'policy: navie')))),
+    edit(
+      'duration: 10s',
+      'duration: soon',
+      edit('fanout: 3', 'fanout: -2', edit('slots: 8', 'slots: eight', edit('policy: naive', 'policy: navie'))),
+    ),
   'notes.txt': () => BASE,
 };
 
@@ -67,28 +71,52 @@ async function expectUsage(argv: string[], lines: string[], options: CaptureOpti
 
 describe('mistakes in a scenario file: exit 2, one line per problem naming the file and the path', () => {
   it('negative fan-out', () =>
-    expectUsage(['run', 'negative-fanout.yaml'], ['negative-fanout.yaml: layers[1].fanout: expected a positive integer, got -2']));
+    expectUsage(
+      ['run', 'negative-fanout.yaml'],
+      ['negative-fanout.yaml: layers[1].fanout: expected a positive integer, got -2'],
+    ));
 
   it('wrong type', () =>
-    expectUsage(['run', 'wrong-type.yaml'], ['wrong-type.yaml: upstream.models[0].slots: expected a positive integer, got "eight"']));
+    expectUsage(
+      ['run', 'wrong-type.yaml'],
+      ['wrong-type.yaml: upstream.models[0].slots: expected a positive integer, got "eight"'],
+    ));
 
   it('unknown key, with a did-you-mean', async () => {
-    await expectUsage(['run', 'unknown-key.yaml'], ['unknown-key.yaml: layers[1].fan_out: unknown key (did you mean fanout?)']);
-    await expectUsage(['run', 'unknown-top-key.yaml'], ['unknown-top-key.yaml: upsteam: unknown key (did you mean upstream?)']);
+    await expectUsage(
+      ['run', 'unknown-key.yaml'],
+      ['unknown-key.yaml: layers[1].fan_out: unknown key (did you mean fanout?)'],
+    );
+    await expectUsage(
+      ['run', 'unknown-top-key.yaml'],
+      ['unknown-top-key.yaml: upsteam: unknown key (did you mean upstream?)'],
+    );
   });
 
   it('unknown enum value', async () => {
-    await expectUsage(['run', 'enum.yaml'], ['enum.yaml: layers[0].retry.policy: expected one of none, naive, sdk, engine, got "navie"']);
-    await expectUsage(['run', 'arrival-type.yaml'], [
-      'arrival-type.yaml: arrival.type: expected one of constant, poisson, ramp, burst, closed, got "constnt" (did you mean constant?)',
-    ]);
+    await expectUsage(
+      ['run', 'enum.yaml'],
+      ['enum.yaml: layers[0].retry.policy: expected one of none, naive, sdk, engine, got "navie"'],
+    );
+    await expectUsage(
+      ['run', 'arrival-type.yaml'],
+      [
+        'arrival-type.yaml: arrival.type: expected one of constant, poisson, ramp, burst, closed, got "constnt" (did you mean constant?)',
+      ],
+    );
   });
 
   it('bad duration', () =>
-    expectUsage(['run', 'duration.yaml'], ['duration.yaml: duration: expected a duration like 30s or 500ms, got "10 parsecs"']));
+    expectUsage(
+      ['run', 'duration.yaml'],
+      ['duration.yaml: duration: expected a duration like 30s or 500ms, got "10 parsecs"'],
+    ));
 
   it('unknown model reference', () =>
-    expectUsage(['run', 'model-ref.yaml'], ['model-ref.yaml: layers[2].models[1]: unknown model "secondary" (known: primary)']));
+    expectUsage(
+      ['run', 'model-ref.yaml'],
+      ['model-ref.yaml: layers[2].models[1]: unknown model "secondary" (known: primary)'],
+    ));
 
   it('missing required field', () =>
     expectUsage(['run', 'missing.yaml'], ['missing.yaml: duration: missing, expected a duration like 30s or 500ms']));
@@ -97,7 +125,7 @@ describe('mistakes in a scenario file: exit 2, one line per problem naming the f
     expectUsage(['run', 'syntax.yaml'], ['syntax.yaml:9:1: YAML syntax error: Sequence item without - indicator']));
 
   it('JSON syntax error, at line:column', () =>
-    expectUsage(['run', 'syntax.json'], ["syntax.json:4:1: JSON syntax error: Expected double-quoted property name"]));
+    expectUsage(['run', 'syntax.json'], ['syntax.json:4:1: JSON syntax error: Expected double-quoted property name']));
 
   it('empty file (or only comments)', async () => {
     const why = 'the file is empty (expected a scenario with name, duration, arrival, tokens, layers and upstream)';
@@ -106,10 +134,16 @@ describe('mistakes in a scenario file: exit 2, one line per problem naming the f
   });
 
   it('a document that is not a mapping', () =>
-    expectUsage(['run', 'not-a-mapping.yaml'], ['not-a-mapping.yaml: (top level): expected a mapping of scenario fields, got a list']));
+    expectUsage(
+      ['run', 'not-a-mapping.yaml'],
+      ['not-a-mapping.yaml: (top level): expected a mapping of scenario fields, got a list'],
+    ));
 
   it('duplicate names', () =>
-    expectUsage(['run', 'duplicate-layer.yaml'], ['duplicate-layer.yaml: layers[1].name: duplicate layer name "orchestrator"']));
+    expectUsage(
+      ['run', 'duplicate-layer.yaml'],
+      ['duplicate-layer.yaml: layers[1].name: duplicate layer name "orchestrator"'],
+    ));
 
   it('broken variants: every one reported, under variants.<name>', async () => {
     const lines = [
@@ -121,16 +155,25 @@ describe('mistakes in a scenario file: exit 2, one line per problem naming the f
   });
 
   it('several problems in one file: all reported, one per line, no header', () =>
-    expectUsage(['run', 'several.yaml'], [
-      'several.yaml: duration: expected a duration like 30s or 500ms, got "soon"',
-      'several.yaml: layers[0].retry.policy: expected one of none, naive, sdk, engine, got "navie"',
-      'several.yaml: layers[1].fanout: expected a positive integer, got -2',
-      'several.yaml: upstream.models[0].slots: expected a positive integer, got "eight"',
-    ]));
+    expectUsage(
+      ['run', 'several.yaml'],
+      [
+        'several.yaml: duration: expected a duration like 30s or 500ms, got "soon"',
+        'several.yaml: layers[0].retry.policy: expected one of none, naive, sdk, engine, got "navie"',
+        'several.yaml: layers[1].fanout: expected a positive integer, got -2',
+        'several.yaml: upstream.models[0].slots: expected a positive integer, got "eight"',
+      ],
+    ));
 
   it('the file is named as the user wrote it, in a subdirectory too', async () => {
-    await expectUsage(['run', 'sub/negative-fanout.yaml'], ['sub/negative-fanout.yaml: layers[1].fanout: expected a positive integer, got -2']);
-    await expectUsage(['run', './sub/../sub/syntax.yaml'], ['./sub/../sub/syntax.yaml:9:1: YAML syntax error: Sequence item without - indicator']);
+    await expectUsage(
+      ['run', 'sub/negative-fanout.yaml'],
+      ['sub/negative-fanout.yaml: layers[1].fanout: expected a positive integer, got -2'],
+    );
+    await expectUsage(
+      ['run', './sub/../sub/syntax.yaml'],
+      ['./sub/../sub/syntax.yaml:9:1: YAML syntax error: Sequence item without - indicator'],
+    );
   });
 });
 
@@ -140,46 +183,70 @@ describe('mistakes in naming the scenario', () => {
   it('missing file in a directory', () => expectUsage(['compare', 'sub/nope.yml'], ['sub/nope.yml: file not found']));
 
   it('unknown bundled name, with a did-you-mean and the list', () =>
-    expectUsage(['run', 'retry-strom'], [
-      'retry-strom: no such file or bundled scenario; did you mean retry-storm? (bundled: brownout, fallback, metastable, replicas, retry-storm, sdk-stack, tpm-burst)',
-    ]));
+    expectUsage(
+      ['run', 'retry-strom'],
+      [
+        'retry-strom: no such file or bundled scenario; did you mean retry-storm? (bundled: brownout, fallback, metastable, replicas, retry-storm, sdk-stack, tpm-burst)',
+      ],
+    ));
 
-  it('not a scenario file', () => expectUsage(['run', 'notes.txt'], ['notes.txt: expected a .yaml, .yml or .json file, got ".txt"']));
+  it('not a scenario file', () =>
+    expectUsage(['run', 'notes.txt'], ['notes.txt: expected a .yaml, .yml or .json file, got ".txt"']));
 
   it('a directory', () => expectUsage(['run', '.'], ['.: is a directory, expected a scenario file']));
 });
 
 describe('mistakes in flags', () => {
   it('bad --set syntax', async () => {
-    await expectUsage(['run', 'ok.yaml', '--set', 'layers[0].fanout'], ['stormlab: --set "layers[0].fanout": expected path=value']);
-    await expectUsage(['run', 'ok.yaml', '--set', 'layers[x].fanout=1'], [
-      'stormlab: --set "layers[x].fanout=1": bad index [x] in layers[x].fanout (expected [0], [1], ... or [*])',
-    ]);
-    await expectUsage(['run', 'ok.yaml', '--set', 'layers[0].retry={policy: naive'], [
-      'stormlab: --set "layers[0].retry={policy: naive": the value is not valid YAML: Flow map must end with a }',
-    ]);
+    await expectUsage(
+      ['run', 'ok.yaml', '--set', 'layers[0].fanout'],
+      ['stormlab: --set "layers[0].fanout": expected path=value'],
+    );
+    await expectUsage(
+      ['run', 'ok.yaml', '--set', 'layers[x].fanout=1'],
+      ['stormlab: --set "layers[x].fanout=1": bad index [x] in layers[x].fanout (expected [0], [1], ... or [*])'],
+    );
+    await expectUsage(
+      ['run', 'ok.yaml', '--set', 'layers[0].retry={policy: naive'],
+      ['stormlab: --set "layers[0].retry={policy: naive": the value is not valid YAML: Flow map must end with a }'],
+    );
   });
 
   it('--set index out of range', () =>
-    expectUsage(['run', 'ok.yaml', '--set', 'layers[5].fanout=2'], ['stormlab: --set "layers[5].fanout=2": layers has 3 items, so [5] is past its end']));
+    expectUsage(
+      ['run', 'ok.yaml', '--set', 'layers[5].fanout=2'],
+      ['stormlab: --set "layers[5].fanout=2": layers has 3 items, so [5] is past its end'],
+    ));
 
   it('--set to a bad value: the flag is blamed, and the field it reaches is named', () =>
-    expectUsage(['run', 'retry-storm', '--set', 'layers[1].fanout=-2'], ['stormlab: --set "layers[1].fanout=-2": layers[1].fanout: expected a positive integer, got -2']));
+    expectUsage(
+      ['run', 'retry-storm', '--set', 'layers[1].fanout=-2'],
+      ['stormlab: --set "layers[1].fanout=-2": layers[1].fanout: expected a positive integer, got -2'],
+    ));
 
   it('--set of an unknown key: the flag is blamed, not the file', async () => {
-    await expectUsage(['run', 'retry-storm', '--set', 'engine.budget.ratio=0.1'], ['stormlab: --set "engine.budget.ratio=0.1": engine.budget: unknown key (did you mean retryBudget?)']);
-    await expectUsage(['run', 'retry-storm', '--set', 'layers[*].retry.attemps=2'], [
-      'stormlab: --set "layers[*].retry.attemps=2": layers[0].retry.attemps: unknown key (did you mean attempts?)',
-      'stormlab: --set "layers[*].retry.attemps=2": layers[1].retry.attemps: unknown key (did you mean attempts?)',
-      'stormlab: --set "layers[*].retry.attemps=2": layers[2].retry.attemps: unknown key (did you mean attempts?)',
-    ]);
+    await expectUsage(
+      ['run', 'retry-storm', '--set', 'engine.budget.ratio=0.1'],
+      ['stormlab: --set "engine.budget.ratio=0.1": engine.budget: unknown key (did you mean retryBudget?)'],
+    );
+    await expectUsage(
+      ['run', 'retry-storm', '--set', 'layers[*].retry.attemps=2'],
+      [
+        'stormlab: --set "layers[*].retry.attemps=2": layers[0].retry.attemps: unknown key (did you mean attempts?)',
+        'stormlab: --set "layers[*].retry.attemps=2": layers[1].retry.attemps: unknown key (did you mean attempts?)',
+        'stormlab: --set "layers[*].retry.attemps=2": layers[2].retry.attemps: unknown key (did you mean attempts?)',
+      ],
+    );
   });
 
   it('several bad --set flags: all reported', () =>
-    expectUsage(['run', 'ok.yaml', '--set', 'oops', '--set', 'layers[7].fanout=1'], [
-      'stormlab: --set "oops": expected path=value',
-      'stormlab: --set "layers[7].fanout=1": layers has 3 items, so [7] is past its end',
-    ]));
+    expectUsage(
+      ['run', 'ok.yaml', '--set', 'oops', '--set', 'layers[7].fanout=1'],
+      [
+        'stormlab: --set "oops": expected path=value',
+        'stormlab: --set "layers[7].fanout=1": layers has 3 items, so [7] is past its end',
+      ],
+    ));
 
   it('bad --seed', async () => {
     const expected = (got: string) => [`stormlab: --seed: expected an integer from 0 to 4294967295, got ${got}`];
@@ -191,32 +258,58 @@ describe('mistakes in flags', () => {
   });
 
   it('bad --duration', async () => {
-    await expectUsage(['run', 'ok.yaml', '--duration', '10x'], ['stormlab: --duration: expected a duration like 30s or 2m, got "10x"']);
-    await expectUsage(['run', 'ok.yaml', '--duration', '0s'], ['stormlab: --duration: expected a duration above 0, like 30s or 2m, got "0s"']);
+    await expectUsage(
+      ['run', 'ok.yaml', '--duration', '10x'],
+      ['stormlab: --duration: expected a duration like 30s or 2m, got "10x"'],
+    );
+    await expectUsage(
+      ['run', 'ok.yaml', '--duration', '0s'],
+      ['stormlab: --duration: expected a duration above 0, like 30s or 2m, got "0s"'],
+    );
     // A bare number is milliseconds in a scenario: on the command line it is surely a mistake.
-    await expectUsage(['run', 'ok.yaml', '--duration', '10'], ['stormlab: --duration: expected a duration with a unit, like 30s or 2m, got "10"']);
+    await expectUsage(
+      ['run', 'ok.yaml', '--duration', '10'],
+      ['stormlab: --duration: expected a duration with a unit, like 30s or 2m, got "10"'],
+    );
   });
 
   it('unknown --variants name', () =>
-    expectUsage(['compare', 'ok.yaml', '--variants', 'naive,fast'], ['stormlab: --variants: unknown variant "fast" (known: naive, engine)']));
+    expectUsage(
+      ['compare', 'ok.yaml', '--variants', 'naive,fast'],
+      ['stormlab: --variants: unknown variant "fast" (known: naive, engine)'],
+    ));
 
   it('empty --variants', () =>
-    expectUsage(['compare', 'ok.yaml', '--variants', ','], ['stormlab: --variants: expected a comma-separated list of variant names, got ","']));
+    expectUsage(
+      ['compare', 'ok.yaml', '--variants', ','],
+      ['stormlab: --variants: expected a comma-separated list of variant names, got ","'],
+    ));
 
   it('unknown --variant name on run, named as that flag', async () => {
-    await expectUsage(['run', 'ok.yaml', '--variant', 'turbo'], ['stormlab: --variant: unknown variant "turbo" (known: naive, engine)']);
-    await expectUsage(['run', 'ok.yaml', '--variant', 'naive,engine'], [
-      'stormlab: --variant: expected one variant name (compare --variants a,b runs several), got "naive,engine"',
-    ]);
+    await expectUsage(
+      ['run', 'ok.yaml', '--variant', 'turbo'],
+      ['stormlab: --variant: unknown variant "turbo" (known: naive, engine)'],
+    );
+    await expectUsage(
+      ['run', 'ok.yaml', '--variant', 'naive,engine'],
+      ['stormlab: --variant: expected one variant name (compare --variants a,b runs several), got "naive,engine"'],
+    );
   });
 
   it('unknown CLI option, with a suggestion on the same line', async () => {
     await expectUsage(['run', 'ok.yaml', '--frobnicate'], ["stormlab: unknown option '--frobnicate'"]);
-    await expectUsage(['run', 'ok.yaml', '--sed', '2'], ["stormlab: unknown option '--sed' (did you mean one of --seed, --set?)"]);
-    await expectUsage(['compare', 'ok.yaml', '--variant', 'naive'], ["stormlab: unknown option '--variant' (did you mean --variants?)"]);
+    await expectUsage(
+      ['run', 'ok.yaml', '--sed', '2'],
+      ["stormlab: unknown option '--sed' (did you mean one of --seed, --set?)"],
+    );
+    await expectUsage(
+      ['compare', 'ok.yaml', '--variant', 'naive'],
+      ["stormlab: unknown option '--variant' (did you mean --variants?)"],
+    );
   });
 
-  it('option without its value', () => expectUsage(['run', 'ok.yaml', '--seed'], ["stormlab: option '--seed <n>' argument missing"]));
+  it('option without its value', () =>
+    expectUsage(['run', 'ok.yaml', '--seed'], ["stormlab: option '--seed <n>' argument missing"]));
 
   it('unknown command', async () => {
     await expectUsage(['frobnicate'], ["stormlab: unknown command 'frobnicate'"]);
@@ -229,7 +322,10 @@ describe('mistakes in flags', () => {
   });
 
   it('too many arguments', () =>
-    expectUsage(['run', 'ok.yaml', 'extra'], ["stormlab: too many arguments for 'run'. Expected 1 argument but got 2."]));
+    expectUsage(
+      ['run', 'ok.yaml', 'extra'],
+      ["stormlab: too many arguments for 'run'. Expected 1 argument but got 2."],
+    ));
 
   it('no command at all: help on stderr, exit 2', async () => {
     const r = await cli([], { cwd: dir });

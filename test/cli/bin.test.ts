@@ -9,7 +9,12 @@ import { tempDir } from './capture-io.js';
 const BIN = fileURLToPath(new URL('../../bin/stormlab.js', import.meta.url));
 
 function stormlab(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 60_000,
+  });
   if (r.error !== undefined) throw r.error;
   return r;
 }
@@ -29,7 +34,10 @@ describe('bin/stormlab.js, end to end', () => {
 
   it('reports a bad scenario file in one line, exit 2, nothing on stdout', () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'bad.yaml'), 'name: bad\nduration: 10s\narrival: { type: constant, rate: 5 }\ntokens: { prompt: 100, completion: 50 }\nlayers:\n  - { name: agent, fanout: -2 }\n  - { name: llm }\nupstream:\n  models: [{ name: primary, slots: 8, queue: 16, ttft: 100ms, tpot: 10ms }]\n');
+    writeFileSync(
+      join(dir, 'bad.yaml'),
+      'name: bad\nduration: 10s\narrival: { type: constant, rate: 5 }\ntokens: { prompt: 100, completion: 50 }\nlayers:\n  - { name: agent, fanout: -2 }\n  - { name: llm }\nupstream:\n  models: [{ name: primary, slots: 8, queue: 16, ttft: 100ms, tpot: 10ms }]\n',
+    );
     const r = stormlab(['run', 'bad.yaml'], dir);
     expect(r.stderr).toBe('bad.yaml: layers[0].fanout: expected a positive integer, got -2\n');
     expect(r.stdout).toBe('');

@@ -30,7 +30,9 @@ export function captureIo(options: CaptureOptions = {}): CapturedIo {
     stderr: (t) => void (io.err += t),
     writeFile: (path, data) => {
       if (options.writeError !== undefined) {
-        throw Object.assign(new Error(`${options.writeError}: cannot write, open '${path}'`), { code: options.writeError });
+        throw Object.assign(new Error(`${options.writeError}: cannot write, open '${path}'`), {
+          code: options.writeError,
+        });
       }
       io.files.set(path, data);
     },

@@ -61,7 +61,11 @@ describe('stormlab run', () => {
     expect(r.out).toMatch(/^amplification +27\.0×$/m);
     for (const layer of ['orchestrator', 'agent', 'llm']) expect(r.out).toContain(`layer ${layer}\n`);
     // Per layer 3 ×, 9 ×, 27 ×: the retries multiply down the tree.
-    expect(r.out.match(/^ {2}amplification +(\S+)$/gm)?.map((l) => l.trim().split(/ +/)[1])).toEqual(['3.00×', '9.00×', '27.0×']);
+    expect(r.out.match(/^ {2}amplification +(\S+)$/gm)?.map((l) => l.trim().split(/ +/)[1])).toEqual([
+      '3.00×',
+      '9.00×',
+      '27.0×',
+    ]);
     expect(r.out).toMatch(/retry-storm · seed 1 · sim/);
     expect(r.out.endsWith('\n')).toBe(true);
   });
@@ -101,7 +105,14 @@ describe('stormlab run', () => {
   });
 
   it('--set is repeatable and applied in order', async () => {
-    const { json } = await resultOf(['run', 'retry-storm', '--set', 'layers[*].retry.attempts=2', '--set', 'layers[0].retry.attempts=1']);
+    const { json } = await resultOf([
+      'run',
+      'retry-storm',
+      '--set',
+      'layers[*].retry.attempts=2',
+      '--set',
+      'layers[0].retry.attempts=1',
+    ]);
     expect(json.variants[0].amplification).toBe(4);
   });
 
@@ -201,7 +212,9 @@ describe('stormlab scenarios', () => {
     const names = ['brownout', 'fallback', 'metastable', 'replicas', 'retry-storm', 'sdk-stack', 'tpm-burst'];
     const lines = r.out.split('\n').filter((l) => l !== '');
     for (const name of names) {
-      const description = (YAML.parse(readFileSync(join(BUNDLED_DIR, `${name}.yaml`), 'utf8')) as { description: string }).description;
+      const description = (
+        YAML.parse(readFileSync(join(BUNDLED_DIR, `${name}.yaml`), 'utf8')) as { description: string }
+      ).description;
       expect(description.length).toBeGreaterThan(20);
       expect(lines).toContain(`${name.padEnd('retry-storm'.length)}  ${description}`);
     }

@@ -59,7 +59,9 @@ describe('stormlab diff: exit 0', () => {
     expect(r.code).toBe(0);
     expect(r.err).toBe('');
     const lines = r.out.split('\n');
-    expect(lines[0]).toBe('comparing same.json with base.json: retry-storm, seed 1 · variants naive, engine · tolerance 5 %');
+    expect(lines[0]).toBe(
+      'comparing same.json with base.json: retry-storm, seed 1 · variants naive, engine · tolerance 5 %',
+    );
     expect(r.out).toMatch(/^held +naive +amplification +27\.0× \(unchanged\) +≤ 28\.4× \(base 27\.0× \+5 %\)$/m);
     expect(r.out).toMatch(/^held +engine +wastedTokens +0 \(unchanged\) +≤ 1,000 \(base 0 \+ floor 1,000\)$/m);
     expect(r.out).toContain('\nall 18 checks held\n');
@@ -72,7 +74,16 @@ describe('stormlab diff: exit 0', () => {
   });
 
   it('per-metric tolerances are taken and shown', async () => {
-    const r = await diff(['base.json', 'same.json', '--tolerance', '5%', '--tolerance', 'amplification=2%', '--tolerance', 'p99=10%']);
+    const r = await diff([
+      'base.json',
+      'same.json',
+      '--tolerance',
+      '5%',
+      '--tolerance',
+      'amplification=2%',
+      '--tolerance',
+      'p99=10%',
+    ]);
     expect(r.code).toBe(0);
     expect(r.out.split('\n')[0]).toMatch(/ · tolerance 5 % \(amplification 2 %, p99 10 %\)$/);
     expect(r.out).toMatch(/^held +engine +roots\.p99 +\S+ ms \(unchanged\) +≤ \S+ ms \(base \S+ ms \+10 %\)$/m);
@@ -84,7 +95,9 @@ describe('stormlab diff: exit 1 on a regression', () => {
     const r = await diff(['base.json', 'regressed.json']);
     expect(r.code).toBe(1);
     expect(r.err).toBe('');
-    expect(r.out).toMatch(/^FAILED +engine +amplification +27\.0× \(\+[\d.,k]+ %\) +≤ 0\.03× \(base 0\.02× \+ floor 0\.01×\)$/m);
+    expect(r.out).toMatch(
+      /^FAILED +engine +amplification +27\.0× \(\+[\d.,k]+ %\) +≤ 0\.03× \(base 0\.02× \+ floor 0\.01×\)$/m,
+    );
     expect(r.out).toMatch(/^ +rose [\d.,k]+ % \(0\.02× → 27\.0×\), more than the 0\.01× floor allows$/m);
     expect(r.out).toMatch(/^FAILED +engine +roots\.p99 /m);
     expect(r.out).not.toMatch(/^FAILED +naive/m);
@@ -98,12 +111,24 @@ describe('stormlab diff: exit 1 on a regression', () => {
   });
 
   it('writes --junit, --markdown and --json, and -q shows only the failures', async () => {
-    const r = await diff(['base.json', 'regressed.json', '-q', '--junit', 'd.xml', '--markdown', 'd.md', '--json', 'd.json']);
+    const r = await diff([
+      'base.json',
+      'regressed.json',
+      '-q',
+      '--junit',
+      'd.xml',
+      '--markdown',
+      'd.md',
+      '--json',
+      'd.json',
+    ]);
     expect(r.code).toBe(1);
     expect(r.out).not.toMatch(/^held/m);
     expect(r.out).not.toContain('comparing');
     expect(r.out).toMatch(/^FAILED +engine +amplification/m);
-    expect(r.files.get('d.xml')).toMatch(/^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="stormlab diff retry-storm" tests="18" failures="[1-9]\d*" skipped="0" errors="0">/);
+    expect(r.files.get('d.xml')).toMatch(
+      /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="stormlab diff retry-storm" tests="18" failures="[1-9]\d*" skipped="0" errors="0">/,
+    );
     expect(r.files.get('d.md')).toMatch(/^### stormlab diff retry-storm: ❌ \d+ of 18 failed\n/);
     const json = JSON.parse(r.files.get('d.json')!);
     expect(json).toMatchObject({
@@ -113,7 +138,11 @@ describe('stormlab diff: exit 1 on a regression', () => {
       tolerance: { default: 0.05, metrics: {}, floors: { wastedTokens: 1000 } },
     });
     expect(json.checks).toHaveLength(18);
-    expect(json.checks.find((c: any) => c.group === 'engine' && c.name === 'amplification')).toMatchObject({ status: 'fail', verdict: 'regressed', actual: expect.stringMatching(/^27\.0× /) });
+    expect(json.checks.find((c: any) => c.group === 'engine' && c.name === 'amplification')).toMatchObject({
+      status: 'fail',
+      verdict: 'regressed',
+      actual: expect.stringMatching(/^27\.0× /),
+    });
   });
 
   it('a variant of the base missing from the new result fails; one only in the new result is noted', async () => {
@@ -122,13 +151,17 @@ describe('stormlab diff: exit 1 on a regression', () => {
     expect(r.out).toMatch(/^skipped +engine +variant +new +in the base$/m);
     const gone = await diff(['base.json', 'engine-only.json']);
     expect(gone.code).toBe(1);
-    expect(gone.out).toMatch(/^FAILED +naive +variant +missing +in the new result\n +variant naive is in the base but not in the new result$/m);
+    expect(gone.out).toMatch(
+      /^FAILED +naive +variant +missing +in the new result\n +variant naive is in the base but not in the new result$/m,
+    );
   });
 
   it('another seed: compared anyway, with a one-line warning on stderr', async () => {
     const r = await diff(['base.json', 'seed2.json']);
     expect([0, 1]).toContain(r.code);
-    expect(r.err).toBe('stormlab: warning: base.json and seed2.json differ in seed (1 vs 2): their figures are not comparable point for point; comparing anyway\n');
+    expect(r.err).toBe(
+      'stormlab: warning: base.json and seed2.json differ in seed (1 vs 2): their figures are not comparable point for point; comparing anyway\n',
+    );
     expect(r.out).toMatch(/all 18 checks held|of 18 checks failed/);
   });
 });
@@ -140,32 +173,68 @@ describe('stormlab diff: bad input, exit 2', () => {
   });
 
   it('not JSON, empty, not a result', async () => {
-    await expectUsage(['base.json', 'not-json.json'], 'stormlab: not-json.json:1:34: JSON syntax error: Expected double-quoted property name');
-    await expectUsage(['empty.json', 'base.json'], /^stormlab: empty\.json: the file is empty, expected stormlab\.result\/v1 .*$/);
-    await expectUsage(['base.json', 'sweep.json'], 'stormlab: sweep.json: a sweep file (stormlab.sweep/v1), expected stormlab.result/v1 (from run or compare --json)');
-    await expectUsage(['list.json', 'base.json'], 'stormlab: list.json: expected a JSON object with a "schema" field, got an empty array');
+    await expectUsage(
+      ['base.json', 'not-json.json'],
+      'stormlab: not-json.json:1:34: JSON syntax error: Expected double-quoted property name',
+    );
+    await expectUsage(
+      ['empty.json', 'base.json'],
+      /^stormlab: empty\.json: the file is empty, expected stormlab\.result\/v1 .*$/,
+    );
+    await expectUsage(
+      ['base.json', 'sweep.json'],
+      'stormlab: sweep.json: a sweep file (stormlab.sweep/v1), expected stormlab.result/v1 (from run or compare --json)',
+    );
+    await expectUsage(
+      ['list.json', 'base.json'],
+      'stormlab: list.json: expected a JSON object with a "schema" field, got an empty array',
+    );
   });
 
-  it('a diff\'s own JSON is not a result either', async () => {
+  it("a diff's own JSON is not a result either", async () => {
     const r = await diff(['base.json', 'regressed.json', '-q', '--json', 'd.json']);
     writeFileSync(join(dir, 'diff-out.json'), r.files.get('d.json')!);
-    await expectUsage(['diff-out.json', 'base.json'], 'stormlab: diff-out.json: unknown schema "stormlab.diff/v1", expected stormlab.result/v1 (from run or compare --json) or stormlab.sweep/v1 (from sweep --json)');
+    await expectUsage(
+      ['diff-out.json', 'base.json'],
+      'stormlab: diff-out.json: unknown schema "stormlab.diff/v1", expected stormlab.result/v1 (from run or compare --json) or stormlab.sweep/v1 (from sweep --json)',
+    );
   });
 
   it('a broken field: the file and the JSON path', async () => {
-    await expectUsage(['base.json', 'broken.json'], 'stormlab: broken.json: variants[1].roots.latencyMs.p99: expected a number, got "fast"');
+    await expectUsage(
+      ['base.json', 'broken.json'],
+      'stormlab: broken.json: variants[1].roots.latencyMs.p99: expected a number, got "fast"',
+    );
   });
 
   it('no variant in common', async () => {
-    await expectUsage(['base.json', 'renamed.json'], 'stormlab: no variant in common: base.json has variants naive, engine, renamed.json has variants naive-v2, engine-v2');
-    await expectUsage(['naive-only.json', 'engine-only.json'], 'stormlab: no variant in common: naive-only.json has variants naive, engine-only.json has variants engine');
+    await expectUsage(
+      ['base.json', 'renamed.json'],
+      'stormlab: no variant in common: base.json has variants naive, engine, renamed.json has variants naive-v2, engine-v2',
+    );
+    await expectUsage(
+      ['naive-only.json', 'engine-only.json'],
+      'stormlab: no variant in common: naive-only.json has variants naive, engine-only.json has variants engine',
+    );
   });
 
   it('a bad tolerance, an unknown metric with a did-you-mean', async () => {
-    await expectUsage(['base.json', 'same.json', '--tolerance', '5'], 'stormlab: --tolerance "5": a bare number is a share from 0 to 1; write 5% for 5 percent');
-    await expectUsage(['base.json', 'same.json', '--tolerance', 'lots'], 'stormlab: --tolerance "lots": expected a share like 5% or 0.05, or metric=share like amplification=2%');
-    await expectUsage(['base.json', 'same.json', '--tolerance', 'amplificaton=2%'], /^stormlab: --tolerance: unknown metric "amplificaton" \(did you mean amplification\?\); metrics: amplification, goodput, /);
-    await expectUsage(['base.json', 'same.json', '--tolerance', 'layers.lm.p99=2%'], /^stormlab: --tolerance: unknown metric "layers\.lm\.p99" \(did you mean layers\.llm\.p99\?\)/);
+    await expectUsage(
+      ['base.json', 'same.json', '--tolerance', '5'],
+      'stormlab: --tolerance "5": a bare number is a share from 0 to 1; write 5% for 5 percent',
+    );
+    await expectUsage(
+      ['base.json', 'same.json', '--tolerance', 'lots'],
+      'stormlab: --tolerance "lots": expected a share like 5% or 0.05, or metric=share like amplification=2%',
+    );
+    await expectUsage(
+      ['base.json', 'same.json', '--tolerance', 'amplificaton=2%'],
+      /^stormlab: --tolerance: unknown metric "amplificaton" \(did you mean amplification\?\); metrics: amplification, goodput, /,
+    );
+    await expectUsage(
+      ['base.json', 'same.json', '--tolerance', 'layers.lm.p99=2%'],
+      /^stormlab: --tolerance: unknown metric "layers\.lm\.p99" \(did you mean layers\.llm\.p99\?\)/,
+    );
   });
 
   it('a missing argument, an unknown option', async () => {
@@ -174,7 +243,15 @@ describe('stormlab diff: bad input, exit 2', () => {
   });
 
   it('an output that cannot be written', async () => {
-    await expectUsage(['base.json', 'same.json', '-q', '--json', 'gone/d.json'], 'stormlab: --json: cannot write gone/d.json: its directory does not exist', { writeError: 'ENOENT' });
-    await expectUsage(['base.json', 'same.json', '-q', '--junit', 'gone/d.xml'], 'stormlab: --junit: cannot write gone/d.xml: its directory does not exist', { writeError: 'ENOENT' });
+    await expectUsage(
+      ['base.json', 'same.json', '-q', '--json', 'gone/d.json'],
+      'stormlab: --json: cannot write gone/d.json: its directory does not exist',
+      { writeError: 'ENOENT' },
+    );
+    await expectUsage(
+      ['base.json', 'same.json', '-q', '--junit', 'gone/d.xml'],
+      'stormlab: --junit: cannot write gone/d.xml: its directory does not exist',
+      { writeError: 'ENOENT' },
+    );
   });
 });

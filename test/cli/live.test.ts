@@ -22,7 +22,10 @@ live: { connections: 16 }
 `;
 
 /** The same with half the requests answered 503, for as long as any run lasts. */
-const FAULTY = SCENARIO.replace('upstream:\n  models:', 'upstream:\n  faults: [{ kind: errors, from: 0s, to: 10m, rate: 0.5, status: 503 }]\n  models:');
+const FAULTY = SCENARIO.replace(
+  'upstream:\n  models:',
+  'upstream:\n  faults: [{ kind: errors, from: 0s, to: 10m, rate: 0.5, status: 503 }]\n  models:',
+);
 
 const dir = tempDir({ 'smoke.yaml': SCENARIO, 'faulty.yaml': FAULTY });
 const smoke = join(dir, 'smoke.yaml');
@@ -49,13 +52,30 @@ describe('stormlab run --mode live', () => {
     expect(json).toMatchObject({ schema: 'stormlab.result/v1', scenario: 'live-smoke', mode: 'live' });
     expect(json.variants).toHaveLength(1);
     const v = json.variants[0];
-    expect(v).toMatchObject({ name: 'live-smoke', durationMs: 2000, amplification: 1, successRate: 1, roots: { offered: 40, ok: 40 } });
+    expect(v).toMatchObject({
+      name: 'live-smoke',
+      durationMs: 2000,
+      amplification: 1,
+      successRate: 1,
+      roots: { offered: 40, ok: 40 },
+    });
     expect(v.upstream.status).toEqual({ 200: 80 });
     expect(v.live).toMatchObject({ poolConnections: 16, requestErrors: 0 });
   });
 
   it('compare --mode live runs the variants one after the other; --connections overrides the scenario', async () => {
-    const r = await cli(['compare', faulty, '--mode', 'live', '--no-ui', '--connections', '8', '--json', 'out.json', '-q']);
+    const r = await cli([
+      'compare',
+      faulty,
+      '--mode',
+      'live',
+      '--no-ui',
+      '--connections',
+      '8',
+      '--json',
+      'out.json',
+      '-q',
+    ]);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const json = JSON.parse(r.files.get('out.json')!);
@@ -69,7 +89,7 @@ describe('stormlab run --mode live', () => {
     expect(json.timing.variants.map((v: { name: string }) => v.name)).toEqual(['naive', 'engine']);
   });
 
-  it('--target sends to the given endpoint with every --header, and says the scenario\'s faults are not injected there', async () => {
+  it("--target sends to the given endpoint with every --header, and says the scenario's faults are not injected there", async () => {
     const seen: IncomingHttpHeaders[] = [];
     const server = createServer((req, res) => {
       seen.push(req.headers);
@@ -82,9 +102,26 @@ describe('stormlab run --mode live', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     closers.push(() => new Promise((resolve) => server.close(() => resolve())));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const r = await cli(['run', faulty, '--mode', 'live', '--target', url, '--header', 'Authorization: Bearer sk-test', '--header', 'x-team:storm', '--no-ui', '--json', 'out.json', '-q']);
+    const r = await cli([
+      'run',
+      faulty,
+      '--mode',
+      'live',
+      '--target',
+      url,
+      '--header',
+      'Authorization: Bearer sk-test',
+      '--header',
+      'x-team:storm',
+      '--no-ui',
+      '--json',
+      'out.json',
+      '-q',
+    ]);
     expect(r.code).toBe(0);
-    expect(r.err).toBe(`note: the scenario's fault phases are not injected into ${url}; only the fake upstream (no --target) runs them\n`);
+    expect(r.err).toBe(
+      `note: the scenario's fault phases are not injected into ${url}; only the fake upstream (no --target) runs them\n`,
+    );
     expect(seen).toHaveLength(40);
     expect(seen[0]).toMatchObject({ authorization: 'Bearer sk-test', 'x-team': 'storm' });
     const v = JSON.parse(r.files.get('out.json')!).variants[0];
@@ -92,7 +129,18 @@ describe('stormlab run --mode live', () => {
   });
 
   it('a target that refuses connections fails every request, and says so', async () => {
-    const r = await cli(['run', smoke, '--mode', 'live', '--target', 'http://127.0.0.1:1', '--no-ui', '--set', 'layers[*].retry={policy: none}', '-q']);
+    const r = await cli([
+      'run',
+      smoke,
+      '--mode',
+      'live',
+      '--target',
+      'http://127.0.0.1:1',
+      '--no-ui',
+      '--set',
+      'layers[*].retry={policy: none}',
+      '-q',
+    ]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/success 0\.0 %/);
     expect(r.err).toBe('live-smoke: 40 requests got no HTTP answer (ECONNREFUSED ×40)\n');
@@ -111,7 +159,17 @@ describe('stormlab run --mode live', () => {
       write(t);
       if (t.startsWith('[')) stop?.('SIGINT'); // at the first progress line, a second in
     };
-    const code = await createProgram(io).run(['run', smoke, '--mode', 'live', '--duration', '10s', '--no-ui', '--json', 'out.json']);
+    const code = await createProgram(io).run([
+      'run',
+      smoke,
+      '--mode',
+      'live',
+      '--duration',
+      '10s',
+      '--no-ui',
+      '--json',
+      'out.json',
+    ]);
     expect(code).toBe(0);
     expect(forgotten).toBe(true);
     expect(io.err).toMatch(/stopped at [\d.]+m?s of 10s: the result below is partial\n$/);
@@ -128,7 +186,10 @@ describe('stormlab run --mode live', () => {
     [['--mode', 'live', '--speed', '10x'], '--speed: a live run goes at real time; --speed is for simulated runs'],
     [['--mode', 'live', '--header', 'no colon'], `--header: expected 'Name: value', got "no colon"`],
     [['--mode', 'live', '--connections', '0'], '--connections: expected a positive integer, got "0"'],
-    [['--mode', 'live', '--target', 'localhost:8080'], '--target: expected an http(s) URL like http://localhost:8080, got "localhost:8080"'],
+    [
+      ['--mode', 'live', '--target', 'localhost:8080'],
+      '--target: expected an http(s) URL like http://localhost:8080, got "localhost:8080"',
+    ],
   ])('%j is a usage error: one line, exit 2', async (flags, message) => {
     const r = await cli(['run', smoke, ...flags, '--no-ui']);
     expect(r.err).toBe(`stormlab: ${message}\n`);
@@ -136,7 +197,7 @@ describe('stormlab run --mode live', () => {
     expect(r.out).toBe('');
   });
 
-  it('a scenario\'s live.connections is checked like any field', async () => {
+  it("a scenario's live.connections is checked like any field", async () => {
     const d = tempDir({ 'bad.yaml': SCENARIO.replace('connections: 16', 'connections: -1') });
     const r = await cli(['run', join(d, 'bad.yaml'), '--mode', 'live', '--no-ui']);
     expect(r.code).toBe(2);

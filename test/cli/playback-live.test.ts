@@ -21,7 +21,14 @@ describe('Playback of live runs', () => {
   it('shows real time: the clock of the variant in progress, mode live, no pause', () => {
     const a = new FakeLive();
     const b = new FakeLive();
-    const p = new Playback(scenario, [{ name: 'naive', sim: a }, { name: 'engine', sim: b }], 1);
+    const p = new Playback(
+      scenario,
+      [
+        { name: 'naive', sim: a },
+        { name: 'engine', sim: b },
+      ],
+      1,
+    );
     expect(p.live).toBe(true);
     a.now = 1_500;
     p.tick(100);
@@ -37,7 +44,10 @@ describe('Playback of live runs', () => {
     b.now = 2_000;
     p.tick(100);
     expect(p.frame().t).toBe(2_000);
-    expect(p.frame().variants.map((v) => [v.name, v.done])).toEqual([['naive', true], ['engine', false]]);
+    expect(p.frame().variants.map((v) => [v.name, v.done])).toEqual([
+      ['naive', true],
+      ['engine', false],
+    ]);
     b.done = true;
     expect(p.done).toBe(true);
     expect(p.interrupted).toBe(false);

@@ -43,11 +43,21 @@ describe('stormlab sweep', () => {
   it('runs the grid and prints the table, the heatmap and the Pareto front', async () => {
     const r = await sweep(GRID);
     expect(r.code, r.err).toBe(0);
-    expect(r.err).toBe('sweeping 4 points of flaky (variant engine) on 1 worker\n1/4 points\n2/4 points\n3/4 points\n4/4 points\n');
-    expect(r.out.startsWith('flaky · variant engine · seed 7 · 4 points\nsweep of engine.retryBudget.ratio (2) × engine.throttle.k (2)\n')).toBe(true);
+    expect(r.err).toBe(
+      'sweeping 4 points of flaky (variant engine) on 1 worker\n1/4 points\n2/4 points\n3/4 points\n4/4 points\n',
+    );
+    expect(
+      r.out.startsWith(
+        'flaky · variant engine · seed 7 · 4 points\nsweep of engine.retryBudget.ratio (2) × engine.throttle.k (2)\n',
+      ),
+    ).toBe(true);
     expect(r.out).toContain('  retryBudget.ratio  throttle.k  goodput  amplif.  success  root p99  wasted\n');
-    expect(r.out).toContain('heatmap of goodput (higher is better)\nrows engine.retryBudget.ratio · columns engine.throttle.k\n');
-    expect(r.out).toMatch(/best goodput [\d.]+\/s at\n {2}--set engine\.retryBudget\.ratio=0\.3 --set engine\.throttle\.k=(1\.5|3)\n/);
+    expect(r.out).toContain(
+      'heatmap of goodput (higher is better)\nrows engine.retryBudget.ratio · columns engine.throttle.k\n',
+    );
+    expect(r.out).toMatch(
+      /best goodput [\d.]+\/s at\n {2}--set engine\.retryBudget\.ratio=0\.3 --set engine\.throttle\.k=(1\.5|3)\n/,
+    );
     expect(r.out).toMatch(/Pareto front \(goodput ↑, amplification ↓, root p99 ↓\): \d of 4 points/);
     expect(r.out).not.toMatch(/\x1b\[/);
     expect(Math.max(...r.out.split('\n').map((l) => [...l].length))).toBeLessThanOrEqual(80);
@@ -68,20 +78,52 @@ describe('stormlab sweep', () => {
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain('wrote s.json\nwrote s.csv\n');
     const file = JSON.parse(r.files.get('s.json')!) as SweepFile;
-    expect(file).toMatchObject({ schema: 'stormlab.sweep/v1', scenario: 'flaky', variant: 'engine', seed: 7, metric: 'amplification', higherIsBetter: false, unit: 'times', timing: { wallMs: 0, workers: 1 } });
-    expect(file.params).toEqual([{ path: 'engine.retryBudget.ratio', values: [0.05, 0.3] }, { path: 'engine.throttle.k', values: [1.5, 3] }]);
-    expect(file.points.map((p) => p.values)).toEqual([[0.05, 1.5], [0.05, 3], [0.3, 1.5], [0.3, 3]]);
+    expect(file).toMatchObject({
+      schema: 'stormlab.sweep/v1',
+      scenario: 'flaky',
+      variant: 'engine',
+      seed: 7,
+      metric: 'amplification',
+      higherIsBetter: false,
+      unit: 'times',
+      timing: { wallMs: 0, workers: 1 },
+    });
+    expect(file.params).toEqual([
+      { path: 'engine.retryBudget.ratio', values: [0.05, 0.3] },
+      { path: 'engine.throttle.k', values: [1.5, 3] },
+    ]);
+    expect(file.points.map((p) => p.values)).toEqual([
+      [0.05, 1.5],
+      [0.05, 3],
+      [0.3, 1.5],
+      [0.3, 3],
+    ]);
     expect(file.points.every((p) => p.metric === p.figures.amplification)).toBe(true);
     // A bigger budget retries more failures: more amplification.
     expect(file.points[2].figures.amplification).toBeGreaterThan(file.points[0].figures.amplification);
     const csv = r.files.get('s.csv')!.trimEnd().split('\n');
-    expect(csv[0]).toBe('engine.retryBudget.ratio,engine.throttle.k,goodput,amplification,successRate,p99Ms,wastedTokens,shed,recoveryMs,metric:amplification,pareto');
+    expect(csv[0]).toBe(
+      'engine.retryBudget.ratio,engine.throttle.k,goodput,amplification,successRate,p99Ms,wastedTokens,shed,recoveryMs,metric:amplification,pareto',
+    );
     expect(csv).toHaveLength(5);
     expect(csv[1].startsWith(`0.05,1.5,${file.points[0].figures.goodput},`)).toBe(true);
   });
 
   it('charts any metric the gate knows, with its own column, and --seed, --set, --duration apply to every point', async () => {
-    const r = await sweep(['--param', 'engine.retryBudget.ratio=0.05:0.15:0.05', '--metric', 'layers.llm.p99', '--seed', '3', '--duration', '5s', '--set', 'arrival.rate=10', '--json', 's.json']);
+    const r = await sweep([
+      '--param',
+      'engine.retryBudget.ratio=0.05:0.15:0.05',
+      '--metric',
+      'layers.llm.p99',
+      '--seed',
+      '3',
+      '--duration',
+      '5s',
+      '--set',
+      'arrival.rate=10',
+      '--json',
+      's.json',
+    ]);
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain('heatmap of layers.llm.p99 (lower is better)\ncolumns engine.retryBudget.ratio\n');
     expect(r.out.split('\n')[3]).toMatch(/wasted {2}layers\.llm\.p99$/);
@@ -91,23 +133,40 @@ describe('stormlab sweep', () => {
     expect(file.points[0].figures.goodput).toBeLessThanOrEqual(10);
   });
 
-  it('-q prints only the best point\'s line, and no progress', async () => {
+  it("-q prints only the best point's line, and no progress", async () => {
     const r = await sweep([...GRID, '-q']);
     expect(r.code, r.err).toBe(0);
     expect(r.err).toBe('');
-    expect(r.out).toMatch(/^best goodput [\d.]+\/s: --set engine\.retryBudget\.ratio=0\.3 --set engine\.throttle\.k=(1\.5|3) · 4 points, \d on the Pareto front\n$/);
+    expect(r.out).toMatch(
+      /^best goodput [\d.]+\/s: --set engine\.retryBudget\.ratio=0\.3 --set engine\.throttle\.k=(1\.5|3) · 4 points, \d on the Pareto front\n$/,
+    );
   });
 
   it('runs the scenario as written when it has no engine variant, and says when nothing changed', async () => {
     const plain = await sweep(['--param', 'engine.throttle.k=1.5,3'], 'plain.yaml');
     expect(plain.code, plain.err).toBe(0);
-    expect(plain.err.split('\n')[0]).toBe('sweeping 2 points of flaky (as written: it has no engine variant) on 1 worker');
+    expect(plain.err.split('\n')[0]).toBe(
+      'sweeping 2 points of flaky (as written: it has no engine variant) on 1 worker',
+    );
     expect(plain.out.split('\n')[0]).toBe('flaky · variant flaky · seed 7 · 2 points');
     // The naive variant ignores the engine's knobs: every point is the same.
-    const naive = await cli(['sweep', 'brownout', '--variant', 'naive', '--duration', '5s', '--workers', '1', '--param', 'engine.throttle.k=1.5,3']);
+    const naive = await cli([
+      'sweep',
+      'brownout',
+      '--variant',
+      'naive',
+      '--duration',
+      '5s',
+      '--workers',
+      '1',
+      '--param',
+      'engine.throttle.k=1.5,3',
+    ]);
     expect(naive.code, naive.err).toBe(0);
     expect(naive.err).toContain('sweeping 2 points of brownout (variant naive) on 1 worker\n');
-    expect(naive.err).toContain('note: the parameters changed nothing (every point came out the same): does variant naive use the engine?\n');
+    expect(naive.err).toContain(
+      'note: the parameters changed nothing (every point came out the same): does variant naive use the engine?\n',
+    );
     expect(plain.err).not.toContain('note:');
   });
 });
@@ -121,11 +180,19 @@ describe('stormlab sweep: cells whose values are refused together', () => {
     expect(r.code, r.err).toBe(0);
     expect(r.out.split('\n')[0]).toBe('flaky · variant engine · seed 7 · 4 points (1 refused)');
     expect(r.out).toMatch(/^ {2}min +max +goodput .*\n(?:\* .*\n){2} {2}250 +200 +refused\n\* 250 +300 /m);
-    expect(r.out).toContain('\n1 of 4 points skipped because their values are refused, e.g. tokens.prompt.min=250 tokens.prompt.max=200: tokens.prompt.max: expected at least min (250), got 200\n');
+    expect(r.out).toContain(
+      '\n1 of 4 points skipped because their values are refused, e.g. tokens.prompt.min=250 tokens.prompt.max=200: tokens.prompt.max: expected at least min (250), got 200\n',
+    );
     expect(r.out).toContain('— where the values are refused (see the table)');
     const file = JSON.parse(r.files.get('s.json')!) as SweepFile;
-    expect(file.points.map((p) => p.values)).toEqual([[100, 200], [100, 300], [250, 300]]);
-    expect(file.refused).toEqual([{ values: [250, 200], reason: 'tokens.prompt.max: expected at least min (250), got 200' }]);
+    expect(file.points.map((p) => p.values)).toEqual([
+      [100, 200],
+      [100, 300],
+      [250, 300],
+    ]);
+    expect(file.refused).toEqual([
+      { values: [250, 200], reason: 'tokens.prompt.max: expected at least min (250), got 200' },
+    ]);
     const csv = r.files.get('s.csv')!.trimEnd().split('\n');
     expect(csv[0].endsWith(',metric:goodput,pareto,refused')).toBe(true);
     expect(csv).toHaveLength(5);
@@ -134,13 +201,22 @@ describe('stormlab sweep: cells whose values are refused together', () => {
   });
 
   it('skips the cells the engine refuses, on threads too, and -q counts them', async () => {
-    const args = ['--set', 'engine.breaker={}', '--param', 'engine.breaker.openMs=5s,60s', '--param', 'engine.breaker.maxOpenMs=30s,120s'];
+    const args = [
+      '--set',
+      'engine.breaker={}',
+      '--param',
+      'engine.breaker.openMs=5s,60s',
+      '--param',
+      'engine.breaker.maxOpenMs=30s,120s',
+    ];
     const one = await sweep([...args, '--json', 's.json']);
     const two = await sweep([...args, '--workers', '2', '--json', 's.json']);
     expect(one.code, one.err).toBe(0);
     expect(two.out).toBe(one.out);
     const file = JSON.parse(one.files.get('s.json')!) as SweepFile;
-    expect(file.refused).toEqual([{ values: ['60s', '30s'], reason: 'engine: breaker.maxOpenMs must be a number >= 60000, got 30000' }]);
+    expect(file.refused).toEqual([
+      { values: ['60s', '30s'], reason: 'engine: breaker.maxOpenMs must be a number >= 60000, got 30000' },
+    ]);
     const q = await sweep([...args, '-q']);
     expect(q.out).toMatch(/ · 4 points \(1 refused\), \d on the Pareto front\n$/);
   }, 15_000);
@@ -148,18 +224,35 @@ describe('stormlab sweep: cells whose values are refused together', () => {
 
 describe('stormlab sweep: bad input (exit 2, before anything runs)', () => {
   it('needs a --param, well formed', async () => {
-    expect(usage(await sweep([]))).toEqual(['--param: give at least one parameter to sweep, like --param engine.throttle.k=1.5,2,3']);
-    expect(usage(await sweep(['--param', 'engine.throttle.k']))).toEqual(['--param "engine.throttle.k": expected path=v1,v2,… like engine.throttle.k=1.5,2,3']);
+    expect(usage(await sweep([]))).toEqual([
+      '--param: give at least one parameter to sweep, like --param engine.throttle.k=1.5,2,3',
+    ]);
+    expect(usage(await sweep(['--param', 'engine.throttle.k']))).toEqual([
+      '--param "engine.throttle.k": expected path=v1,v2,… like engine.throttle.k=1.5,2,3',
+    ]);
     expect(usage(await sweep(['--param', 'engine.throttle.k=1,,2', '--param', 'engine.maxAttempts=2,2']))).toEqual([
       '--param engine.throttle.k: empty value in "1,,2" (values are separated by commas)',
       '--param engine.maxAttempts: 2 is given twice',
     ]);
-    expect(usage(await sweep(['--param', 'a=1:3:0.5', '--param', 'a=4']))).toEqual(['--param a is given twice: list all its values in one --param']);
-    expect(usage(await sweep(['--param', 'a=1:101:1', '--param', 'b=1:100:1']))).toEqual(['--param: 101 × 100 = 10,100 points, more than a sweep runs (10,000); give fewer values']);
+    expect(usage(await sweep(['--param', 'a=1:3:0.5', '--param', 'a=4']))).toEqual([
+      '--param a is given twice: list all its values in one --param',
+    ]);
+    expect(usage(await sweep(['--param', 'a=1:101:1', '--param', 'b=1:100:1']))).toEqual([
+      '--param: 101 × 100 = 10,100 points, more than a sweep runs (10,000); give fewer values',
+    ]);
   });
 
   it('checks every value against the scenario, one line per problem', async () => {
-    const lines = usage(await sweep(['--param', 'engine.throttle.k=0.5,2,2000', '--param', 'engine.budget.ratio=0.1,0.2', '--param', 'engine.maxAttempts=3']));
+    const lines = usage(
+      await sweep([
+        '--param',
+        'engine.throttle.k=0.5,2,2000',
+        '--param',
+        'engine.budget.ratio=0.1,0.2',
+        '--param',
+        'engine.maxAttempts=3',
+      ]),
+    );
     expect(lines).toEqual([
       '--param engine.throttle.k=0.5: expected a number from 1 to 1000, got 0.5',
       '--param engine.throttle.k=2000: expected a number from 1 to 1000, got 2000',
@@ -171,45 +264,94 @@ describe('stormlab sweep: bad input (exit 2, before anything runs)', () => {
   });
 
   it('names --metric with a did-you-mean, and checks --workers and --variant', async () => {
-    expect(usage(await sweep([...GRID, '--metric', 'goodptu']))).toEqual(['--metric: unknown metric "goodptu" (did you mean goodput?)']);
-    expect(usage(await sweep([...GRID, '--metric', 'layers.lm.p99']))[0]).toMatch(/^--metric: unknown layer "lm" in "layers\.lm\.p99" \(did you mean llm\?\)/);
-    expect(usage(await sweep([...GRID, '--workers', '0']))).toEqual(['--workers: expected a whole number of at least 1, got "0"']);
-    expect(usage(await sweep([...GRID, '--workers', 'many']))).toEqual(['--workers: expected a whole number of at least 1, got "many"']);
-    expect(usage(await sweep([...GRID, '--variant', 'fast']))).toEqual(['--variant: unknown variant "fast" (known: naive, engine)']);
-    expect(usage(await sweep([...GRID, '--variant', 'naive,engine']))).toEqual(['--variant: expected one variant name, got "naive,engine"']);
+    expect(usage(await sweep([...GRID, '--metric', 'goodptu']))).toEqual([
+      '--metric: unknown metric "goodptu" (did you mean goodput?)',
+    ]);
+    expect(usage(await sweep([...GRID, '--metric', 'layers.lm.p99']))[0]).toMatch(
+      /^--metric: unknown layer "lm" in "layers\.lm\.p99" \(did you mean llm\?\)/,
+    );
+    expect(usage(await sweep([...GRID, '--workers', '0']))).toEqual([
+      '--workers: expected a whole number of at least 1, got "0"',
+    ]);
+    expect(usage(await sweep([...GRID, '--workers', 'many']))).toEqual([
+      '--workers: expected a whole number of at least 1, got "many"',
+    ]);
+    expect(usage(await sweep([...GRID, '--variant', 'fast']))).toEqual([
+      '--variant: unknown variant "fast" (known: naive, engine)',
+    ]);
+    expect(usage(await sweep([...GRID, '--variant', 'naive,engine']))).toEqual([
+      '--variant: expected one variant name, got "naive,engine"',
+    ]);
   });
 
-  it('reports the scenario\'s own problems and the shared flags as run does', async () => {
+  it("reports the scenario's own problems and the shared flags as run does", async () => {
     const missing = await sweep(GRID, 'nope');
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/^nope: no such file or bundled scenario \(bundled: brownout, /);
-    expect(usage(await sweep([...GRID, '--seed', '-1']))).toEqual(['--seed: expected an integer from 0 to 4294967295, got "-1"']);
-    expect(usage(await sweep([...GRID, '--duration', '10']))).toEqual(['--duration: expected a duration with a unit, like 30s or 2m, got "10"']);
-    expect(usage(await sweep([...GRID, '--set', 'arrival.rate=-1']))).toEqual(['--set "arrival.rate=-1": arrival.rate: expected a positive number, got -1']);
+    expect(usage(await sweep([...GRID, '--seed', '-1']))).toEqual([
+      '--seed: expected an integer from 0 to 4294967295, got "-1"',
+    ]);
+    expect(usage(await sweep([...GRID, '--duration', '10']))).toEqual([
+      '--duration: expected a duration with a unit, like 30s or 2m, got "10"',
+    ]);
+    expect(usage(await sweep([...GRID, '--set', 'arrival.rate=-1']))).toEqual([
+      '--set "arrival.rate=-1": arrival.rate: expected a positive number, got -1',
+    ]);
   });
 
   it('exits 2 on one line when the engine refuses every cell, each value being fine alone', async () => {
     // Every openMs is above every maxOpenMs; maxOpenMs=10s alone clashes with the default openMs too, and that is no fault of the value.
-    const lines = usage(await sweep(['--set', 'engine.breaker={}', '--param', 'engine.breaker.openMs=40s,60s', '--param', 'engine.breaker.maxOpenMs=10s,30s', '-q']));
-    expect(lines).toEqual(['--param: every one of the 4 points is refused, e.g. engine.breaker.openMs=40s engine.breaker.maxOpenMs=10s: engine: breaker.maxOpenMs must be a number >= 40000, got 10000']);
+    const lines = usage(
+      await sweep([
+        '--set',
+        'engine.breaker={}',
+        '--param',
+        'engine.breaker.openMs=40s,60s',
+        '--param',
+        'engine.breaker.maxOpenMs=10s,30s',
+        '-q',
+      ]),
+    );
+    expect(lines).toEqual([
+      '--param: every one of the 4 points is refused, e.g. engine.breaker.openMs=40s engine.breaker.maxOpenMs=10s: engine: breaker.maxOpenMs must be a number >= 40000, got 10000',
+    ]);
   });
 
-  it('turns the runner\'s refused points into refused cells, all of them into a UsageError, and lets bugs through', async () => {
+  it("turns the runner's refused points into refused cells, all of them into a UsageError, and lets bugs through", async () => {
     const io = captureIo({ cwd: dir });
-    const allRefused: RunPointsFn = async (_job, points) => points.map(() => ({ refused: 'tokens.prompt.max: below min' }));
-    await expect(sweepCommand(io, 'flaky.yaml', { param: ['engine.throttle.k=1.5,2'], workers: '1', quiet: true }, allRefused)).rejects.toThrow(
-      new UsageError('--param: every one of the 2 points is refused, e.g. engine.throttle.k=1.5: tokens.prompt.max: below min'),
+    const allRefused: RunPointsFn = async (_job, points) =>
+      points.map(() => ({ refused: 'tokens.prompt.max: below min' }));
+    await expect(
+      sweepCommand(io, 'flaky.yaml', { param: ['engine.throttle.k=1.5,2'], workers: '1', quiet: true }, allRefused),
+    ).rejects.toThrow(
+      new UsageError(
+        '--param: every one of the 2 points is refused, e.g. engine.throttle.k=1.5: tokens.prompt.max: below min',
+      ),
     );
     const bug = async (): Promise<never> => {
       throw new PointError(0, 4, [], 'TypeError: x is undefined');
     };
-    await expect(sweepCommand(io, 'flaky.yaml', { param: ['engine.throttle.k=1.5,2'], workers: '1' }, bug)).rejects.toBeInstanceOf(PointError);
+    await expect(
+      sweepCommand(io, 'flaky.yaml', { param: ['engine.throttle.k=1.5,2'], workers: '1' }, bug),
+    ).rejects.toBeInstanceOf(PointError);
   });
 
   it('documents its flags in --help', async () => {
     const r = await cli(['sweep', '--help']);
     expect(r.code).toBe(0);
-    for (const o of ['--param', '--metric', '--variant', '--workers', '--seed', '--set', '--duration', '--json', '--csv', '--quiet']) expect(r.out).toContain(o);
+    for (const o of [
+      '--param',
+      '--metric',
+      '--variant',
+      '--workers',
+      '--seed',
+      '--set',
+      '--duration',
+      '--json',
+      '--csv',
+      '--quiet',
+    ])
+      expect(r.out).toContain(o);
     expect(r.out).toContain('Exit codes: 0 ok, 2 bad input.');
   });
 

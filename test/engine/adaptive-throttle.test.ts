@@ -74,8 +74,12 @@ describe('AdaptiveThrottle', () => {
   });
 
   it('rejects bad options', () => {
-    expect(() => new AdaptiveThrottle({ k: 0.5 }, rng())).toThrow(/throttle.k must be a number >= 1 and <= 1000, got 0.5/);
-    expect(() => new AdaptiveThrottle({ maxDropProbability: 1.5 }, rng())).toThrow(/throttle.maxDropProbability .* got 1.5/);
+    expect(() => new AdaptiveThrottle({ k: 0.5 }, rng())).toThrow(
+      /throttle.k must be a number >= 1 and <= 1000, got 0.5/,
+    );
+    expect(() => new AdaptiveThrottle({ maxDropProbability: 1.5 }, rng())).toThrow(
+      /throttle.maxDropProbability .* got 1.5/,
+    );
   });
 
   it('property: p equals the formula on the window, and returns to 0 a window after failures stop', () => {

@@ -14,12 +14,20 @@ const opts = fc.record({
 
 describe('Backoff options', () => {
   it('defaults to full jitter, 500 ms base, 20 s cap, ×2', () => {
-    expect(new Backoff(undefined, fixed(0)).options).toEqual({ strategy: 'full_jitter', baseMs: 500, capMs: 20_000, multiplier: 2 });
+    expect(new Backoff(undefined, fixed(0)).options).toEqual({
+      strategy: 'full_jitter',
+      baseMs: 500,
+      capMs: 20_000,
+      multiplier: 2,
+    });
     expect(BACKOFF_DEFAULTS.strategy).toBe('full_jitter');
   });
 
   it.each([
-    [{ strategy: 'linear' }, /backoff\.strategy must be one of full_jitter, decorrelated_jitter, exponential, got "linear"/],
+    [
+      { strategy: 'linear' },
+      /backoff\.strategy must be one of full_jitter, decorrelated_jitter, exponential, got "linear"/,
+    ],
     [{ baseMs: 0 }, /backoff\.baseMs must be a number > 0, got 0/],
     [{ baseMs: NaN }, /backoff\.baseMs .*got NaN/],
     [{ capMs: 100 }, /backoff\.capMs must be a number >= 500, got 100/],
@@ -91,39 +99,71 @@ describe('Backoff.delayMs', () => {
 
 describe('planRetry', () => {
   it('waits the backoff when there is no retry-after', () => {
-    expect(planRetry({ backoffMs: 200, now: 1_000, deadlineAt: 5_000, minAttemptMs: 100 })).toEqual({ ok: true, delayMs: 200 });
+    expect(planRetry({ backoffMs: 200, now: 1_000, deadlineAt: 5_000, minAttemptMs: 100 })).toEqual({
+      ok: true,
+      delayMs: 200,
+    });
   });
 
   it('takes retry-after as a lower bound', () => {
-    expect(planRetry({ backoffMs: 200, retryAfterMs: 1_500, now: 0, deadlineAt: 10_000, minAttemptMs: 100 })).toEqual({ ok: true, delayMs: 1_500 });
-    expect(planRetry({ backoffMs: 800, retryAfterMs: 300, now: 0, deadlineAt: 10_000, minAttemptMs: 100 })).toEqual({ ok: true, delayMs: 800 });
-    expect(planRetry({ backoffMs: 800, retryAfterMs: NaN, now: 0, deadlineAt: 10_000, minAttemptMs: 0 })).toEqual({ ok: true, delayMs: 800 });
+    expect(planRetry({ backoffMs: 200, retryAfterMs: 1_500, now: 0, deadlineAt: 10_000, minAttemptMs: 100 })).toEqual({
+      ok: true,
+      delayMs: 1_500,
+    });
+    expect(planRetry({ backoffMs: 800, retryAfterMs: 300, now: 0, deadlineAt: 10_000, minAttemptMs: 100 })).toEqual({
+      ok: true,
+      delayMs: 800,
+    });
+    expect(planRetry({ backoffMs: 800, retryAfterMs: NaN, now: 0, deadlineAt: 10_000, minAttemptMs: 0 })).toEqual({
+      ok: true,
+      delayMs: 800,
+    });
   });
 
   it('fails fast when the wait plus a minimal attempt would pass the deadline', () => {
-    expect(planRetry({ backoffMs: 200, retryAfterMs: 30_000, now: 0, deadlineAt: 10_000, minAttemptMs: 100 })).toEqual({ ok: false, reason: 'deadline', wouldWaitMs: 30_000 });
-    expect(planRetry({ backoffMs: 950, now: 0, deadlineAt: 1_000, minAttemptMs: 100 })).toEqual({ ok: false, reason: 'deadline', wouldWaitMs: 950 });
+    expect(planRetry({ backoffMs: 200, retryAfterMs: 30_000, now: 0, deadlineAt: 10_000, minAttemptMs: 100 })).toEqual({
+      ok: false,
+      reason: 'deadline',
+      wouldWaitMs: 30_000,
+    });
+    expect(planRetry({ backoffMs: 950, now: 0, deadlineAt: 1_000, minAttemptMs: 100 })).toEqual({
+      ok: false,
+      reason: 'deadline',
+      wouldWaitMs: 950,
+    });
   });
 
   it('allows a retry that fits exactly', () => {
-    expect(planRetry({ backoffMs: 900, now: 0, deadlineAt: 1_000, minAttemptMs: 100 })).toEqual({ ok: true, delayMs: 900 });
+    expect(planRetry({ backoffMs: 900, now: 0, deadlineAt: 1_000, minAttemptMs: 100 })).toEqual({
+      ok: true,
+      delayMs: 900,
+    });
   });
 
   it('never fails against no deadline', () => {
-    expect(planRetry({ backoffMs: 1e9, retryAfterMs: 1e12, now: 5, deadlineAt: Infinity, minAttemptMs: 1e6 })).toEqual({ ok: true, delayMs: 1e12 });
+    expect(planRetry({ backoffMs: 1e9, retryAfterMs: 1e12, now: 5, deadlineAt: Infinity, minAttemptMs: 1e6 })).toEqual({
+      ok: true,
+      delayMs: 1e12,
+    });
   });
 
   it('ok ⇔ now + max(backoff, retryAfter) + minAttempt ≤ deadline, and the delay is never below either', () => {
     const ms = fc.integer({ min: 0, max: 100_000 });
     fc.assert(
-      fc.property(ms, fc.option(ms, { nil: undefined }), ms, ms, ms, (backoffMs, retryAfterMs, now, budget, minAttemptMs) => {
-        const plan = planRetry({ backoffMs, retryAfterMs, now, deadlineAt: now + budget, minAttemptMs });
-        const delay = plan.ok ? plan.delayMs : plan.wouldWaitMs;
-        return (
-          delay === Math.max(backoffMs, retryAfterMs ?? 0) &&
-          plan.ok === (now + delay + minAttemptMs <= now + budget)
-        );
-      }),
+      fc.property(
+        ms,
+        fc.option(ms, { nil: undefined }),
+        ms,
+        ms,
+        ms,
+        (backoffMs, retryAfterMs, now, budget, minAttemptMs) => {
+          const plan = planRetry({ backoffMs, retryAfterMs, now, deadlineAt: now + budget, minAttemptMs });
+          const delay = plan.ok ? plan.delayMs : plan.wouldWaitMs;
+          return (
+            delay === Math.max(backoffMs, retryAfterMs ?? 0) && plan.ok === now + delay + minAttemptMs <= now + budget
+          );
+        },
+      ),
     );
   });
 });

@@ -1,11 +1,23 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { CircuitBreaker, type BreakerOutcome, type BreakerTransition, type CircuitBreakerOptions } from '../../src/engine/circuit-breaker.js';
+import {
+  CircuitBreaker,
+  type BreakerOutcome,
+  type BreakerTransition,
+  type CircuitBreakerOptions,
+} from '../../src/engine/circuit-breaker.js';
 import { BreakerSet } from '../../src/engine/breaker-set.js';
 import { OptionError } from '../../src/engine/errors.js';
 import { MemoryStore } from '../../src/engine/store.js';
 
-const base: Partial<CircuitBreakerOptions> = { windowMs: 10_000, buckets: 10, minimumCalls: 10, openMs: 1_000, maxOpenMs: 60_000, halfOpenProbes: 3 };
+const base: Partial<CircuitBreakerOptions> = {
+  windowMs: 10_000,
+  buckets: 10,
+  minimumCalls: 10,
+  openMs: 1_000,
+  maxOpenMs: 60_000,
+  halfOpenProbes: 3,
+};
 
 function make(options: Partial<CircuitBreakerOptions> = {}): { b: CircuitBreaker; log: BreakerTransition[] } {
   const log: BreakerTransition[] = [];
@@ -162,7 +174,14 @@ describe('CircuitBreaker half-open', () => {
       const now = tripAndWait(b, 0);
       calls(b, 1, 'success', now);
       calls(b, 1, outcome, now);
-      expect(log.at(-1)).toEqual({ key: 'tool', from: 'half_open', to: 'open', at: now, cause: 'probe_failed', openMs: 2_000 });
+      expect(log.at(-1)).toEqual({
+        key: 'tool',
+        from: 'half_open',
+        to: 'open',
+        at: now,
+        cause: 'probe_failed',
+        openMs: 2_000,
+      });
       expect(b.tryAcquire(now)).toBe(-1);
     }
   });
@@ -247,25 +266,43 @@ describe('CircuitBreaker generations', () => {
 
 describe('CircuitBreaker options', () => {
   const bad: Array<[keyof CircuitBreakerOptions, unknown]> = [
-    ['windowMs', 0], ['windowMs', Number.NaN], ['buckets', 1.5], ['buckets', 0], ['minimumCalls', 0],
-    ['failureRatio', 0], ['failureRatio', 1.5], ['failureRatio', true], ['slowCallRatio', -0.1],
-    ['throttledRatio', '0.5'], ['slowCallMs', -1], ['openMs', 0], ['openBackoffMultiplier', 0.5],
-    ['maxOpenMs', 999], ['halfOpenProbes', 0], ['halfOpenProbes', 2.5], ['onTransition', 'log'],
+    ['windowMs', 0],
+    ['windowMs', Number.NaN],
+    ['buckets', 1.5],
+    ['buckets', 0],
+    ['minimumCalls', 0],
+    ['failureRatio', 0],
+    ['failureRatio', 1.5],
+    ['failureRatio', true],
+    ['slowCallRatio', -0.1],
+    ['throttledRatio', '0.5'],
+    ['slowCallMs', -1],
+    ['openMs', 0],
+    ['openBackoffMultiplier', 0.5],
+    ['maxOpenMs', 999],
+    ['halfOpenProbes', 0],
+    ['halfOpenProbes', 2.5],
+    ['onTransition', 'log'],
   ];
   for (const [name, value] of bad) {
     it(`rejects ${name} = ${String(value)}`, () => {
-      const build = (): CircuitBreaker => new CircuitBreaker('k', { openMs: 1_000, [name]: value } as Partial<CircuitBreakerOptions>);
+      const build = (): CircuitBreaker =>
+        new CircuitBreaker('k', { openMs: 1_000, [name]: value } as Partial<CircuitBreakerOptions>);
       expect(build).toThrow(OptionError);
       expect(build).toThrow(`circuitBreaker.${name}`);
     });
   }
 
   it('shows the bad value in the message', () => {
-    expect(() => new CircuitBreaker('k', { failureRatio: 1.5 })).toThrow('circuitBreaker.failureRatio must be a number > 0 and <= 1, got 1.5');
+    expect(() => new CircuitBreaker('k', { failureRatio: 1.5 })).toThrow(
+      'circuitBreaker.failureRatio must be a number > 0 and <= 1, got 1.5',
+    );
   });
 
   it('accepts ratio 1 and false, and treats undefined as the default', () => {
-    expect(() => new CircuitBreaker('k', { failureRatio: 1, slowCallRatio: false, throttledRatio: undefined })).not.toThrow();
+    expect(
+      () => new CircuitBreaker('k', { failureRatio: 1, slowCallRatio: false, throttledRatio: undefined }),
+    ).not.toThrow();
   });
 
   it('rejects an empty key', () => {
@@ -283,7 +320,10 @@ describe('BreakerSet', () => {
     expect(set.keys()).toEqual(['model-a', 'tool-b']);
     calls(a, 10, 'failure', 0);
     expect(log.map((t) => t.key)).toEqual(['model-a']);
-    expect(set.snapshot(0).map((s) => [s.key, s.state])).toEqual([['model-a', 'open'], ['tool-b', 'closed']]);
+    expect(set.snapshot(0).map((s) => [s.key, s.state])).toEqual([
+      ['model-a', 'open'],
+      ['tool-b', 'closed'],
+    ]);
   });
 
   it('checks options at construction', () => {

@@ -1,6 +1,12 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { classify, classifyStatus, ERROR_CLASSES, type AttemptResult, type ErrorClass } from '../../src/engine/classify.js';
+import {
+  classify,
+  classifyStatus,
+  ERROR_CLASSES,
+  type AttemptResult,
+  type ErrorClass,
+} from '../../src/engine/classify.js';
 
 const err = (message: string, props: Record<string, unknown> = {}): Error => Object.assign(new Error(message), props);
 const named = (name: string, props: Record<string, unknown> = {}): Error => {
@@ -57,46 +63,103 @@ describe('classifyStatus', () => {
 });
 
 describe('classify: bodies', () => {
-  const openai = (code: string | null, type: string, message = 'x') => ({ error: { message, type, code, param: null } });
+  const openai = (code: string | null, type: string, message = 'x') => ({
+    error: { message, type, code, param: null },
+  });
   const anthropic = (type: string, message = 'x') => ({ type: 'error', error: { type, message } });
 
   it('tells OpenAI rate limits from exhausted quota', () => {
-    expect(cls({ status: 429, body: openai('rate_limit_exceeded', 'requests') })).toMatchObject({ class: 'rate_limited', action: 'retry', breaker: 'throttled', accept: false });
-    expect(cls({ status: 429, body: openai('insufficient_quota', 'insufficient_quota') })).toMatchObject({ class: 'quota_exhausted', action: 'fallback', breaker: 'ignored', accept: false });
-    expect(cls({ status: 429, body: openai(null, 'requests', 'You exceeded your current quota, please check your plan') }).class).toBe('quota_exhausted');
+    expect(cls({ status: 429, body: openai('rate_limit_exceeded', 'requests') })).toMatchObject({
+      class: 'rate_limited',
+      action: 'retry',
+      breaker: 'throttled',
+      accept: false,
+    });
+    expect(cls({ status: 429, body: openai('insufficient_quota', 'insufficient_quota') })).toMatchObject({
+      class: 'quota_exhausted',
+      action: 'fallback',
+      breaker: 'ignored',
+      accept: false,
+    });
+    expect(
+      cls({ status: 429, body: openai(null, 'requests', 'You exceeded your current quota, please check your plan') })
+        .class,
+    ).toBe('quota_exhausted');
   });
 
   it('parses JSON string bodies, and survives broken ones', () => {
-    expect(cls({ status: 429, body: JSON.stringify(openai('insufficient_quota', 'insufficient_quota')) }).class).toBe('quota_exhausted');
+    expect(cls({ status: 429, body: JSON.stringify(openai('insufficient_quota', 'insufficient_quota')) }).class).toBe(
+      'quota_exhausted',
+    );
     expect(cls({ status: 429, body: '{"error": {"code": "insufficient_quo' }).class).toBe('rate_limited');
-    expect(cls({ status: 503, body: 'upstream connect error or disconnect/reset before headers' }).class).toBe('server_error');
+    expect(cls({ status: 503, body: 'upstream connect error or disconnect/reset before headers' }).class).toBe(
+      'server_error',
+    );
   });
 
   it('recognises context-length errors (→ fallback, the upstream answered)', () => {
     const expected = { class: 'context_length', action: 'fallback', breaker: 'success', accept: true };
-    expect(cls({ status: 400, body: openai('context_length_exceeded', 'invalid_request_error') })).toMatchObject(expected);
-    expect(cls({ status: 400, body: openai(null, 'invalid_request_error', "This model's maximum context length is 8192 tokens") })).toMatchObject(expected);
-    expect(cls({ status: 400, body: anthropic('invalid_request_error', 'prompt is too long: 200001 tokens > 199999 maximum') })).toMatchObject(expected);
-    expect(cls({ status: 400, body: anthropic('invalid_request_error', 'input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000') })).toMatchObject(expected);
+    expect(cls({ status: 400, body: openai('context_length_exceeded', 'invalid_request_error') })).toMatchObject(
+      expected,
+    );
+    expect(
+      cls({
+        status: 400,
+        body: openai(null, 'invalid_request_error', "This model's maximum context length is 8192 tokens"),
+      }),
+    ).toMatchObject(expected);
+    expect(
+      cls({
+        status: 400,
+        body: anthropic('invalid_request_error', 'prompt is too long: 200001 tokens > 199999 maximum'),
+      }),
+    ).toMatchObject(expected);
+    expect(
+      cls({
+        status: 400,
+        body: anthropic(
+          'invalid_request_error',
+          'input length and `max_tokens` exceed context limit: 188240 + 21333 > 200000',
+        ),
+      }),
+    ).toMatchObject(expected);
   });
 
   it('does not read context-length hints into server errors', () => {
-    expect(cls({ status: 500, body: openai(null, 'server_error', 'context tokens exploded') }).class).toBe('server_error');
+    expect(cls({ status: 500, body: openai(null, 'server_error', 'context tokens exploded') }).class).toBe(
+      'server_error',
+    );
   });
 
   it('recognises content filters (→ fail)', () => {
-    expect(cls({ status: 400, body: openai('content_filter', 'invalid_request_error') })).toMatchObject({ class: 'content_filter', action: 'fail', accept: true });
-    expect(cls({ status: 400, body: openai('content_policy_violation', 'invalid_request_error') }).class).toBe('content_filter');
+    expect(cls({ status: 400, body: openai('content_filter', 'invalid_request_error') })).toMatchObject({
+      class: 'content_filter',
+      action: 'fail',
+      accept: true,
+    });
+    expect(cls({ status: 400, body: openai('content_policy_violation', 'invalid_request_error') }).class).toBe(
+      'content_filter',
+    );
   });
 
   it('reads Anthropic error types', () => {
-    expect(cls({ status: 529, body: anthropic('overloaded_error') })).toMatchObject({ class: 'overloaded', action: 'retry', breaker: 'failure', accept: false });
+    expect(cls({ status: 529, body: anthropic('overloaded_error') })).toMatchObject({
+      class: 'overloaded',
+      action: 'retry',
+      breaker: 'failure',
+      accept: false,
+    });
     expect(cls({ status: 429, body: anthropic('rate_limit_error') }).class).toBe('rate_limited');
     expect(cls({ status: 401, body: anthropic('authentication_error') }).class).toBe('auth');
     expect(cls({ status: 403, body: anthropic('permission_error') }).class).toBe('auth');
     expect(cls({ status: 404, body: anthropic('not_found_error') }).class).toBe('not_found');
     expect(cls({ status: 500, body: anthropic('api_error') }).class).toBe('server_error');
-    expect(cls({ status: 400, body: anthropic('invalid_request_error', 'messages: field required') })).toMatchObject({ class: 'bad_request', action: 'fail', breaker: 'success', accept: true });
+    expect(cls({ status: 400, body: anthropic('invalid_request_error', 'messages: field required') })).toMatchObject({
+      class: 'bad_request',
+      action: 'fail',
+      breaker: 'success',
+      accept: true,
+    });
   });
 
   it('lets the body override the status (overloaded_error on a 503 is overloaded)', () => {
@@ -104,13 +167,17 @@ describe('classify: bodies', () => {
   });
 
   it('lets a generic invalid_request_error defer to the status', () => {
-    expect(cls({ status: 404, body: openai(null, 'invalid_request_error', 'The model `gpt-9` does not exist') }).class).toBe('not_found');
+    expect(
+      cls({ status: 404, body: openai(null, 'invalid_request_error', 'The model `gpt-9` does not exist') }).class,
+    ).toBe('not_found');
   });
 
   it('treats an error event after a 200 as an error, and an ordinary 200 body as success', () => {
     expect(cls({ status: 200, body: anthropic('overloaded_error') }).class).toBe('overloaded');
     expect(cls({ status: 200, body: { error: { message: '?' } } }).class).toBe('unknown');
-    expect(cls({ status: 200, body: { type: 'message', content: [{ type: 'text', text: 'context tokens' }] } }).class).toBe('success');
+    expect(
+      cls({ status: 200, body: { type: 'message', content: [{ type: 'text', text: 'context tokens' }] } }).class,
+    ).toBe('success');
     expect(cls({ status: 200, body: { message: 'context window of 8k tokens' } }).class).toBe('success');
   });
 
@@ -122,11 +189,25 @@ describe('classify: bodies', () => {
 
 describe('classify: thrown errors', () => {
   it.each([
-    ['ECONNRESET', 'connection'], ['ECONNREFUSED', 'connection'], ['EPIPE', 'connection'], ['ENOTFOUND', 'connection'],
-    ['EAI_AGAIN', 'connection'], ['UND_ERR_SOCKET', 'connection'], ['UND_ERR_CLOSED', 'connection'],
-    ['UND_ERR_CONNECT_TIMEOUT', 'timeout'], ['UND_ERR_HEADERS_TIMEOUT', 'timeout'], ['UND_ERR_BODY_TIMEOUT', 'timeout'], ['ETIMEDOUT', 'timeout'],
+    ['ECONNRESET', 'connection'],
+    ['ECONNREFUSED', 'connection'],
+    ['EPIPE', 'connection'],
+    ['ENOTFOUND', 'connection'],
+    ['EAI_AGAIN', 'connection'],
+    ['UND_ERR_SOCKET', 'connection'],
+    ['UND_ERR_CLOSED', 'connection'],
+    ['UND_ERR_CONNECT_TIMEOUT', 'timeout'],
+    ['UND_ERR_HEADERS_TIMEOUT', 'timeout'],
+    ['UND_ERR_BODY_TIMEOUT', 'timeout'],
+    ['ETIMEDOUT', 'timeout'],
   ] as const)('code %s → %s (retry, breaker failure, not an accept)', (code, expected) => {
-    expect(cls({ error: err('boom', { code }) })).toMatchObject({ class: expected, action: 'retry', breaker: 'failure', accept: false, counted: true });
+    expect(cls({ error: err('boom', { code }) })).toMatchObject({
+      class: expected,
+      action: 'retry',
+      breaker: 'failure',
+      accept: false,
+      counted: true,
+    });
   });
 
   it('looks through fetch’s TypeError to its cause', () => {
@@ -140,7 +221,9 @@ describe('classify: thrown errors', () => {
     expect(cls({ error: new DOMException('timed out', 'TimeoutError') }).class).toBe('timeout');
     expect(cls({ error: named('APIConnectionTimeoutError') }).class).toBe('timeout');
     expect(cls({ error: named('APIConnectionError') }).class).toBe('connection');
-    expect(cls({ error: named('APIConnectionError', { cause: err('x', { code: 'ETIMEDOUT' }) }) }).class).toBe('timeout');
+    expect(cls({ error: named('APIConnectionError', { cause: err('x', { code: 'ETIMEDOUT' }) }) }).class).toBe(
+      'timeout',
+    );
   });
 
   it('treats the caller’s abort as cancelled: fail, breaker ignored, not counted by the throttle', () => {
@@ -161,19 +244,36 @@ describe('classify: thrown errors', () => {
       headers: new Headers({ 'retry-after': '2' }),
       error: { message: 'quota', type: 'insufficient_quota', code: 'insufficient_quota', param: null },
     });
-    expect(cls({ error: e })).toMatchObject({ class: 'quota_exhausted', action: 'fallback', status: 429, retryAfterMs: 2000 });
-    const ctx = named('BadRequestError', { status: 400, headers: {}, error: { message: 'too long', type: 'invalid_request_error', code: 'context_length_exceeded' } });
+    expect(cls({ error: e })).toMatchObject({
+      class: 'quota_exhausted',
+      action: 'fallback',
+      status: 429,
+      retryAfterMs: 2000,
+    });
+    const ctx = named('BadRequestError', {
+      status: 400,
+      headers: {},
+      error: { message: 'too long', type: 'invalid_request_error', code: 'context_length_exceeded' },
+    });
     expect(cls({ error: ctx }).class).toBe('context_length');
   });
 
   it('reads Anthropic SDK APIError objects (error is the whole body)', () => {
-    const e = named('InternalServerError', { status: 529, headers: { 'x-should-retry': 'true' }, error: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } });
+    const e = named('InternalServerError', {
+      status: 529,
+      headers: { 'x-should-retry': 'true' },
+      error: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+    });
     expect(cls({ error: e })).toMatchObject({ class: 'overloaded', action: 'retry', status: 529 });
   });
 
   it('a connection error after a 200 is a connection error; any other throw after a 200 is unknown', () => {
     expect(cls({ status: 200, error: err('x', { code: 'ECONNRESET' }) }).class).toBe('connection');
-    expect(cls({ status: 200, error: new SyntaxError('Unexpected end of JSON input') })).toMatchObject({ class: 'unknown', action: 'fail', breaker: 'failure' });
+    expect(cls({ status: 200, error: new SyntaxError('Unexpected end of JSON input') })).toMatchObject({
+      class: 'unknown',
+      action: 'fail',
+      breaker: 'failure',
+    });
   });
 
   it('gives unknown for unrecognised throws, and survives odd ones', () => {
@@ -187,14 +287,27 @@ describe('classify: thrown errors', () => {
 
 describe('classify: headers', () => {
   it('x-should-retry: true forces retry and keeps the class', () => {
-    expect(cls({ status: 400, headers: { 'x-should-retry': 'true' } })).toMatchObject({ class: 'bad_request', action: 'retry', breaker: 'success' });
+    expect(cls({ status: 400, headers: { 'x-should-retry': 'true' } })).toMatchObject({
+      class: 'bad_request',
+      action: 'retry',
+      breaker: 'success',
+    });
     expect(cls({ status: 400, headers: new Headers({ 'X-Should-Retry': 'true' }) }).action).toBe('retry');
   });
 
   it('x-should-retry: false turns a retry into fail, keeps the class, leaves a fallback alone', () => {
-    expect(cls({ status: 503, headers: { 'X-Should-Retry': 'false' } })).toMatchObject({ class: 'server_error', action: 'fail', breaker: 'failure' });
-    expect(cls({ error: err('x', { code: 'ECONNRESET' }), headers: { 'x-should-retry': 'false' } }).action).toBe('fail');
-    expect(cls({ status: 400, body: { error: { code: 'context_length_exceeded' } }, headers: { 'x-should-retry': 'false' } }).action).toBe('fallback');
+    expect(cls({ status: 503, headers: { 'X-Should-Retry': 'false' } })).toMatchObject({
+      class: 'server_error',
+      action: 'fail',
+      breaker: 'failure',
+    });
+    expect(cls({ error: err('x', { code: 'ECONNRESET' }), headers: { 'x-should-retry': 'false' } }).action).toBe(
+      'fail',
+    );
+    expect(
+      cls({ status: 400, body: { error: { code: 'context_length_exceeded' } }, headers: { 'x-should-retry': 'false' } })
+        .action,
+    ).toBe('fallback');
   });
 
   it('ignores x-should-retry on success and garbage values', () => {
@@ -206,9 +319,13 @@ describe('classify: headers', () => {
     expect(cls({ status: 429, headers: { 'retry-after': '3' } }).retryAfterMs).toBe(3000);
     expect(cls({ status: 503, headers: { 'retry-after-ms': '150', 'retry-after': '1' } }).retryAfterMs).toBe(150);
     const now = Date.UTC(2015, 9, 21, 7, 28, 0);
-    expect(cls({ status: 429, headers: { 'retry-after': 'Wed, 21 Oct 2015 07:28:30 GMT' } }, now).retryAfterMs).toBe(30_000);
+    expect(cls({ status: 429, headers: { 'retry-after': 'Wed, 21 Oct 2015 07:28:30 GMT' } }, now).retryAfterMs).toBe(
+      30_000,
+    );
     // Without now a date cannot be resolved.
-    expect(cls({ status: 429, headers: { 'retry-after': 'Wed, 21 Oct 2015 07:28:30 GMT' } }).retryAfterMs).toBeUndefined();
+    expect(
+      cls({ status: 429, headers: { 'retry-after': 'Wed, 21 Oct 2015 07:28:30 GMT' } }).retryAfterMs,
+    ).toBeUndefined();
     expect(cls({ status: 200, headers: { 'retry-after': '3' } }).retryAfterMs).toBeUndefined();
   });
 
@@ -221,10 +338,18 @@ describe('classify: headers', () => {
 describe('classify: invariants', () => {
   it('never throws, whatever it is given', () => {
     fc.assert(
-      fc.property(fc.record({ status: fc.option(fc.integer({ min: -1, max: 1000 }), { nil: undefined }), body: fc.anything(), error: fc.anything(), headers: fc.option(fc.dictionary(fc.string(), fc.string()), { nil: undefined }) }), (r) => {
-        const c = classify(r as AttemptResult, 0);
-        return ERROR_CLASSES.includes(c.class);
-      }),
+      fc.property(
+        fc.record({
+          status: fc.option(fc.integer({ min: -1, max: 1000 }), { nil: undefined }),
+          body: fc.anything(),
+          error: fc.anything(),
+          headers: fc.option(fc.dictionary(fc.string(), fc.string()), { nil: undefined }),
+        }),
+        (r) => {
+          const c = classify(r as AttemptResult, 0);
+          return ERROR_CLASSES.includes(c.class);
+        },
+      ),
     );
   });
 

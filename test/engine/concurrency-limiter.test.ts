@@ -9,7 +9,10 @@ import { OptionError, ShedError, StormlabError } from '../../src/engine/errors.j
 function recorder() {
   const events: string[] = [];
   const waiter = (name: string) =>
-    [(now: number) => events.push(`${name} granted @${now}`), (now: number) => events.push(`${name} timeout @${now}`)] as const;
+    [
+      (now: number) => events.push(`${name} granted @${now}`),
+      (now: number) => events.push(`${name} timeout @${now}`),
+    ] as const;
   return { events, waiter };
 }
 
@@ -141,14 +144,23 @@ describe('ConcurrencyLimiter core', () => {
 
   it('rejects bad options, naming them', () => {
     expect(() => new ConcurrencyLimiter({ maxInFlight: 0 })).toThrow(OptionError);
-    expect(() => new ConcurrencyLimiter({ maxInFlight: 1.5 })).toThrow(/concurrencyLimiter\.maxInFlight must be an integer >= 1, got 1\.5/);
-    expect(() => new ConcurrencyLimiter({ maxQueue: -1 })).toThrow(/concurrencyLimiter\.maxQueue must be an integer >= 0, got -1/);
-    expect(() => new ConcurrencyLimiter({ maxWaitMs: NaN })).toThrow(/concurrencyLimiter\.maxWaitMs must be a number >= 0, got NaN/);
+    expect(() => new ConcurrencyLimiter({ maxInFlight: 1.5 })).toThrow(
+      /concurrencyLimiter\.maxInFlight must be an integer >= 1, got 1\.5/,
+    );
+    expect(() => new ConcurrencyLimiter({ maxQueue: -1 })).toThrow(
+      /concurrencyLimiter\.maxQueue must be an integer >= 0, got -1/,
+    );
+    expect(() => new ConcurrencyLimiter({ maxWaitMs: NaN })).toThrow(
+      /concurrencyLimiter\.maxWaitMs must be a number >= 0, got NaN/,
+    );
   });
 
   it('keeps FIFO order and its counts under random enqueue/cancel/release/expire', () => {
     type Op = { kind: 'acquire' | 'release' | 'cancel' | 'advance'; n: number };
-    const opArb = fc.record({ kind: fc.constantFrom('acquire', 'release', 'cancel', 'advance') as fc.Arbitrary<Op['kind']>, n: fc.nat(200) });
+    const opArb = fc.record({
+      kind: fc.constantFrom('acquire', 'release', 'cancel', 'advance') as fc.Arbitrary<Op['kind']>,
+      n: fc.nat(200),
+    });
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 200 }), (ops) => {
         const l = new ConcurrencyLimiter({ maxInFlight: 3, maxQueue: 5, maxWaitMs: 100 });
@@ -161,7 +173,14 @@ describe('ConcurrencyLimiter core', () => {
             now += op.n;
             l.expire(now);
           } else if (op.kind === 'acquire' && !l.tryAcquire(now)) {
-            const id: number = l.enqueue(now, () => { served.push(id); leave(id); }, () => leave(id));
+            const id: number = l.enqueue(
+              now,
+              () => {
+                served.push(id);
+                leave(id);
+              },
+              () => leave(id),
+            );
             if (id !== -1) waiting.push(id);
           } else if (op.kind === 'release' && l.inFlight > 0) l.release(now);
           else if (op.kind === 'cancel' && waiting.length > 0) {

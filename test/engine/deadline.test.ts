@@ -72,7 +72,11 @@ describe('Deadline', () => {
       fc.property(fc.option(ms, { nil: undefined }), ms, ms, (parentAt, budget, now) => {
         const parent = parentAt === undefined ? Deadline.none() : new Deadline(parentAt);
         const child = parent.child(budget, now);
-        return child.at <= parent.at && child.at === Math.min(parent.at, now + budget) && child.remaining(now) <= parent.remaining(now);
+        return (
+          child.at <= parent.at &&
+          child.at === Math.min(parent.at, now + budget) &&
+          child.remaining(now) <= parent.remaining(now)
+        );
       }),
     );
   });

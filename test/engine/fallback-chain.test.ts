@@ -43,7 +43,11 @@ describe('FallbackChain', () => {
 
   it('asks availability with the given now, and only until it finds one', () => {
     const asked: string[] = [];
-    const spy = (name: string, up: boolean): FallbackTarget<number> => ({ name, value: 0, available: (now) => (asked.push(`${name}@${now}`), up) });
+    const spy = (name: string, up: boolean): FallbackTarget<number> => ({
+      name,
+      value: 0,
+      available: (now) => (asked.push(`${name}@${now}`), up),
+    });
     const chain = new FallbackChain([spy('a', false), spy('b', true), spy('c', true)]);
     expect(chain.first(42)).toBe(1);
     expect(asked).toEqual(['a@42', 'b@42']);
@@ -61,21 +65,33 @@ describe('FallbackChain', () => {
 
   it('next(i) is the smallest available index above i (property)', () => {
     fc.assert(
-      fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }), fc.integer({ min: -1, max: 8 }), (ups, after) => {
-        const chain = new FallbackChain(ups.map((up, i) => ({ name: `t${i}`, value: i, available: () => up })));
-        const expected = ups.findIndex((up, i) => up && i > after);
-        expect(chain.next(after, 0)).toBe(expected);
-        expect(chain.first(0)).toBe(ups.indexOf(true));
-      })
+      fc.property(
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: -1, max: 8 }),
+        (ups, after) => {
+          const chain = new FallbackChain(ups.map((up, i) => ({ name: `t${i}`, value: i, available: () => up })));
+          const expected = ups.findIndex((up, i) => up && i > after);
+          expect(chain.next(after, 0)).toBe(expected);
+          expect(chain.first(0)).toBe(ups.indexOf(true));
+        },
+      ),
     );
   });
 
   it('validates its targets', () => {
     expect(() => new FallbackChain([])).toThrow(OptionError);
     expect(() => new FallbackChain([])).toThrow('fallbackChain.targets must be a non-empty array, got []');
-    expect(() => new FallbackChain(undefined as never)).toThrow('fallbackChain.targets must be a non-empty array, got undefined');
-    expect(() => new FallbackChain([target('a'), target('a')])).toThrow('fallbackChain.targets[1].name must be unique, got "a" twice');
-    expect(() => new FallbackChain([target('a'), { name: '', value: 'x' }])).toThrow('fallbackChain.targets[1].name must be a non-empty string, got ""');
-    expect(() => new FallbackChain([{ name: 'a', value: 1, available: true as never }])).toThrow('fallbackChain.targets[0].available must be a function, got boolean');
+    expect(() => new FallbackChain(undefined as never)).toThrow(
+      'fallbackChain.targets must be a non-empty array, got undefined',
+    );
+    expect(() => new FallbackChain([target('a'), target('a')])).toThrow(
+      'fallbackChain.targets[1].name must be unique, got "a" twice',
+    );
+    expect(() => new FallbackChain([target('a'), { name: '', value: 'x' }])).toThrow(
+      'fallbackChain.targets[1].name must be a non-empty string, got ""',
+    );
+    expect(() => new FallbackChain([{ name: 'a', value: 1, available: true as never }])).toThrow(
+      'fallbackChain.targets[0].available must be a function, got boolean',
+    );
   });
 });

@@ -45,7 +45,14 @@ describe('Guard.run', () => {
     const { guard, clock } = setup();
     const s = scripted([200]);
     const r = await drive(clock, guard.runDetailed(s.fn));
-    expect(r).toEqual({ value: 'ok from default', ok: true, degraded: false, target: 'default', attempts: 1, replayed: false });
+    expect(r).toEqual({
+      value: 'ok from default',
+      ok: true,
+      degraded: false,
+      target: 'default',
+      attempts: 1,
+      replayed: false,
+    });
   });
 
   it('run resolves to the bare value', async () => {
@@ -117,7 +124,11 @@ describe('Guard.run', () => {
   });
 
   it('sheds retries once the retry budget is spent', async () => {
-    const { guard, clock, events } = setup({ retryBudget: { ratio: 0, minRetriesPerSec: 0.1, windowMs: 10_000 }, backoff: { strategy: 'exponential', baseMs: 1 }, breaker: false });
+    const { guard, clock, events } = setup({
+      retryBudget: { ratio: 0, minRetriesPerSec: 0.1, windowMs: 10_000 },
+      backoff: { strategy: 'exponential', baseMs: 1 },
+      breaker: false,
+    });
     const s = scripted([503]);
     // The floor allows one retry in the window: the first call gets it, then is refused a second.
     const first = await drive(clock, guard.runDetailed(s.fn)).catch((e) => e);
@@ -173,7 +184,8 @@ describe('Guard.run', () => {
   it('falls back at once on a context-length error', async () => {
     const { guard, clock } = setup({ targets: ['small', 'large'] });
     const fn = async (ctx: AttemptContext) => {
-      if (ctx.targetName === 'small') throw new HttpError(400, {}, { code: 'context_length_exceeded', message: 'too long' });
+      if (ctx.targetName === 'small')
+        throw new HttpError(400, {}, { code: 'context_length_exceeded', message: 'too long' });
       return 'done by large';
     };
     const r = await drive(clock, guard.runDetailed(fn));
@@ -181,7 +193,11 @@ describe('Guard.run', () => {
   });
 
   it('sheds on an open breaker when no fallback is left, with a retry-after hint', async () => {
-    const { guard, clock } = setup({ maxAttempts: 1, throttle: false, breaker: { minimumCalls: 2, failureRatio: 0.5, openMs: 5000 } });
+    const { guard, clock } = setup({
+      maxAttempts: 1,
+      throttle: false,
+      breaker: { minimumCalls: 2, failureRatio: 0.5, openMs: 5000 },
+    });
     const s = scripted([500]);
     for (let i = 0; i < 2; i++) await drive(clock, guard.runDetailed(s.fn)).catch(() => {});
     const err = await drive(clock, guard.runDetailed(s.fn)).catch((e) => e);
@@ -202,7 +218,9 @@ describe('Guard.run', () => {
   });
 
   it('reserves tokens per attempt, reconciles from usage, and sheds on an empty bucket', async () => {
-    const { guard, clock, events } = setup({ limits: [{ name: 'model_tpm', unit: 'tokens', rate: 1000, per: 'minute' }] });
+    const { guard, clock, events } = setup({
+      limits: [{ name: 'model_tpm', unit: 'tokens', rate: 1000, per: 'minute' }],
+    });
     const fn = async () => ({ usage: 300 });
     await drive(clock, guard.runDetailed(fn, { tokens: 600, usage: (v) => v.usage }));
     expect(events.filter((e) => e.type === 'reserve' || e.type === 'reconcile')).toEqual([
@@ -218,7 +236,10 @@ describe('Guard.run', () => {
 
   it('returns a classified error value instead of throwing when classify says so', async () => {
     const { guard, clock } = setup();
-    const r = await drive(clock, guard.runDetailed(async () => ({ status: 404 }), { classify: (v) => ({ status: v.status }) }));
+    const r = await drive(
+      clock,
+      guard.runDetailed(async () => ({ status: 404 }), { classify: (v) => ({ status: v.status }) }),
+    );
     expect(r).toMatchObject({ ok: false, value: { status: 404 }, attempts: 1 });
   });
 
@@ -252,7 +273,9 @@ describe('Guard.run', () => {
     const clock = new ManualClock();
     const random = new SeededRandom(1);
     expect(() => new Guard({ clock, random, maxAttempts: 0 })).toThrow(OptionError);
-    expect(() => new Guard({ clock, random, maxAttempts: 0 })).toThrow(/guard.maxAttempts must be an integer from 1 to 100, got 0/);
+    expect(() => new Guard({ clock, random, maxAttempts: 0 })).toThrow(
+      /guard.maxAttempts must be an integer from 1 to 100, got 0/,
+    );
     expect(() => new Guard({ clock, random, targets: [] })).toThrow(/guard.targets/);
     expect(() => new Guard({ clock, random, throttle: { k: 0 } })).toThrow(/throttle.k/);
     expect(() => new Guard({ random } as unknown as GuardOptions)).toThrow(/guard.clock must be a Clock/);
@@ -275,7 +298,12 @@ describe('GuardCall (the synchronous state machine the simulator drives)', () =>
   });
 
   it('at full outage keeps retries within the budget', () => {
-    const { guard } = setup({ breaker: false, throttle: false, retryBudget: { ratio: 0.1, minRetriesPerSec: 0 }, maxAttempts: 3 });
+    const { guard } = setup({
+      breaker: false,
+      throttle: false,
+      retryBudget: { ratio: 0.1, minRetriesPerSec: 0 },
+      maxAttempts: 3,
+    });
     let attempts = 0;
     let now = 0;
     for (let i = 0; i < 1000; i++) {

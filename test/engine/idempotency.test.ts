@@ -3,12 +3,22 @@ import fc from 'fast-check';
 import { idempotencyKey, parseIdempotencyKey, type IdempotencyKeyParts } from '../../src/engine/idempotency-key.js';
 import { MemoryIdempotencyStore, type IdempotencyRecord } from '../../src/engine/idempotency-store.js';
 import { idempotencyStoreContract } from './stores/idempotency-store-contract.js';
-import { IdempotencyFailedError, IdempotencyInProgressError, withIdempotency } from '../../src/engine/with-idempotency.js';
+import {
+  IdempotencyFailedError,
+  IdempotencyInProgressError,
+  withIdempotency,
+} from '../../src/engine/with-idempotency.js';
 import { ManualClock } from '../../src/engine/manual-clock.js';
 import { SeededRandom } from '../../src/engine/random.js';
 import { OptionError } from '../../src/engine/errors.js';
 
-const PARTS: IdempotencyKeyParts = { tenant: 't1', user: 'u9', action: 'send_email', resource: 'thread123', version: 'v3' };
+const PARTS: IdempotencyKeyParts = {
+  tenant: 't1',
+  user: 'u9',
+  action: 'send_email',
+  resource: 'thread123',
+  version: 'v3',
+};
 
 describe('idempotencyKey', () => {
   it('is tenant:user:action:resource:version', () => {
@@ -23,7 +33,9 @@ describe('idempotencyKey', () => {
   it('percent-encodes % and : inside parts', () => {
     expect(idempotencyKey({ ...PARTS, resource: 'a:b', version: '100%' })).toBe('t1:u9:send_email:a%3Ab:100%25');
     expect(idempotencyKey({ ...PARTS, resource: '%3A' })).toBe('t1:u9:send_email:%253A:v3');
-    expect(idempotencyKey({ ...PARTS, user: 'u:send_email', action: 'x' })).not.toBe(idempotencyKey({ ...PARTS, user: 'u', action: 'send_email:x' }));
+    expect(idempotencyKey({ ...PARTS, user: 'u:send_email', action: 'x' })).not.toBe(
+      idempotencyKey({ ...PARTS, user: 'u', action: 'send_email:x' }),
+    );
   });
 
   const part = fc.string({ minLength: 1, maxLength: 6, unit: fc.constantFrom('a', 'b', ':', '%', '3', 'A', '2', '5') });
@@ -35,21 +47,30 @@ describe('idempotencyKey', () => {
         const same = JSON.stringify(a) === JSON.stringify(b);
         expect(idempotencyKey(a) === idempotencyKey(b)).toBe(same);
       }),
-      { numRuns: 2000 }
+      { numRuns: 2000 },
     );
   });
 
   it('differs for two ways of cutting the same text into parts (property)', () => {
     // The collisions a naive join allows: the same characters, split at different places.
-    const cuts = fc.uniqueArray(fc.integer({ min: 1, max: 11 }), { minLength: 4, maxLength: 4 }).map((c) => c.sort((x, y) => x - y));
+    const cuts = fc
+      .uniqueArray(fc.integer({ min: 1, max: 11 }), { minLength: 4, maxLength: 4 })
+      .map((c) => c.sort((x, y) => x - y));
     fc.assert(
-      fc.property(fc.string({ minLength: 12, maxLength: 12, unit: fc.constantFrom('a', ':', '%') }), cuts, cuts, (text, c1, c2) => {
-        const split = (c: number[]) => {
-          const [tenant, user, action, resource, version] = [0, ...c].map((start, i) => text.slice(start, [...c, text.length][i]));
-          return { tenant, user, action, resource, version };
-        };
-        expect(idempotencyKey(split(c1)) === idempotencyKey(split(c2))).toBe(c1.join() === c2.join());
-      })
+      fc.property(
+        fc.string({ minLength: 12, maxLength: 12, unit: fc.constantFrom('a', ':', '%') }),
+        cuts,
+        cuts,
+        (text, c1, c2) => {
+          const split = (c: number[]) => {
+            const [tenant, user, action, resource, version] = [0, ...c].map((start, i) =>
+              text.slice(start, [...c, text.length][i]),
+            );
+            return { tenant, user, action, resource, version };
+          };
+          expect(idempotencyKey(split(c1)) === idempotencyKey(split(c2))).toBe(c1.join() === c2.join());
+        },
+      ),
     );
   });
 
@@ -57,18 +78,26 @@ describe('idempotencyKey', () => {
     fc.assert(
       fc.property(tuple, (parts) => {
         expect(parseIdempotencyKey(idempotencyKey(parts))).toEqual(parts);
-      })
+      }),
     );
-    expect(() => parseIdempotencyKey('a:b:c')).toThrow('idempotency key must have 5 non-empty parts separated by ":", got "a:b:c"');
+    expect(() => parseIdempotencyKey('a:b:c')).toThrow(
+      'idempotency key must have 5 non-empty parts separated by ":", got "a:b:c"',
+    );
   });
 
   it('names the empty or invalid part', () => {
     for (const name of ['tenant', 'user', 'action', 'resource', 'version'] as const) {
       expect(() => idempotencyKey({ ...PARTS, [name]: '' })).toThrow(OptionError);
-      expect(() => idempotencyKey({ ...PARTS, [name]: '' })).toThrow(`idempotencyKey.${name} must be a non-empty string, got ""`);
+      expect(() => idempotencyKey({ ...PARTS, [name]: '' })).toThrow(
+        `idempotencyKey.${name} must be a non-empty string, got ""`,
+      );
     }
-    expect(() => idempotencyKey({ ...PARTS, resource: undefined as never })).toThrow('idempotencyKey.resource must be a non-empty string, got undefined');
-    expect(() => idempotencyKey({ ...PARTS, version: Number.NaN })).toThrow('idempotencyKey.version must be a non-empty string or a finite number, got NaN');
+    expect(() => idempotencyKey({ ...PARTS, resource: undefined as never })).toThrow(
+      'idempotencyKey.resource must be a non-empty string, got undefined',
+    );
+    expect(() => idempotencyKey({ ...PARTS, version: Number.NaN })).toThrow(
+      'idempotencyKey.version must be a non-empty string or a finite number, got NaN',
+    );
   });
 });
 
@@ -98,7 +127,11 @@ function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: 
 
 describe('withIdempotency', () => {
   const K = idempotencyKey(PARTS);
-  const setup = () => ({ store: new MemoryIdempotencyStore(), clock: new ManualClock(1000), random: new SeededRandom(7) });
+  const setup = () => ({
+    store: new MemoryIdempotencyStore(),
+    clock: new ManualClock(1000),
+    random: new SeededRandom(7),
+  });
 
   it('writes in_progress before the side effect runs, then stores the receipt', async () => {
     const { store, clock, random } = setup();
@@ -111,14 +144,20 @@ describe('withIdempotency', () => {
     expect(seen).toMatchObject({ status: 'in_progress', attempts: 1, leaseUntil: 61_000 });
     expect(seen!.owner).toMatch(/^[0-9a-z]{12}$/);
     expect(result).toEqual({ status: 'executed', value: { messageId: 'm-1' } });
-    expect(await store.get(K, clock.now())).toMatchObject({ status: 'succeeded', updatedAt: 1005, receipt: { messageId: 'm-1' } });
+    expect(await store.get(K, clock.now())).toMatchObject({
+      status: 'succeeded',
+      updatedAt: 1005,
+      receipt: { messageId: 'm-1' },
+    });
   });
 
   it('draws the owner id from the random stream (same seed, same owner)', async () => {
     const owners: string[] = [];
     for (let i = 0; i < 2; i++) {
       const { store, clock } = setup();
-      await withIdempotency({ store, key: K, clock, random: new SeededRandom('same') }, async () => owners.push((await store.get(K, 0))!.owner));
+      await withIdempotency({ store, key: K, clock, random: new SeededRandom('same') }, async () =>
+        owners.push((await store.get(K, 0))!.owner),
+      );
     }
     expect(owners[0]).toBe(owners[1]);
   });
@@ -143,7 +182,11 @@ describe('withIdempotency', () => {
     const second = withIdempotency({ store, key: K, clock, random }, async () => `dup-${++calls}`);
     const err = await second.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IdempotencyInProgressError);
-    expect(err).toMatchObject({ code: 'ERR_IDEMPOTENCY_IN_PROGRESS', retryAfterMs: 29_000, record: { key: K, status: 'in_progress' } });
+    expect(err).toMatchObject({
+      code: 'ERR_IDEMPOTENCY_IN_PROGRESS',
+      retryAfterMs: 29_000,
+      record: { key: K, status: 'in_progress' },
+    });
     expect(calls).toBe(0);
     gate.resolve('sent');
     expect(await first).toEqual({ status: 'executed', value: 'sent' });
@@ -152,7 +195,9 @@ describe('withIdempotency', () => {
   it('records a retryable failure, rethrows it, and lets the next call retake the key', async () => {
     const { store, clock, random } = setup();
     const boom = new Error('503 upstream');
-    await expect(withIdempotency({ store, key: K, clock, random }, async () => Promise.reject(boom))).rejects.toBe(boom);
+    await expect(withIdempotency({ store, key: K, clock, random }, async () => Promise.reject(boom))).rejects.toBe(
+      boom,
+    );
     expect(await store.get(K, clock.now())).toMatchObject({ status: 'failed', error: '503 upstream', retryable: true });
     const retry = await withIdempotency({ store, key: K, clock, random }, async () => 'ok');
     expect(retry).toEqual({ status: 'executed', value: 'ok' });
@@ -162,18 +207,27 @@ describe('withIdempotency', () => {
   it('makes a non-retryable failure final', async () => {
     const { store, clock, random } = setup();
     const isRetryable = (err: unknown) => !(err instanceof Error && err.message.startsWith('400'));
-    await expect(withIdempotency({ store, key: K, clock, random, isRetryable }, async () => Promise.reject(new Error('400 bad request')))).rejects.toThrow('400 bad request');
+    await expect(
+      withIdempotency({ store, key: K, clock, random, isRetryable }, async () =>
+        Promise.reject(new Error('400 bad request')),
+      ),
+    ).rejects.toThrow('400 bad request');
     let calls = 0;
     const err = await withIdempotency({ store, key: K, clock, random }, async () => ++calls).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IdempotencyFailedError);
-    expect(err).toMatchObject({ code: 'ERR_IDEMPOTENCY_FAILED', record: { error: '400 bad request', retryable: false, attempts: 1 } });
+    expect(err).toMatchObject({
+      code: 'ERR_IDEMPOTENCY_FAILED',
+      record: { error: '400 bad request', retryable: false, attempts: 1 },
+    });
     expect((err as Error).message).toContain('400 bad request');
     expect(calls).toBe(0);
   });
 
   it('stores a non-Error rejection as text', async () => {
     const { store, clock, random } = setup();
-    await expect(withIdempotency({ store, key: K, clock, random }, async () => Promise.reject('nope'))).rejects.toBe('nope');
+    await expect(withIdempotency({ store, key: K, clock, random }, async () => Promise.reject('nope'))).rejects.toBe(
+      'nope',
+    );
     expect((await store.get(K, clock.now()))?.error).toBe('nope');
   });
 
@@ -216,8 +270,12 @@ describe('withIdempotency', () => {
   it('validates its options', async () => {
     const { store, clock, random } = setup();
     const fn = async () => 1;
-    await expect(withIdempotency({ store, key: K, clock, random, leaseMs: 0 }, fn)).rejects.toThrow('withIdempotency.leaseMs must be a number > 0, got 0');
-    await expect(withIdempotency({ store, key: K, clock, random, renewEveryMs: -1 }, fn)).rejects.toThrow('withIdempotency.renewEveryMs must be a number >= 0, got -1');
+    await expect(withIdempotency({ store, key: K, clock, random, leaseMs: 0 }, fn)).rejects.toThrow(
+      'withIdempotency.leaseMs must be a number > 0, got 0',
+    );
+    await expect(withIdempotency({ store, key: K, clock, random, renewEveryMs: -1 }, fn)).rejects.toThrow(
+      'withIdempotency.renewEveryMs must be a number >= 0, got -1',
+    );
     await expect(withIdempotency({ store, key: '', clock, random }, fn)).rejects.toThrow(OptionError);
     expect(await store.get(K, clock.now())).toBeUndefined();
   });

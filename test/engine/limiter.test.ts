@@ -1,6 +1,12 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { Limiter, Reservation, type LimitDimension, type LimitRejection, type ReserveResult } from '../../src/engine/limiter.js';
+import {
+  Limiter,
+  type Reservation,
+  type LimitDimension,
+  type LimitRejection,
+  type ReserveResult,
+} from '../../src/engine/limiter.js';
 import { MemoryStore } from '../../src/engine/store.js';
 import { OptionError } from '../../src/engine/errors.js';
 
@@ -33,7 +39,13 @@ describe('Limiter.reserve', () => {
   it('refuses on the requests dimension once the tenant burst is spent', () => {
     const l = limiter();
     for (let i = 0; i < 10; i++) ok(l.reserve({ tokens: 1, keys: A }, 0));
-    expect(l.reserve({ tokens: 1, keys: A }, 0)).toEqual({ ok: false, dimension: 'tenant_rps', key: 'a', retryAfterMs: 100, reason: 'rate' });
+    expect(l.reserve({ tokens: 1, keys: A }, 0)).toEqual({
+      ok: false,
+      dimension: 'tenant_rps',
+      key: 'a',
+      retryAfterMs: 100,
+      reason: 'rate',
+    });
   });
 
   it('refuses on the tokens dimension when the estimate does not fit', () => {
@@ -98,13 +110,25 @@ describe('Limiter.reserve', () => {
     const l = limiter({ name: 'global', unit: 'requests', rate: 2, per: 'second' });
     ok(l.reserve({ keys: { tenant: 'a' } }, 0));
     ok(l.reserve({ keys: { tenant: 'b' } }, 0));
-    expect(l.reserve({}, 0)).toEqual({ ok: false, dimension: 'global', key: undefined, retryAfterMs: 500, reason: 'rate' });
+    expect(l.reserve({}, 0)).toEqual({
+      ok: false,
+      dimension: 'global',
+      key: undefined,
+      retryAfterMs: 500,
+      reason: 'rate',
+    });
     expect(l.snapshot(0)).toEqual([{ dimension: 'global', key: undefined, available: 0, capacity: 2, debt: 0 }]);
   });
 
   it('says exceeds_capacity with an infinite retryAfterMs when the cost is over the burst', () => {
     const l = limiter();
-    expect(l.reserve({ tokens: 6001, keys: A }, 0)).toEqual({ ok: false, dimension: 'model_tpm', key: 'm', retryAfterMs: Infinity, reason: 'exceeds_capacity' });
+    expect(l.reserve({ tokens: 6001, keys: A }, 0)).toEqual({
+      ok: false,
+      dimension: 'model_tpm',
+      key: 'm',
+      retryAfterMs: Infinity,
+      reason: 'exceeds_capacity',
+    });
     expect(l.reserve({ tokens: 6000, keys: A }, 0).ok).toBe(true);
   });
 
@@ -182,7 +206,9 @@ describe('Reservation', () => {
   it('rejects a bad actual count without settling', () => {
     const l = limiter();
     const r = ok(l.reserve({ tokens: 100, keys: A }, 0));
-    expect(() => r.reconcile(Infinity, 0)).toThrow(/reconcile\.actualTokens must be a finite number >= 0, got Infinity/);
+    expect(() => r.reconcile(Infinity, 0)).toThrow(
+      /reconcile\.actualTokens must be a finite number >= 0, got Infinity/,
+    );
     r.reconcile(50, 0);
     expect(available(l, 'model_tpm', 'm', 0)).toBe(5950);
   });
@@ -193,7 +219,10 @@ describe('Limiter options', () => {
     [[{ ...TENANT_RPS, rate: -5 }], /limiter\.dimensions\[0\]\.rate must be a number > 0, got -5/],
     [[MODEL_TPM, { ...TENANT_RPS, rate: 0 }], /limiter\.dimensions\[1\]\.rate must be a number > 0, got 0/],
     [[{ ...TENANT_RPS, name: '' }], /limiter\.dimensions\[0\]\.name must be a non-empty string, got ""/],
-    [[TENANT_RPS, { ...MODEL_TPM, name: 'tenant_rps' }], /limiter\.dimensions\[1\]\.name "tenant_rps" is already used by limiter\.dimensions\[0\]/],
+    [
+      [TENANT_RPS, { ...MODEL_TPM, name: 'tenant_rps' }],
+      /limiter\.dimensions\[1\]\.name "tenant_rps" is already used by limiter\.dimensions\[0\]/,
+    ],
     [[{ ...TENANT_RPS, unit: 'bytes' }], /limiter\.dimensions\[0\]\.unit must be one of requests, tokens, got "bytes"/],
     [[{ ...TENANT_RPS, per: 'hour' }], /limiter\.dimensions\[0\]\.per must be one of second, minute, got "hour"/],
     [[{ ...MODEL_TPM, burst: 0 }], /limiter\.dimensions\[0\]\.burst must be a number > 0, got 0/],
@@ -222,7 +251,12 @@ type Op =
   | { kind: 'advance'; ms: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('reserve' as const), tenant: fc.constantFrom('a', 'b'), model: fc.constantFrom('m', 'n'), tokens: fc.integer({ min: 0, max: 7000 }) }),
+  fc.record({
+    kind: fc.constant('reserve' as const),
+    tenant: fc.constantFrom('a', 'b'),
+    model: fc.constantFrom('m', 'n'),
+    tokens: fc.integer({ min: 0, max: 7000 }),
+  }),
   fc.record({ kind: fc.constant('reconcile' as const), index: fc.nat(), actual: fc.integer({ min: 0, max: 12_000 }) }),
   fc.record({ kind: fc.constant('release' as const), index: fc.nat() }),
   fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 20_000 }) }),
@@ -257,26 +291,32 @@ describe('Limiter properties', () => {
 
   it('conserves tokens: with no time passing, taken net of debt equals what the calls used', () => {
     fc.assert(
-      fc.property(fc.array(opArb.filter((op) => op.kind !== 'advance'), { maxLength: 60 }), (ops) => {
-        const l = limiter({ ...MODEL_TPM, keyBy: undefined });
-        const held: Array<{ r: Reservation; used: number; settled: boolean }> = [];
-        for (const op of ops) {
-          if (op.kind === 'reserve') {
-            const r = l.reserve({ tokens: op.tokens }, 0);
-            if (r.ok) held.push({ r, used: op.tokens, settled: false });
-          } else if (held.length > 0) {
-            const h = held[op.index % held.length];
-            if (op.kind === 'reconcile') h.r.reconcile(op.actual, 0);
-            else h.r.release(0);
-            // Only the first settle counts: reconcile uses `actual`, release uses nothing.
-            if (!h.settled) h.used = op.kind === 'reconcile' ? op.actual : 0;
-            h.settled = true;
+      fc.property(
+        fc.array(
+          opArb.filter((op) => op.kind !== 'advance'),
+          { maxLength: 60 },
+        ),
+        (ops) => {
+          const l = limiter({ ...MODEL_TPM, keyBy: undefined });
+          const held: Array<{ r: Reservation; used: number; settled: boolean }> = [];
+          for (const op of ops) {
+            if (op.kind === 'reserve') {
+              const r = l.reserve({ tokens: op.tokens }, 0);
+              if (r.ok) held.push({ r, used: op.tokens, settled: false });
+            } else if (held.length > 0) {
+              const h = held[op.index % held.length];
+              if (op.kind === 'reconcile') h.r.reconcile(op.actual, 0);
+              else h.r.release(0);
+              // Only the first settle counts: reconcile uses `actual`, release uses nothing.
+              if (!h.settled) h.used = op.kind === 'reconcile' ? op.actual : 0;
+              h.settled = true;
+            }
           }
-        }
-        const [e] = l.snapshot(0);
-        const used = held.reduce((s, h) => s + h.used, 0);
-        expect(e.capacity - e.available + e.debt).toBe(used);
-      }),
+          const [e] = l.snapshot(0);
+          const used = held.reduce((s, h) => s + h.used, 0);
+          expect(e.capacity - e.available + e.debt).toBe(used);
+        },
+      ),
     );
   });
 
@@ -288,7 +328,14 @@ describe('Limiter properties', () => {
       fc.property(
         fc.integer({ min: 1, max: 100_000 }),
         fc.constantFrom('second' as const, 'minute' as const),
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 3000 }), fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 8000 })), { minLength: 1, maxLength: 20 }),
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 0, max: 3000 }),
+            fc.integer({ min: 0, max: 5000 }),
+            fc.integer({ min: 0, max: 8000 }),
+          ),
+          { minLength: 1, maxLength: 20 },
+        ),
         (rate, per, steps) => {
           const replay = (): { l: Limiter; now: number; last: ReserveResult } => {
             const l = limiter({ name: 'tpm', unit: 'tokens', rate, per, burst: rate * 3 });
@@ -305,7 +352,8 @@ describe('Limiter properties', () => {
           if (last.ok || last.retryAfterMs === Infinity) return;
           const tokens = steps[steps.length - 1][1];
           expect(replay().l.reserve({ tokens }, now + last.retryAfterMs + 1).ok).toBe(true);
-          if (last.retryAfterMs >= 2) expect(replay().l.reserve({ tokens }, now + last.retryAfterMs - 2).ok).toBe(false);
+          if (last.retryAfterMs >= 2)
+            expect(replay().l.reserve({ tokens }, now + last.retryAfterMs - 2).ok).toBe(false);
         },
       ),
     );

@@ -68,7 +68,20 @@ describe('parseRetryAfter', () => {
   });
 
   it('rejects negative, NaN, empty and garbage values', () => {
-    for (const v of ['-1', 'NaN', '', '   ', 'soon', '1e3', '0x10', 'Infinity', 'hello 2020', '12abc', '1.2.3', 'Wed, 99 Foo 2015 07:28:30 GMT']) {
+    for (const v of [
+      '-1',
+      'NaN',
+      '',
+      '   ',
+      'soon',
+      '1e3',
+      '0x10',
+      'Infinity',
+      'hello 2020',
+      '12abc',
+      '1.2.3',
+      'Wed, 99 Foo 2015 07:28:30 GMT',
+    ]) {
       expect(parseRetryAfter({ 'retry-after': v }, NOW), v).toBeUndefined();
     }
     expect(parseRetryAfter({ 'retry-after-ms': '-5' }, NOW)).toBeUndefined();
@@ -91,7 +104,10 @@ describe('parseRetryAfter', () => {
 
   it('round-trips whole seconds', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 86_400 }), (s) => parseRetryAfter({ 'retry-after': String(s) }, NOW) === s * 1000),
+      fc.property(
+        fc.integer({ min: 0, max: 86_400 }),
+        (s) => parseRetryAfter({ 'retry-after': String(s) }, NOW) === s * 1000,
+      ),
     );
   });
 });

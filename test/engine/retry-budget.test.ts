@@ -57,14 +57,21 @@ describe('RetryBudget', () => {
   });
 
   it('rejects bad options naming the option and the value', () => {
-    expect(() => new RetryBudget({ ratio: -1 })).toThrow(new OptionError('retryBudget.ratio must be a number >= 0 and <= 1000, got -1'));
+    expect(() => new RetryBudget({ ratio: -1 })).toThrow(
+      new OptionError('retryBudget.ratio must be a number >= 0 and <= 1000, got -1'),
+    );
     expect(() => new RetryBudget({ windowMs: 0 })).toThrow(/retryBudget.windowMs must be a number > 0, got 0/);
-    expect(() => new RetryBudget({ buckets: 1.5 })).toThrow(/retryBudget.buckets must be an integer from 1 to 10000, got 1.5/);
+    expect(() => new RetryBudget({ buckets: 1.5 })).toThrow(
+      /retryBudget.buckets must be an integer from 1 to 10000, got 1.5/,
+    );
     expect(() => new RetryBudget({ minRetriesPerSec: Number.NaN })).toThrow(/retryBudget.minRetriesPerSec .* got NaN/);
   });
 
   it('property: at every retry, retries in the window <= ratio × firsts in the window + floor × window', () => {
-    const op = fc.record({ dt: fc.integer({ min: 0, max: 3_000 }), kind: fc.constantFrom('first', 'retry', 'retry', 'first') });
+    const op = fc.record({
+      dt: fc.integer({ min: 0, max: 3_000 }),
+      kind: fc.constantFrom('first', 'retry', 'retry', 'first'),
+    });
     fc.assert(
       fc.property(
         fc.double({ min: 0, max: 1, noNaN: true }),

@@ -33,7 +33,9 @@ describe('TokenBucket', () => {
   });
 
   it('rejects bad specs', () => {
-    expect(() => new TokenBucket({ capacity: 0, refillPerSec: 1 }, 'tpm')).toThrow(/tpm.capacity must be a number > 0, got 0/);
+    expect(() => new TokenBucket({ capacity: 0, refillPerSec: 1 }, 'tpm')).toThrow(
+      /tpm.capacity must be a number > 0, got 0/,
+    );
     expect(() => new TokenBucket({ capacity: 5, refillPerSec: 1, initial: 6 }, 'tpm')).toThrow(/tpm.initial/);
   });
 

@@ -51,7 +51,12 @@ describe('estimateChatTokens', () => {
   it('counts text parts (and nested tool-result content) and ignores other parts', () => {
     const req = {
       messages: [
-        { content: [{ type: 'text', text: 'abcabc' }, { type: 'image_url', image_url: { url: 'x'.repeat(300) } }] },
+        {
+          content: [
+            { type: 'text', text: 'abcabc' },
+            { type: 'image_url', image_url: { url: 'x'.repeat(300) } },
+          ],
+        },
         { content: [{ type: 'tool_result', content: [{ type: 'text', text: 'abc' }] }] },
         { content: null },
       ],
@@ -72,6 +77,8 @@ describe('estimateChatTokens', () => {
   });
 
   it('rejects a bad default', () => {
-    expect(() => estimateChatTokens({}, undefined, -1)).toThrow(/estimateChatTokens\.defaultMaxTokens must be a number >= 0, got -1/);
+    expect(() => estimateChatTokens({}, undefined, -1)).toThrow(
+      /estimateChatTokens\.defaultMaxTokens must be a number >= 0, got -1/,
+    );
   });
 });

@@ -33,7 +33,9 @@ describe('WindowCounter', () => {
   });
 
   it('rejects bad specs', () => {
-    expect(() => new WindowCounter({ windowMs: -1, buckets: 1, fields: 1 }, 'w')).toThrow(/w.windowMs must be a number > 0, got -1/);
+    expect(() => new WindowCounter({ windowMs: -1, buckets: 1, fields: 1 }, 'w')).toThrow(
+      /w.windowMs must be a number > 0, got -1/,
+    );
     expect(() => new WindowCounter({ windowMs: 1, buckets: 0, fields: 1 }, 'w')).toThrow(/w.buckets/);
   });
 
@@ -41,7 +43,9 @@ describe('WindowCounter', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 12 }),
-        fc.array(fc.record({ dt: fc.integer({ min: 0, max: 700 }), n: fc.integer({ min: 0, max: 9 }) }), { maxLength: 200 }),
+        fc.array(fc.record({ dt: fc.integer({ min: 0, max: 700 }), n: fc.integer({ min: 0, max: 9 }) }), {
+          maxLength: 200,
+        }),
         (buckets, ops) => {
           const windowMs = 1200;
           const bucketMs = windowMs / buckets;

@@ -6,7 +6,15 @@ import { MetricCatalog } from '../../src/gate/metric-catalog.js';
 import { OptionError } from '../../src/engine/errors.js';
 import { PointError } from '../../src/explore/point-error.js';
 import { isEngineClash, refusalOf } from '../../src/explore/point-refusal.js';
-import { defaultWorkers, isRefused, PointPool, runPoints, workerScript, type PointJob, type PointOutcome } from '../../src/explore/run-points.js';
+import {
+  defaultWorkers,
+  isRefused,
+  PointPool,
+  runPoints,
+  workerScript,
+  type PointJob,
+  type PointOutcome,
+} from '../../src/explore/run-points.js';
 import type { RunResult } from '../../src/run/metrics/result.js';
 import { ScenarioError } from '../../src/scenario/scenario-error.js';
 import { runSweep } from '../../src/explore/sweep.js';
@@ -44,7 +52,9 @@ describe('runPoints', () => {
     expect(inject('distBuildError')).toBe('');
     expect(workerScript()).toMatch(/dist[\\/]explore[\\/]run-points-worker\.js$/);
     const beside = pathToFileURL(join(dir, 'run-points.js')).href;
-    expect(() => workerScript(beside)).toThrow(`the worker script ${join(dir, 'run-points-worker.js')} is missing: build it with npm run build`);
+    expect(() => workerScript(beside)).toThrow(
+      `the worker script ${join(dir, 'run-points-worker.js')} is missing: build it with npm run build`,
+    );
   });
 
   it('gives the same results, in point order, on one worker (in-process) and on several threads', async () => {
@@ -62,7 +72,16 @@ describe('runPoints', () => {
   it('gives the same table for the same grid twice, whatever the workers', async () => {
     const params = parseSweepParams(['engine.retryBudget.ratio=0.05,0.2', 'engine.throttle.k=1.5,3']);
     const scenario = loadScenario(join(dir, 'flaky.yaml'));
-    const spec = { job, scenario: 'flaky', variant: 'flaky', seed: 7, params, metric: MetricCatalog.ofScenario(scenario).resolve('goodput'), metricText: 'goodput', wallNow: () => 0 };
+    const spec = {
+      job,
+      scenario: 'flaky',
+      variant: 'flaky',
+      seed: 7,
+      params,
+      metric: MetricCatalog.ofScenario(scenario).resolve('goodput'),
+      metricText: 'goodput',
+      wallNow: () => 0,
+    };
     const a = await runSweep({ ...spec, workers: 2 }, runPoints);
     const b = await runSweep({ ...spec, workers: 2 }, runPoints);
     const c = await runSweep({ ...spec, workers: 1 }, runPoints);
@@ -71,36 +90,46 @@ describe('runPoints', () => {
     expect(new Set(a.points.map((p) => p.figures.goodput)).size).toBeGreaterThan(1);
   });
 
-  it.each([1, 2])('gives back the points whose values are refused, and runs the others (%i workers)', async (workers) => {
-    const seen: number[] = [];
-    const mixed = [points[0], ['engine.throttle.k=0.5'], CLASH, points[1]];
-    const out = await runPoints(job, mixed, { workers, onDone: (done) => seen.push(done) });
-    expect(out[1]).toEqual({ refused: 'engine.throttle.k: expected a number from 1 to 1000, got 0.5' });
-    // The loader blames the last --set for a clash; the refusal leaves that prefix out.
-    expect(out[2]).toEqual({ refused: 'engine: breaker.maxOpenMs must be a number >= 60000, got 30000' });
-    expect([out[0], out[3]]).toEqual(await runPoints(job, [points[0], points[1]], { workers: 1 }));
-    expect(seen.sort()).toEqual([1, 2, 3, 4]);
-  }, 10_000);
+  it.each([1, 2])(
+    'gives back the points whose values are refused, and runs the others (%i workers)',
+    async (workers) => {
+      const seen: number[] = [];
+      const mixed = [points[0], ['engine.throttle.k=0.5'], CLASH, points[1]];
+      const out = await runPoints(job, mixed, { workers, onDone: (done) => seen.push(done) });
+      expect(out[1]).toEqual({ refused: 'engine.throttle.k: expected a number from 1 to 1000, got 0.5' });
+      // The loader blames the last --set for a clash; the refusal leaves that prefix out.
+      expect(out[2]).toEqual({ refused: 'engine: breaker.maxOpenMs must be a number >= 60000, got 30000' });
+      expect([out[0], out[3]]).toEqual(await runPoints(job, [points[0], points[1]], { workers: 1 }));
+      expect(seen.sort()).toEqual([1, 2, 3, 4]);
+    },
+    10_000,
+  );
 
   it('refuses every point when the scenario file is gone, on the threads too', async () => {
     const out = await runPoints({ ...job, scenario: 'missing.yaml' }, points.slice(0, 2), { workers: 2 });
     expect(out).toEqual([{ refused: 'file not found' }, { refused: 'file not found' }]);
   }, 10_000);
 
-  it.each([1, 2])('rejects on a point that fails otherwise (a bug), without hanging (%i workers)', async (workers) => {
-    const err = await runPoints(job, [points[0], BROKEN, points[1]], { workers }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    if (workers === 1) expect(err).toBeInstanceOf(TypeError);
-    else {
-      expect(err).toBeInstanceOf(PointError);
-      expect((err as PointError).message).toMatch(/^point 2 of 3 \(.*\): TypeError: /);
-    }
-  }, 10_000);
+  it.each([1, 2])(
+    'rejects on a point that fails otherwise (a bug), without hanging (%i workers)',
+    async (workers) => {
+      const err = await runPoints(job, [points[0], BROKEN, points[1]], { workers }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      if (workers === 1) expect(err).toBeInstanceOf(TypeError);
+      else {
+        expect(err).toBeInstanceOf(PointError);
+        expect((err as PointError).message).toMatch(/^point 2 of 3 \(.*\): TypeError: /);
+      }
+    },
+    10_000,
+  );
 
   it('checks the worker count', async () => {
-    await expect(runPoints(job, points, { workers: 0 })).rejects.toThrow('workers: expected a whole number of at least 1, got 0');
+    await expect(runPoints(job, points, { workers: 0 })).rejects.toThrow(
+      'workers: expected a whole number of at least 1, got 0',
+    );
     await expect(runPoints(job, [], { workers: 2 })).resolves.toEqual([]);
   });
 });
@@ -166,16 +195,24 @@ describe('defaultWorkers', () => {
 describe('refusalOf', () => {
   it('reads a refusal from the scenario loader or the engine on one line, and nothing else', () => {
     expect(refusalOf(new ScenarioError('flaky.yaml', ['--set "a.b=1": a: x', 'c: y']))).toBe('a: x; c: y');
-    expect(refusalOf(new OptionError('circuitBreaker.maxOpenMs must be a number >= 60000, got 30000'))).toBe('engine: breaker.maxOpenMs must be a number >= 60000, got 30000');
+    expect(refusalOf(new OptionError('circuitBreaker.maxOpenMs must be a number >= 60000, got 30000'))).toBe(
+      'engine: breaker.maxOpenMs must be a number >= 60000, got 30000',
+    );
     expect(refusalOf(new TypeError('x is undefined'))).toBeUndefined();
   });
 });
 
 describe('isEngineClash', () => {
-  it('tells the engine\'s verdict on options together from a value wrong alone', () => {
-    expect(isEngineClash('--set "engine.breaker.maxOpenMs=30s": engine: breaker.maxOpenMs must be a number >= 60000, got 30000')).toBe(true);
+  it("tells the engine's verdict on options together from a value wrong alone", () => {
+    expect(
+      isEngineClash(
+        '--set "engine.breaker.maxOpenMs=30s": engine: breaker.maxOpenMs must be a number >= 60000, got 30000',
+      ),
+    ).toBe(true);
     expect(isEngineClash('layers[1].retry.engine: backoff.capMs must be a number >= 5000, got 1000')).toBe(true);
-    expect(isEngineClash('--set "engine.throttle.k=0.5": engine.throttle.k: expected a number from 1 to 1000, got 0.5')).toBe(false);
+    expect(
+      isEngineClash('--set "engine.throttle.k=0.5": engine.throttle.k: expected a number from 1 to 1000, got 0.5'),
+    ).toBe(false);
     expect(isEngineClash('--set "engine=5": engine: expected a mapping of engine options, got 5')).toBe(false);
     expect(isEngineClash('tokens.prompt.max: expected at least min (250), got 200')).toBe(false);
   });

@@ -8,7 +8,13 @@ describe('fake upstream: Anthropic messages', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('request-id')).toMatch(/^req_msg_/);
     const body = await json(res);
-    expect(body).toMatchObject({ type: 'message', role: 'assistant', model: 'm', stop_reason: 'end_turn', stop_sequence: null });
+    expect(body).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      model: 'm',
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+    });
     expect(body.content).toHaveLength(1);
     expect(body.content[0].type).toBe('text');
     expect(body.content[0].text.split(' ')).toHaveLength(7);
@@ -28,16 +34,28 @@ describe('fake upstream: Anthropic messages', () => {
     expect(events.every((e) => JSON.parse(e.data).type === e.event)).toBe(true);
     const deltas = events.filter((e) => e.event === 'content_block_delta').map((e) => JSON.parse(e.data).delta);
     expect(deltas.every((d) => d.type === 'text_delta')).toBe(true);
-    expect(deltas.map((d) => d.text).join('').split(' ')).toHaveLength(20);
+    expect(
+      deltas
+        .map((d) => d.text)
+        .join('')
+        .split(' '),
+    ).toHaveLength(20);
     expect(JSON.parse(events[0].data).message.usage).toEqual({ input_tokens: 15, output_tokens: 1 });
-    expect(JSON.parse(events.at(-2)!.data)).toEqual({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 20 } });
+    expect(JSON.parse(events.at(-2)!.data)).toEqual({
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: 20 },
+    });
   });
 
   it('answers an unknown model with 404 not_found_error', async () => {
     const h = await start({ models: [fast()] });
     const res = await h.messages({ model: 'claude-nope' });
     expect(res.status).toBe(404);
-    expect(await json(res)).toEqual({ type: 'error', error: { type: 'not_found_error', message: 'model: claude-nope' } });
+    expect(await json(res)).toEqual({
+      type: 'error',
+      error: { type: 'not_found_error', message: 'model: claude-nope' },
+    });
   });
 
   it('sends anthropic-ratelimit-* headers, and a rate_limit_error 429 with retry-after past the RPM', async () => {
@@ -52,7 +70,13 @@ describe('fake upstream: Anthropic messages', () => {
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('60');
     expect(refused.headers.get('retry-after-ms')).toBeNull();
-    expect(await json(refused)).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: 'This request would exceed the rate limit for your organization on requests per minute.' } });
+    expect(await json(refused)).toEqual({
+      type: 'error',
+      error: {
+        type: 'rate_limit_error',
+        message: 'This request would exceed the rate limit for your organization on requests per minute.',
+      },
+    });
   });
 
   it('sheds past the queue with 529 overloaded_error', async () => {
@@ -67,9 +91,17 @@ describe('fake upstream: Anthropic messages', () => {
     await expect(first).rejects.toThrow();
   });
 
-  it('lists the models in Anthropic\'s shape when anthropic-version is sent', async () => {
+  it("lists the models in Anthropic's shape when anthropic-version is sent", async () => {
     const h = await start({ models: [fast('a'), fast('b')] });
     const body = await json(fetch(`${h.url}/v1/models`, { headers: { 'anthropic-version': '2023-06-01' } }));
-    expect(body).toMatchObject({ data: [{ type: 'model', id: 'a' }, { type: 'model', id: 'b' }], has_more: false, first_id: 'a', last_id: 'b' });
+    expect(body).toMatchObject({
+      data: [
+        { type: 'model', id: 'a' },
+        { type: 'model', id: 'b' },
+      ],
+      has_more: false,
+      first_id: 'a',
+      last_id: 'b',
+    });
   });
 });

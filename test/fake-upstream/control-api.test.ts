@@ -4,11 +4,21 @@ import { ManualClock } from '../../src/engine/manual-clock.js';
 import { fast, json, start } from './harness.js';
 
 const put = (url: string, body: unknown) =>
-  fetch(`${url}/_stormlab/faults`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  fetch(`${url}/_stormlab/faults`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
 describe('fake upstream: control API', () => {
   it('GET /_stormlab/faults shows the phases on the server timeline, null for no end', async () => {
-    const h = await start({ models: [fast()], faults: [{ kind: 'latency', fromMs: 0, toMs: 5000, factor: 3 }, { kind: 'quota', fromMs: 10_000 }] });
+    const h = await start({
+      models: [fast()],
+      faults: [
+        { kind: 'latency', fromMs: 0, toMs: 5000, factor: 3 },
+        { kind: 'quota', fromMs: 10_000 },
+      ],
+    });
     const view = await json(fetch(`${h.url}/_stormlab/faults`));
     expect(view.relativeTo).toBe('start');
     expect(view.nowMs).toBeGreaterThanOrEqual(0);
@@ -35,8 +45,19 @@ describe('fake upstream: control API', () => {
 
   it('PUT with relativeTo start takes times on the server timeline', async () => {
     const h = await start({ models: [fast()] });
-    const view = await json(put(h.url, { faults: [{ kind: 'outage', fromMs: 0, toMs: 1 }, { kind: 'errors', fromMs: 3_600_000, status: 500 }], relativeTo: 'start' }));
-    expect(view.faults.map((f: { fromMs: number; toMs: number | null }) => [f.fromMs, f.toMs])).toEqual([[0, 1], [3_600_000, null]]);
+    const view = await json(
+      put(h.url, {
+        faults: [
+          { kind: 'outage', fromMs: 0, toMs: 1 },
+          { kind: 'errors', fromMs: 3_600_000, status: 500 },
+        ],
+        relativeTo: 'start',
+      }),
+    );
+    expect(view.faults.map((f: { fromMs: number; toMs: number | null }) => [f.fromMs, f.toMs])).toEqual([
+      [0, 1],
+      [3_600_000, null],
+    ]);
     expect((await h.chat({})).status).toBe(200);
   });
 
@@ -46,25 +67,55 @@ describe('fake upstream: control API', () => {
     expect(phases).toHaveLength(1);
     expect((await h.chat({})).status).toBe(429);
     expect(() => h.fu.setFaults([{ kind: 'errors', rate: 3 }])).toThrow(OptionError);
-    expect(() => h.fu.setFaults([{ kind: 'errors', rate: 3 }])).toThrow('faults[0].rate must be a number >= 0 and <= 1, got 3');
+    expect(() => h.fu.setFaults([{ kind: 'errors', rate: 3 }])).toThrow(
+      'faults[0].rate must be a number >= 0 and <= 1, got 3',
+    );
     expect(h.fu.faults()).toEqual(phases);
   });
 
   it.each([
     ['not JSON', '{oops', /could not parse the JSON body/],
-    ['an object without faults', { phases: [] }, /expected a list of fault phases, or \{"faults": \[\.\.\.\], "relativeTo": "now" \| "start"\}, got an object/],
+    [
+      'an object without faults',
+      { phases: [] },
+      /expected a list of fault phases, or \{"faults": \[\.\.\.\], "relativeTo": "now" \| "start"\}, got an object/,
+    ],
     ['an unknown top-level field', { faults: [], when: 'now' }, /unknown field "when"/],
     ['a bad relativeTo', { faults: [], relativeTo: 'later' }, /relativeTo must be "now" or "start", got "later"/],
     ['a phase that is not an object', ['outage'], /faults\[0\] must be an object/],
-    ['an unknown kind', [{ kind: 'flood' }], /faults\[0\]\.kind must be one of errors, outage, reset, hang, midstream, quota, latency, got "flood"/],
+    [
+      'an unknown kind',
+      [{ kind: 'flood' }],
+      /faults\[0\]\.kind must be one of errors, outage, reset, hang, midstream, quota, latency, got "flood"/,
+    ],
     ['a misspelt field', [{ kind: 'outage', from: 5 }], /faults\[0\] has an unknown field "from"/],
-    ['a time that is not a number', [{ kind: 'outage', fromMs: '10s' }], /faults\[0\]\.fromMs must be a number of ms, got "10s"/],
-    ['an end before the start', [{ kind: 'outage', fromMs: 10, toMs: 5 }], /faults\[0\]\.toMs must be after fromMs \(10\), got 5/],
+    [
+      'a time that is not a number',
+      [{ kind: 'outage', fromMs: '10s' }],
+      /faults\[0\]\.fromMs must be a number of ms, got "10s"/,
+    ],
+    [
+      'an end before the start',
+      [{ kind: 'outage', fromMs: 10, toMs: 5 }],
+      /faults\[0\]\.toMs must be after fromMs \(10\), got 5/,
+    ],
     ['a rate above 1', [{ kind: 'errors', rate: 2 }], /faults\[0\]\.rate must be a number >= 0 and <= 1, got 2/],
     ['an unknown model', [{ kind: 'outage', model: 'zzz' }], /faults\[0\]\.model must be one of m, got "zzz"/],
-    ['a bad status', [{ kind: 'errors', status: 42 }], /faults\[0\]\.status key must be an integer from 100 to 599, got 42/],
-    ['a status given as text', [{ kind: 'errors', status: '503' }], /faults\[0\]\.status must be a status like 503 or weights by status like \{"503": 0\.7, "429": 0\.3\}, got "503"/],
-    ['a negative retryAfterMs', [{ kind: 'outage', retryAfterMs: -1 }], /faults\[0\]\.retryAfterMs must be a number of ms >= 0, got -1/],
+    [
+      'a bad status',
+      [{ kind: 'errors', status: 42 }],
+      /faults\[0\]\.status key must be an integer from 100 to 599, got 42/,
+    ],
+    [
+      'a status given as text',
+      [{ kind: 'errors', status: '503' }],
+      /faults\[0\]\.status must be a status like 503 or weights by status like \{"503": 0\.7, "429": 0\.3\}, got "503"/,
+    ],
+    [
+      'a negative retryAfterMs',
+      [{ kind: 'outage', retryAfterMs: -1 }],
+      /faults\[0\]\.retryAfterMs must be a number of ms >= 0, got -1/,
+    ],
   ])('PUT answers 400 with a clear message for %s, and keeps the faults', async (_what, body, message) => {
     const h = await start({ models: [fast()], faults: [{ kind: 'quota', fromMs: 0 }] });
     const before = await json(fetch(`${h.url}/_stormlab/faults`));
@@ -79,7 +130,10 @@ describe('fake upstream: control API', () => {
   it('GET /_stormlab/stats: attempts, statuses, busy, queued, cancels and wasted tokens per model', async () => {
     // One slot, 5 ms per request, room for one in the queue; time moves only when told.
     const clock = new ManualClock();
-    const h = await start({ models: [{ name: 'm', slots: 1, queue: 1, ttftMs: 5, tpotMs: 0, rpm: 100 }, fast('idle')] }, { clock });
+    const h = await start(
+      { models: [{ name: 'm', slots: 1, queue: 1, ttftMs: 5, tpotMs: 0, rpm: 100 }, fast('idle')] },
+      { clock },
+    );
     const ctrl = new AbortController();
     const abandoned = h.chat({ max_tokens: 10 }, { signal: ctrl.signal });
     await h.waitFor('submitted');
@@ -97,14 +151,25 @@ describe('fake upstream: control API', () => {
     clock.advance(5);
     expect((await queued).status).toBe(200);
     const after = await json(fetch(`${h.url}/_stormlab/stats`));
-    expect(after.models[0]).toMatchObject({ busy: 0, queued: 0, attempts: 2, cancelled: 1, byStatus: { 200: 1 }, wastedTokens: 25, tokensServed: 25 });
+    expect(after.models[0]).toMatchObject({
+      busy: 0,
+      queued: 0,
+      attempts: 2,
+      cancelled: 1,
+      byStatus: { 200: 1 },
+      wastedTokens: 25,
+      tokensServed: 25,
+    });
     expect(after.models[0].quotas.requests).toMatchObject({ limit: 100, remaining: 98 });
     expect(after.models[1]).toMatchObject({ name: 'idle', attempts: 0, quotas: {} });
     expect(after.http).toMatchObject({ clientClosed: 1, invalid: 0, internalErrors: 0 });
   });
 
   it('cancel-on-disconnect frees the slot at once: nothing is wasted', async () => {
-    const h = await start({ models: [{ name: 'm', slots: 1, queue: 1, ttftMs: 60_000, tpotMs: 0 }], cancelOnDisconnect: true });
+    const h = await start({
+      models: [{ name: 'm', slots: 1, queue: 1, ttftMs: 60_000, tpotMs: 0 }],
+      cancelOnDisconnect: true,
+    });
     const ctrl = new AbortController();
     const abandoned = h.chat({}, { signal: ctrl.signal });
     await h.waitFor('submitted');
@@ -123,7 +188,12 @@ describe('fake upstream: control API', () => {
     expect(res.status).toBe(200);
     expect(await json(res)).toMatchObject({ reset: true });
     const s = h.fu.stats();
-    expect(s.models[0]).toMatchObject({ attempts: 0, byStatus: {}, tokensServed: 0, quotas: { requests: { limit: 1, remaining: 1, resetMs: 0 } } });
+    expect(s.models[0]).toMatchObject({
+      attempts: 0,
+      byStatus: {},
+      tokensServed: 0,
+      quotas: { requests: { limit: 1, remaining: 1, resetMs: 0 } },
+    });
     expect(s.http.invalid).toBe(0);
     expect(h.fu.faults()).toHaveLength(1);
     expect((await h.chat({})).status).toBe(200);
@@ -146,7 +216,10 @@ describe('fake upstream: control API', () => {
   });
 
   it('GET /metrics: Prometheus text with requests by model and status, gauges and wasted tokens', async () => {
-    const h = await start({ models: [fast('m'), fast('we"ird')], faults: [{ kind: 'errors', fromMs: 0, model: 'we"ird', status: 503 }] });
+    const h = await start({
+      models: [fast('m'), fast('we"ird')],
+      faults: [{ kind: 'errors', fromMs: 0, model: 'we"ird', status: 503 }],
+    });
     await h.chat({ max_tokens: 3 });
     await h.chat({ model: 'we"ird' });
     const res = await fetch(`${h.url}/metrics`);
@@ -162,6 +235,10 @@ describe('fake upstream: control API', () => {
     expect(text).toContain('stormlab_upstream_tokens_served_total{model="m"} 18\n');
     expect(text).toContain('stormlab_http_requests_total 3\n');
     // Every sample line is `name{labels} value` or `name value`.
-    for (const line of text.trimEnd().split('\n').filter((l) => !l.startsWith('#'))) expect(line).toMatch(/^[a-z_]+(\{.*\})? \d+(\.\d+)?$/);
+    for (const line of text
+      .trimEnd()
+      .split('\n')
+      .filter((l) => !l.startsWith('#')))
+      expect(line).toMatch(/^[a-z_]+(\{.*\})? \d+(\.\d+)?$/);
   });
 });

@@ -5,8 +5,13 @@ const N = 40;
 
 describe('fake upstream: fault phases', () => {
   it('errors: answers the share `rate` with statuses drawn from the weights, the rest 200', async () => {
-    const h = await start({ models: [fast()], faults: [{ kind: 'errors', fromMs: 0, rate: 0.5, status: { 500: 1, 503: 1 } }] });
-    const statuses = await Promise.all(Array.from({ length: N }, () => h.chat({ max_tokens: 1 }).then(async (r) => (await r.arrayBuffer(), r.status))));
+    const h = await start({
+      models: [fast()],
+      faults: [{ kind: 'errors', fromMs: 0, rate: 0.5, status: { 500: 1, 503: 1 } }],
+    });
+    const statuses = await Promise.all(
+      Array.from({ length: N }, () => h.chat({ max_tokens: 1 }).then(async (r) => (await r.arrayBuffer(), r.status))),
+    );
     const seen = new Set(statuses);
     expect([...seen].sort()).toEqual([200, 500, 503]);
     const byStatus = h.fu.stats().models[0].byStatus;
@@ -14,16 +19,24 @@ describe('fake upstream: fault phases', () => {
     expect(h.fu.stats().models[0].byDetail.Fault).toBe(byStatus[500] + byStatus[503]);
   });
 
-  it('errors and outage: provider-shaped bodies, and the phase\'s retryAfterMs as retry-after headers', async () => {
-    const h = await start({ models: [fast('a'), fast('b')], faults: [
-      { kind: 'outage', fromMs: 0, model: 'a', retryAfterMs: 2500 },
-      { kind: 'errors', fromMs: 0, model: 'b', status: 502 },
-    ] });
+  it("errors and outage: provider-shaped bodies, and the phase's retryAfterMs as retry-after headers", async () => {
+    const h = await start({
+      models: [fast('a'), fast('b')],
+      faults: [
+        { kind: 'outage', fromMs: 0, model: 'a', retryAfterMs: 2500 },
+        { kind: 'errors', fromMs: 0, model: 'b', status: 502 },
+      ],
+    });
     const outage = await h.chat({ model: 'a' });
     expect(outage.status).toBe(503);
     expect(outage.headers.get('retry-after')).toBe('3');
     expect(outage.headers.get('retry-after-ms')).toBe('2500');
-    expect((await json(outage)).error).toEqual({ message: 'The engine is currently overloaded, please try again later.', type: 'server_error', param: null, code: null });
+    expect((await json(outage)).error).toEqual({
+      message: 'The engine is currently overloaded, please try again later.',
+      type: 'server_error',
+      param: null,
+      code: null,
+    });
     const error = await h.chat({ model: 'b' });
     expect(error.status).toBe(502);
     expect(error.headers.get('retry-after')).toBeNull();
@@ -31,12 +44,18 @@ describe('fake upstream: fault phases', () => {
     const anthropic = await h.messages({ model: 'a' });
     expect(anthropic.status).toBe(503);
     expect(anthropic.headers.get('retry-after')).toBe('3');
-    expect(await json(anthropic)).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+    expect(await json(anthropic)).toEqual({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+    });
   });
 
   it('reset: the connection is reset without an HTTP answer', async () => {
     const h = await start({ models: [fast()], faults: [{ kind: 'reset', fromMs: 0 }] });
-    const err = await h.chat({}).then(() => undefined, (e: unknown) => e);
+    const err = await h.chat({}).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(TypeError);
     expect(['ECONNRESET', 'UND_ERR_SOCKET']).toContain(causeCode(err));
     expect(h.fu.stats().models[0]).toMatchObject({ attempts: 1, byStatus: { 0: 1 }, byDetail: { Reset: 1 } });
@@ -75,7 +94,14 @@ describe('fake upstream: fault phases', () => {
     expect(error).toBeDefined();
     const events = sseEvents(text).map((e) => JSON.parse(e.data));
     expect(events[0].object).toBe('chat.completion.chunk');
-    expect(events.at(-1)).toEqual({ error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } });
+    expect(events.at(-1)).toEqual({
+      error: {
+        message: 'The server had an error while processing your request. Sorry about that!',
+        type: 'server_error',
+        param: null,
+        code: null,
+      },
+    });
     expect(text).not.toContain('[DONE]');
   });
 
@@ -87,7 +113,10 @@ describe('fake upstream: fault phases', () => {
     expect(error).toBeDefined();
     const events = sseEvents(text);
     expect(events[0].event).toBe('message_start');
-    expect(events.at(-1)).toEqual({ event: 'error', data: JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'Internal server error' } }) });
+    expect(events.at(-1)).toEqual({
+      event: 'error',
+      data: JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'Internal server error' } }),
+    });
     expect(events.map((e) => e.event)).not.toContain('message_stop');
   });
 
@@ -110,8 +139,18 @@ describe('fake upstream: fault phases', () => {
     await h.waitFor('submitted');
     const res = await h.chat({});
     expect(res.status).toBe(529);
-    expect((await json(res)).error).toEqual({ message: 'The server is overloaded. Please try again later.', type: 'overloaded_error', param: null, code: null });
-    expect(h.fu.stats().models[0]).toMatchObject({ busy: 1, queued: 0, byStatus: { 529: 1 }, byDetail: { Overloaded: 1 } });
+    expect((await json(res)).error).toEqual({
+      message: 'The server is overloaded. Please try again later.',
+      type: 'overloaded_error',
+      param: null,
+      code: null,
+    });
+    expect(h.fu.stats().models[0]).toMatchObject({
+      busy: 1,
+      queued: 0,
+      byStatus: { 529: 1 },
+      byDetail: { Overloaded: 1 },
+    });
     ctrl.abort();
     await expect(first).rejects.toThrow();
   });
@@ -144,10 +183,13 @@ describe('fake upstream: fault phases', () => {
   });
 
   it('phases only hit while active and only their model', async () => {
-    const h = await start({ models: [fast('a'), fast('b')], faults: [
-      { kind: 'outage', fromMs: 0, model: 'a' },
-      { kind: 'outage', fromMs: 3_600_000, toMs: 7_200_000 },
-    ] });
+    const h = await start({
+      models: [fast('a'), fast('b')],
+      faults: [
+        { kind: 'outage', fromMs: 0, model: 'a' },
+        { kind: 'outage', fromMs: 3_600_000, toMs: 7_200_000 },
+      ],
+    });
     expect((await h.chat({ model: 'a' })).status).toBe(503);
     expect((await h.chat({ model: 'b' })).status).toBe(200);
   });

@@ -1,6 +1,11 @@
 import { afterEach } from 'vitest';
 import { SeededRandom } from '../../src/engine/random.js';
-import { createFakeUpstream, type FakeUpstream, type FakeUpstreamConfig, type FakeUpstreamOptions } from '../../src/fake-upstream/server.js';
+import {
+  createFakeUpstream,
+  type FakeUpstream,
+  type FakeUpstreamConfig,
+  type FakeUpstreamOptions,
+} from '../../src/fake-upstream/server.js';
 
 type Kind = 'submitted' | 'answered' | 'cancelled' | 'error';
 
@@ -25,11 +30,21 @@ afterEach(async () => {
 });
 
 /** A model that answers at once: no time to first token, none per token. */
-export const fast = (name = 'm', extra: Record<string, unknown> = {}) => ({ name, slots: 8, queue: 8, ttftMs: 0, tpotMs: 0, ...extra });
+export const fast = (name = 'm', extra: Record<string, unknown> = {}) => ({
+  name,
+  slots: 8,
+  queue: 8,
+  ttftMs: 0,
+  tpotMs: 0,
+  ...extra,
+});
 
 export const USER = [{ role: 'user', content: 'Say something about retry storms.' }];
 
-export async function start(upstream: FakeUpstreamConfig, options: Partial<FakeUpstreamOptions> = {}): Promise<Harness> {
+export async function start(
+  upstream: FakeUpstreamConfig,
+  options: Partial<FakeUpstreamOptions> = {},
+): Promise<Harness> {
   const counts: Record<Kind, number> = { submitted: 0, answered: 0, cancelled: 0, error: 0 };
   const waiters: Array<{ kind: Kind; n: number; resolve: () => void }> = [];
   const statuses: number[] = [];
@@ -61,17 +76,31 @@ export async function start(upstream: FakeUpstreamConfig, options: Partial<FakeU
   });
   open.push(fu);
   const post = (path: string, body: unknown, init: RequestInit = {}) =>
-    fetch(fu.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body), ...init });
+    fetch(fu.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      ...init,
+    });
   return {
     fu,
     url: fu.url,
     statuses,
     errors,
     count: (kind) => counts[kind],
-    waitFor: (kind, n = 1) => (counts[kind] >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ kind, n, resolve }))),
+    waitFor: (kind, n = 1) =>
+      counts[kind] >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ kind, n, resolve })),
     post,
     chat: (body, init) => post('/v1/chat/completions', { model: 'm', messages: USER, ...body }, init),
-    messages: (body, init) => post('/v1/messages', { model: 'm', messages: USER, max_tokens: 16, ...body }, { ...init, headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...init?.headers } }),
+    messages: (body, init) =>
+      post(
+        '/v1/messages',
+        { model: 'm', messages: USER, max_tokens: 16, ...body },
+        {
+          ...init,
+          headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...init?.headers },
+        },
+      ),
   };
 }
 

@@ -10,7 +10,11 @@ describe('fake upstream: OpenAI chat completions', () => {
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(res.headers.get('x-request-id')).toMatch(/^req_chatcmpl-/);
     const body = await json(res);
-    expect(body).toMatchObject({ object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'stop' }] });
+    expect(body).toMatchObject({
+      object: 'chat.completion',
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'stop' }],
+    });
     expect(body.choices[0].message.content.split(' ')).toHaveLength(12);
     // 33 characters / 3 + 4 per message.
     expect(body.usage).toEqual({ prompt_tokens: 15, completion_tokens: 12, total_tokens: 27 });
@@ -35,10 +39,16 @@ describe('fake upstream: OpenAI chat completions', () => {
     const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data));
     expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.id === chunks[0].id)).toBe(true);
     expect(chunks[0].choices[0].delta).toMatchObject({ role: 'assistant', content: '' });
-    const text = chunks.flatMap((c) => c.choices).map((c) => c.delta.content ?? '').join('');
+    const text = chunks
+      .flatMap((c) => c.choices)
+      .map((c) => c.delta.content ?? '')
+      .join('');
     expect(text.split(' ')).toHaveLength(40);
     expect(chunks.at(-2).choices[0].finish_reason).toBe('stop');
-    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 15, completion_tokens: 40, total_tokens: 55 } });
+    expect(chunks.at(-1)).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 15, completion_tokens: 40, total_tokens: 55 },
+    });
     expect(chunks.slice(0, -1).every((c) => c.usage === null)).toBe(true);
   });
 
@@ -62,11 +72,15 @@ describe('fake upstream: OpenAI chat completions', () => {
     const received: string[] = [];
     /** Reads until `n` SSE events have come (they are on their way: the clock has passed them). */
     const readEvents = async (n: number) => {
-      while (sseEvents(received.join('')).length < n) received.push(new TextDecoder().decode((await reader.read()).value));
+      while (sseEvents(received.join('')).length < n)
+        received.push(new TextDecoder().decode((await reader.read()).value));
       return sseEvents(received.join(''));
     };
     // At the first token: the opening chunk and the first of 16 content chunks (60 words / 16).
-    expect((await readEvents(2)).map((e) => JSON.parse(e.data).choices[0].delta.content)).toEqual(['', 'the storm passes']);
+    expect((await readEvents(2)).map((e) => JSON.parse(e.data).choices[0].delta.content)).toEqual([
+      '',
+      'the storm passes',
+    ]);
     // 60 ms of tokens in 16 chunks: one every 3.75 ms; by t = 50 chunks 0..8 are out.
     clock.advance(30);
     const mid = await readEvents(10);
@@ -75,21 +89,38 @@ describe('fake upstream: OpenAI chat completions', () => {
     clock.advance(30);
     const all = await readEvents(19);
     expect(all.at(-1)!.data).toBe('[DONE]');
-    expect(all.slice(1, -2).map((e) => JSON.parse(e.data).choices[0].delta.content).join('').split(' ')).toHaveLength(60);
+    expect(
+      all
+        .slice(1, -2)
+        .map((e) => JSON.parse(e.data).choices[0].delta.content)
+        .join('')
+        .split(' '),
+    ).toHaveLength(60);
     expect(h.count('answered')).toBe(1);
   });
 
   it('lists the models', async () => {
     const h = await start({ models: [fast('a'), fast('b')] });
     const body = await json(fetch(`${h.url}/v1/models`));
-    expect(body).toMatchObject({ object: 'list', data: [{ id: 'a', object: 'model', owned_by: 'stormlab' }, { id: 'b', object: 'model' }] });
+    expect(body).toMatchObject({
+      object: 'list',
+      data: [
+        { id: 'a', object: 'model', owned_by: 'stormlab' },
+        { id: 'b', object: 'model' },
+      ],
+    });
   });
 
   it('answers an unknown model with 404 model_not_found, without reaching the model', async () => {
     const h = await start({ models: [fast()] });
     const res = await h.chat({ model: 'gpt-nope' });
     expect(res.status).toBe(404);
-    expect((await json(res)).error).toEqual({ message: 'The model `gpt-nope` does not exist or you do not have access to it.', type: 'invalid_request_error', param: 'model', code: 'model_not_found' });
+    expect((await json(res)).error).toEqual({
+      message: 'The model `gpt-nope` does not exist or you do not have access to it.',
+      type: 'invalid_request_error',
+      param: 'model',
+      code: 'model_not_found',
+    });
     expect(h.fu.stats().models[0].attempts).toBe(0);
   });
 
@@ -97,7 +128,11 @@ describe('fake upstream: OpenAI chat completions', () => {
     const h = await start({ models: [fast('m', { contextTokens: 100 })] });
     const res = await h.chat({ max_tokens: 200 });
     expect(res.status).toBe(400);
-    expect((await json(res)).error).toMatchObject({ type: 'invalid_request_error', code: 'context_length_exceeded', param: 'messages' });
+    expect((await json(res)).error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'context_length_exceeded',
+      param: 'messages',
+    });
   });
 
   it('sends x-ratelimit-* headers on successes when the model has quotas', async () => {

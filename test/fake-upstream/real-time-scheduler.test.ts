@@ -7,7 +7,9 @@ function setup(start = 1000) {
   const errors: unknown[] = [];
   const s = new RealTimeScheduler(clock, (e) => errors.push(e));
   const log: Array<[string, number, number, number]> = [];
-  const handler = (name: string) => ({ handle: (kind: number, id: number, now: number) => void log.push([name, kind, id, now]) });
+  const handler = (name: string) => ({
+    handle: (kind: number, id: number, now: number) => void log.push([name, kind, id, now]),
+  });
   return { clock, s, log, errors, handler };
 }
 
@@ -36,7 +38,10 @@ describe('RealTimeScheduler', () => {
     // The timer fires at 4; the event due at 5 is within the 1 ms a real timer may be early by,
     // so it fires in the same pass, handed its own time.
     clock.advance(4);
-    expect(log).toEqual([['h', 0, 0, 4], ['h', 0, 1, 5]]);
+    expect(log).toEqual([
+      ['h', 0, 0, 4],
+      ['h', 0, 1, 5],
+    ]);
     expect(s.now()).toBe(5);
     clock.advance(10);
     expect(s.now()).toBe(14);
@@ -53,7 +58,10 @@ describe('RealTimeScheduler', () => {
     });
     s.schedule(3, h, 0, 9);
     clock.advance(3);
-    expect(log).toEqual([['h', 0, 9, 3], ['h', 1, 9, 3]]);
+    expect(log).toEqual([
+      ['h', 0, 9, 3],
+      ['h', 1, 9, 3],
+    ]);
   });
 
   it('keeps one timer, re-armed only for an earlier event', () => {
@@ -68,7 +76,11 @@ describe('RealTimeScheduler', () => {
 
   it('reports what a handler throws and goes on with the events behind it', () => {
     const { clock, s, log, errors, handler } = setup();
-    const bad = s.register({ handle: () => { throw new Error('boom'); } });
+    const bad = s.register({
+      handle: () => {
+        throw new Error('boom');
+      },
+    });
     const good = s.register(handler('good'));
     s.schedule(1, bad, 0, 0);
     s.schedule(1, good, 0, 0);

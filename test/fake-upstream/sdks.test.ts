@@ -4,14 +4,17 @@ import { describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../../src/fake-upstream/server.js';
 import { fast, start } from './harness.js';
 
-const openai = (url: string, options: ConstructorParameters<typeof OpenAI>[0] = {}) => new OpenAI({ baseURL: `${url}/v1`, apiKey: 'test', maxRetries: 0, ...options });
+const openai = (url: string, options: ConstructorParameters<typeof OpenAI>[0] = {}) =>
+  new OpenAI({ baseURL: `${url}/v1`, apiKey: 'test', maxRetries: 0, ...options });
 const anthropic = (url: string) => new Anthropic({ baseURL: url, apiKey: 'test', maxRetries: 0 });
 const user = [{ role: 'user' as const, content: 'Tell me about retry storms.' }];
 
 describe('fake upstream: the official openai SDK (v6)', () => {
   it('gets a completion', async () => {
     const h = await start({ models: [fast('gpt-4o-mini', { rpm: 100 })] });
-    const { data, response } = await openai(h.url).chat.completions.create({ model: 'gpt-4o-mini', messages: user, max_tokens: 8 }).withResponse();
+    const { data, response } = await openai(h.url)
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: user, max_tokens: 8 })
+      .withResponse();
     expect(data.choices[0].message.content!.split(' ')).toHaveLength(8);
     expect(data.choices[0].finish_reason).toBe('stop');
     expect(data.usage).toMatchObject({ completion_tokens: 8, prompt_tokens: 13, total_tokens: 21 });
@@ -20,7 +23,13 @@ describe('fake upstream: the official openai SDK (v6)', () => {
 
   it('streams chunks with `for await` and ends with the usage', async () => {
     const h = await start({ models: [fast('gpt-4o-mini')] });
-    const stream = await openai(h.url).chat.completions.create({ model: 'gpt-4o-mini', messages: user, max_tokens: 30, stream: true, stream_options: { include_usage: true } });
+    const stream = await openai(h.url).chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: user,
+      max_tokens: 30,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | null | undefined;
     let chunks = 0;
@@ -37,9 +46,12 @@ describe('fake upstream: the official openai SDK (v6)', () => {
   it('honours retry-after-ms on a 429: one retry after ~20 ms instead of its own backoff', async () => {
     let fu: FakeUpstream | undefined;
     // The first attempt meets a 429 phase with a 20 ms hint; the phase is lifted as it answers.
-    const h = await start({ models: [fast()], faults: [{ kind: 'errors', fromMs: 0, status: 429, retryAfterMs: 20 }] }, {
-      observer: { answered: (_m, status) => void (status === 429 && fu!.setFaults([])) },
-    });
+    const h = await start(
+      { models: [fast()], faults: [{ kind: 'errors', fromMs: 0, status: 429, retryAfterMs: 20 }] },
+      {
+        observer: { answered: (_m, status) => void (status === 429 && fu!.setFaults([])) },
+      },
+    );
     fu = h.fu;
     const sent: number[] = [];
     const client = openai(h.url, {
@@ -59,12 +71,23 @@ describe('fake upstream: the official openai SDK (v6)', () => {
   });
 
   it('throws a RateLimitError with code insufficient_quota, and an APIError when the stream breaks', async () => {
-    const h = await start({ models: [fast('q'), fast('broken')], faults: [{ kind: 'quota', fromMs: 0, model: 'q' }, { kind: 'midstream', fromMs: 0, model: 'broken' }] });
+    const h = await start({
+      models: [fast('q'), fast('broken')],
+      faults: [
+        { kind: 'quota', fromMs: 0, model: 'q' },
+        { kind: 'midstream', fromMs: 0, model: 'broken' },
+      ],
+    });
     const client = openai(h.url);
     const quota = await client.chat.completions.create({ model: 'q', messages: user }).catch((e: unknown) => e);
     expect(quota).toBeInstanceOf(OpenAI.RateLimitError);
     expect(quota).toMatchObject({ status: 429, code: 'insufficient_quota', type: 'insufficient_quota' });
-    const stream = await client.chat.completions.create({ model: 'broken', messages: user, max_tokens: 50, stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'broken',
+      messages: user,
+      max_tokens: 50,
+      stream: true,
+    });
     const broke = await (async () => {
       for await (const _chunk of stream) {
         // reading until it breaks
@@ -77,7 +100,12 @@ describe('fake upstream: the official openai SDK (v6)', () => {
 describe('fake upstream: the official Anthropic SDK', () => {
   it('creates a message', async () => {
     const h = await start({ models: [fast('fake-claude')] });
-    const message = await anthropic(h.url).messages.create({ model: 'fake-claude', max_tokens: 6, messages: user, system: 'Be brief.' });
+    const message = await anthropic(h.url).messages.create({
+      model: 'fake-claude',
+      max_tokens: 6,
+      messages: user,
+      system: 'Be brief.',
+    });
     expect(message.content).toHaveLength(1);
     expect(message.content[0].type === 'text' && message.content[0].text.split(' ')).toHaveLength(6);
     expect(message.usage).toMatchObject({ input_tokens: 20, output_tokens: 6 });
@@ -98,7 +126,9 @@ describe('fake upstream: the official Anthropic SDK', () => {
 
   it('turns a 529 into an APIError with status 529 and the overloaded_error body', async () => {
     const h = await start({ models: [fast()], faults: [{ kind: 'errors', fromMs: 0, status: 529 }] });
-    const err = await anthropic(h.url).messages.create({ model: 'm', max_tokens: 5, messages: user }).catch((e: unknown) => e);
+    const err = await anthropic(h.url)
+      .messages.create({ model: 'm', max_tokens: 5, messages: user })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.APIError);
     expect(err).toMatchObject({ status: 529, error: { type: 'error', error: { type: 'overloaded_error' } } });
   });

@@ -16,13 +16,24 @@ describe('stormlab serve', () => {
       expect(io.out.split('\n')[0]).toBe(`stormlab fake upstream listening on ${server.url}`);
       expect(io.out).toContain('models: primary, secondary\n');
       expect(io.out).toContain('faults: none\n');
-      for (const route of ['POST /v1/chat/completions', 'POST /v1/messages', 'GET  /v1/models', 'GET  /_stormlab/stats', 'PUT  /_stormlab/faults', 'POST /_stormlab/reset', 'GET  /metrics']) {
+      for (const route of [
+        'POST /v1/chat/completions',
+        'POST /v1/messages',
+        'GET  /v1/models',
+        'GET  /_stormlab/stats',
+        'PUT  /_stormlab/faults',
+        'POST /_stormlab/reset',
+        'GET  /metrics',
+      ]) {
         expect(io.out).toContain(`  ${route}`);
       }
       expect(io.out).toContain(`baseURL: '${server.url}/v1'`);
       const models = await json(fetch(`${server.url}/v1/models`));
       expect(models.data.map((m: { id: string }) => m.id)).toEqual(['primary', 'secondary']);
-      const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'secondary', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }) });
+      const res = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'secondary', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }),
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('x-ratelimit-limit-requests')).toBe('100000');
     } finally {
@@ -36,7 +47,10 @@ describe('stormlab serve', () => {
     try {
       expect(io.out).toContain('models: primary (from retry-storm)\n');
       expect(io.out).toMatch(/faults: outage 0s–180s status 503\n/);
-      const res = await fetch(`${server.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify({ model: 'primary', messages: [{ role: 'user', content: 'hi' }] }) });
+      const res = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'primary', messages: [{ role: 'user', content: 'hi' }] }),
+      });
       expect(res.status).toBe(503);
     } finally {
       await server.close();

@@ -4,24 +4,44 @@ import { compareResults, diffResults } from '../../src/gate/diff-results.js';
 import { parseTolerances } from '../../src/gate/diff-tolerance.js';
 import { file, variant, type Figures } from './diff-fixture.js';
 
-const METRICS = ['amplification', 'goodput', 'successRate', 'roots.p99', 'layers.orchestrator.p99', 'layers.agent.p99', 'layers.llm.p99', 'wastedTokens', 'recovery'];
+const METRICS = [
+  'amplification',
+  'goodput',
+  'successRate',
+  'roots.p99',
+  'layers.orchestrator.p99',
+  'layers.agent.p99',
+  'layers.llm.p99',
+  'wastedTokens',
+  'recovery',
+];
 
 /** The check of `metric` when one engine variant goes from `base` to `next` figures. */
 function one(metric: string, base: Figures, next: Figures, ...tolerance: string[]): Check {
-  const checks = diffResults(file([variant('engine', base)]), file([variant('engine', next)]), parseTolerances(tolerance));
+  const checks = diffResults(
+    file([variant('engine', base)]),
+    file([variant('engine', next)]),
+    parseTolerances(tolerance),
+  );
   const c = checks.find((x) => x.name === metric);
   expect(c, `a check named ${metric}`).toBeDefined();
   return c!;
 }
 
-const status = (metric: string, base: Figures, next: Figures, ...tolerance: string[]): Check['status'] => one(metric, base, next, ...tolerance).status;
+const status = (metric: string, base: Figures, next: Figures, ...tolerance: string[]): Check['status'] =>
+  one(metric, base, next, ...tolerance).status;
 
 describe('diffResults: the same result twice', () => {
   it('holds every metric of every variant, in the base order, each "unchanged"', () => {
     const f = file([variant('naive', { amplification: 27 }), variant('engine')]);
     const checks = diffResults(f, f);
-    expect(checks.map((c) => `${c.group} ${c.name}`)).toEqual([...METRICS.map((m) => `naive ${m}`), ...METRICS.map((m) => `engine ${m}`)]);
-    expect(checks.every((c) => c.status === 'pass' && c.actual.endsWith('(unchanged)') && c.message === undefined)).toBe(true);
+    expect(checks.map((c) => `${c.group} ${c.name}`)).toEqual([
+      ...METRICS.map((m) => `naive ${m}`),
+      ...METRICS.map((m) => `engine ${m}`),
+    ]);
+    expect(
+      checks.every((c) => c.status === 'pass' && c.actual.endsWith('(unchanged)') && c.message === undefined),
+    ).toBe(true);
   });
 });
 
@@ -39,7 +59,11 @@ describe('diffResults: figures and their formats', () => {
 
   it('marks an improvement beyond the tolerance "better" and passes it', () => {
     const c = one('goodput', { goodput: 10 }, { goodput: 12 });
-    expect(c).toMatchObject({ status: 'pass', actual: '12.0/s (+20.0 %, better)', expected: '≥ 9.50/s (base 10.0/s -5 %)' });
+    expect(c).toMatchObject({
+      status: 'pass',
+      actual: '12.0/s (+20.0 %, better)',
+      expected: '≥ 9.50/s (base 10.0/s -5 %)',
+    });
     const rows = compareResults(file([variant('e', { goodput: 10 })]), file([variant('e', { goodput: 12 })]));
     expect(rows.find((r) => r.check.name === 'goodput')!.verdict).toBe('improved');
     expect(rows.find((r) => r.check.name === 'amplification')!.verdict).toBe('steady');
@@ -63,7 +87,9 @@ describe('diffResults: tolerance edges, each direction', () => {
     expect(status('goodput', { goodput: 10 }, { goodput: 100 })).toBe('pass');
     expect(status('successRate', { successRate: 0.9 }, { successRate: 0.855 })).toBe('pass');
     expect(status('successRate', { successRate: 0.9 }, { successRate: 0.8549 })).toBe('fail');
-    expect(one('successRate', { successRate: 0.9 }, { successRate: 0.8 }).message).toBe('fell 11.1 % (90.0 % → 80.0 %), more than the 5 % tolerance allows');
+    expect(one('successRate', { successRate: 0.9 }, { successRate: 0.8 }).message).toBe(
+      'fell 11.1 % (90.0 % → 80.0 %), more than the 5 % tolerance allows',
+    );
   });
 
   it('p99, roots and each layer: the limit is base + 5 %', () => {
@@ -106,7 +132,11 @@ describe('diffResults: zeros and the absolute floors', () => {
 
   it('goodput and success rate of 0 cannot get worse, and the limit shown does not go below 0', () => {
     const c = one('goodput', { goodput: 0 }, { goodput: 0 });
-    expect(c).toMatchObject({ status: 'pass', actual: '0.00/s (unchanged)', expected: '≥ 0.00/s (base 0.00/s - floor 0.05/s)' });
+    expect(c).toMatchObject({
+      status: 'pass',
+      actual: '0.00/s (unchanged)',
+      expected: '≥ 0.00/s (base 0.00/s - floor 0.05/s)',
+    });
     expect(status('successRate', { successRate: 0.002 }, { successRate: 0 })).toBe('pass');
     expect(status('successRate', { successRate: 0.02 }, { successRate: 0.01 })).toBe('fail'); // 1 point > the 0.5-point floor
   });
@@ -119,11 +149,18 @@ describe('diffResults: zeros and the absolute floors', () => {
 
 describe('diffResults: nulls', () => {
   it('recovery: null is never; never → never holds, a time → never fails, never → a time is better', () => {
-    expect(one('recovery', { recoveryMs: null }, { recoveryMs: null })).toMatchObject({ status: 'pass', actual: 'never (unchanged)', expected: 'any (base never)' });
+    expect(one('recovery', { recoveryMs: null }, { recoveryMs: null })).toMatchObject({
+      status: 'pass',
+      actual: 'never (unchanged)',
+      expected: 'any (base never)',
+    });
     const worse = one('recovery', { recoveryMs: 5000 }, { recoveryMs: null });
     expect(worse).toMatchObject({ status: 'fail', actual: 'never', expected: '≤ 6.00 s (base 5.00 s + floor 1.00 s)' });
     expect(worse.message).toBe('never recovered within the run (base 5.00 s), more than the 1.00 s floor allows');
-    expect(one('recovery', { recoveryMs: null }, { recoveryMs: 5000 })).toMatchObject({ status: 'pass', actual: '5.00 s (better)' });
+    expect(one('recovery', { recoveryMs: null }, { recoveryMs: 5000 })).toMatchObject({
+      status: 'pass',
+      actual: '5.00 s (better)',
+    });
   });
 
   it('recovery: 1 s is its floor (per-second bins)', () => {
@@ -133,25 +170,56 @@ describe('diffResults: nulls', () => {
 
   it('another figure that is null: skipped when the base has none, failed when only the new result lacks it', () => {
     const nul = null as unknown as number;
-    expect(one('goodput', { goodput: nul }, { goodput: 3 })).toMatchObject({ status: 'skip', actual: '3.00/s', message: 'the base has no figure to compare with' });
-    expect(one('goodput', { goodput: nul }, { goodput: nul })).toMatchObject({ status: 'skip', message: 'neither result has this figure' });
-    expect(one('goodput', { goodput: 3 }, { goodput: nul })).toMatchObject({ status: 'fail', actual: '', message: 'the new result has no figure for goodput' });
+    expect(one('goodput', { goodput: nul }, { goodput: 3 })).toMatchObject({
+      status: 'skip',
+      actual: '3.00/s',
+      message: 'the base has no figure to compare with',
+    });
+    expect(one('goodput', { goodput: nul }, { goodput: nul })).toMatchObject({
+      status: 'skip',
+      message: 'neither result has this figure',
+    });
+    expect(one('goodput', { goodput: 3 }, { goodput: nul })).toMatchObject({
+      status: 'fail',
+      actual: '',
+      message: 'the new result has no figure for goodput',
+    });
   });
 });
 
 describe('diffResults: missing and extra variants and layers', () => {
   it('a variant of the base missing from the new result fails; one only in the new result is skipped', () => {
-    const checks = diffResults(file([variant('naive'), variant('engine')]), file([variant('engine'), variant('tuned')]));
+    const checks = diffResults(
+      file([variant('naive'), variant('engine')]),
+      file([variant('engine'), variant('tuned')]),
+    );
     const naive = checks.filter((c) => c.group === 'naive');
-    expect(naive).toEqual([{ name: 'variant', group: 'naive', status: 'fail', actual: 'missing', expected: 'in the new result', message: 'variant naive is in the base but not in the new result' }]);
+    expect(naive).toEqual([
+      {
+        name: 'variant',
+        group: 'naive',
+        status: 'fail',
+        actual: 'missing',
+        expected: 'in the new result',
+        message: 'variant naive is in the base but not in the new result',
+      },
+    ]);
     expect(checks.filter((c) => c.group === 'engine').every((c) => c.status === 'pass')).toBe(true);
-    expect(checks.filter((c) => c.group === 'tuned')).toMatchObject([{ name: 'variant', status: 'skip', message: 'variant tuned is not in the base: nothing to compare it with' }]);
+    expect(checks.filter((c) => c.group === 'tuned')).toMatchObject([
+      { name: 'variant', status: 'skip', message: 'variant tuned is not in the base: nothing to compare it with' },
+    ]);
     expect(checks.at(-1)!.group).toBe('tuned'); // new-only variants come last
   });
 
   it('a layer gone from the new result fails; a new layer is skipped', () => {
-    const checks = diffResults(file([variant('e', { layers: { agent: 200, llm: 100 } })]), file([variant('e', { layers: { agent: 200, tool: 50 } })]));
-    expect(checks.find((c) => c.name === 'layers.llm.p99')).toMatchObject({ status: 'fail', message: 'layers.llm.p99 is not in the new result (its layer is gone)' });
+    const checks = diffResults(
+      file([variant('e', { layers: { agent: 200, llm: 100 } })]),
+      file([variant('e', { layers: { agent: 200, tool: 50 } })]),
+    );
+    expect(checks.find((c) => c.name === 'layers.llm.p99')).toMatchObject({
+      status: 'fail',
+      message: 'layers.llm.p99 is not in the new result (its layer is gone)',
+    });
     expect(checks.find((c) => c.name === 'layers.tool.p99')).toMatchObject({ status: 'skip', actual: '50 ms' });
     expect(checks.find((c) => c.name === 'layers.agent.p99')!.status).toBe('pass');
   });
@@ -166,14 +234,14 @@ describe('diffResults: per-metric tolerances', () => {
   const base: Figures = { amplification: 1, goodput: 10, p99: 1000, layers: { agent: 1000, llm: 1000 } };
   const next: Figures = { amplification: 1.03, goodput: 9.6, p99: 1080, layers: { agent: 1080, llm: 1080 } };
 
-  it('a metric\'s own tolerance applies to it only', () => {
+  it("a metric's own tolerance applies to it only", () => {
     expect(status('amplification', base, next)).toBe('pass');
     expect(status('amplification', base, next, 'amplification=2%')).toBe('fail');
     expect(status('goodput', base, next, 'amplification=2%')).toBe('pass');
     expect(one('amplification', base, next, 'amplification=2%').expected).toBe('≤ 1.02× (base 1.00× +2 %)');
   });
 
-  it('a family (p99) covers the roots and every layer; a layer\'s own beats it; the default covers the rest', () => {
+  it("a family (p99) covers the roots and every layer; a layer's own beats it; the default covers the rest", () => {
     const flags = ['1%', 'p99=10%', 'layers.llm.p99=5%'];
     expect(status('roots.p99', base, next, ...flags)).toBe('pass');
     expect(status('layers.agent.p99', base, next, ...flags)).toBe('pass');

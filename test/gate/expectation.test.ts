@@ -49,12 +49,24 @@ describe('parseExpectation', () => {
     ['variants.engin.amplification < 1.5', 'unknown variant "engin" (did you mean engine?); variants: naive, engine'],
     ['variants.engine < 1.5', 'expected variants.<name>.<metric>, got "variants.engine"'],
     ['amplification < lots', '"lots" does not fit amplification: amplification is a multiplier: write 1.5 or 1.5x'],
-    ['amplification < 150%', '"150%" does not fit amplification (unit "%"): amplification is a multiplier: write 1.5 or 1.5x'],
+    [
+      'amplification < 150%',
+      '"150%" does not fit amplification (unit "%"): amplification is a multiplier: write 1.5 or 1.5x',
+    ],
     ['recovery < 30', '"30" does not fit recovery (no unit): recovery is a duration: write 20s, 500ms or 2m'],
     ['recovery < soon', '"soon" does not fit recovery: recovery is a duration: write 20s, 500ms or 2m'],
-    ['successRate > 95', '"95" does not fit successRate (a share is 0 to 1): successRate is a share from 0 to 1: write 0.95 or 95%'],
-    ['goodput > 95%', '"95%" does not fit goodput (goodput is root tasks ok within their deadline per second; their share of those offered is successRate, e.g. successRate > 95%): goodput is a rate per second: write 12 or 12/s'],
-    ['wastedTokens < 5 tokens', '"5 tokens" does not fit wastedTokens (unit "tokens"): wastedTokens is a token count: write 50000, 50k or 1.5M'],
+    [
+      'successRate > 95',
+      '"95" does not fit successRate (a share is 0 to 1): successRate is a share from 0 to 1: write 0.95 or 95%',
+    ],
+    [
+      'goodput > 95%',
+      '"95%" does not fit goodput (goodput is root tasks ok within their deadline per second; their share of those offered is successRate, e.g. successRate > 95%): goodput is a rate per second: write 12 or 12/s',
+    ],
+    [
+      'wastedTokens < 5 tokens',
+      '"5 tokens" does not fit wastedTokens (unit "tokens"): wastedTokens is a token count: write 50000, 50k or 1.5M',
+    ],
   ])('refuses %j', (text, message) => {
     expect(() => parse(text)).toThrow(new GateError(message));
   });
@@ -62,10 +74,20 @@ describe('parseExpectation', () => {
 
 describe('holds', () => {
   it.each<[number, Op, number, boolean]>([
-    [1, '<', 2, true], [2, '<', 2, false], [2, '<=', 2, true], [3, '<=', 2, false],
-    [3, '>', 2, true], [2, '>', 2, false], [2, '>=', 2, true], [1, '>=', 2, false],
-    [2, '==', 2, true], [1, '==', 2, false], [1, '!=', 2, true], [2, '!=', 2, false],
-    [Infinity, '<', 30_000, false], [Infinity, '>', 30_000, true],
+    [1, '<', 2, true],
+    [2, '<', 2, false],
+    [2, '<=', 2, true],
+    [3, '<=', 2, false],
+    [3, '>', 2, true],
+    [2, '>', 2, false],
+    [2, '>=', 2, true],
+    [1, '>=', 2, false],
+    [2, '==', 2, true],
+    [1, '==', 2, false],
+    [1, '!=', 2, true],
+    [2, '!=', 2, false],
+    [Infinity, '<', 30_000, false],
+    [Infinity, '>', 30_000, true],
   ])('%d %s %d is %s', (a, op, b, want) => {
     expect(holds(a, op, b)).toBe(want);
   });
@@ -81,7 +103,10 @@ describe('evaluateExpectations', () => {
   });
 
   it('judges a bare expectation on every variant, a prefixed one on its variant only', () => {
-    const checks = evaluateExpectations([parse('amplification < 1.5'), parse('variants.engine.successRate >= 95%')], fakeFile([naive, engine]));
+    const checks = evaluateExpectations(
+      [parse('amplification < 1.5'), parse('variants.engine.successRate >= 95%')],
+      fakeFile([naive, engine]),
+    );
     expect(checks.map((c) => [c.group, c.name, c.status, c.actual, c.expected])).toEqual([
       ['naive', 'amplification < 1.5', 'fail', '27.0×', '< 1.5'],
       ['engine', 'amplification < 1.5', 'pass', '1.00×', '< 1.5'],
@@ -90,10 +115,21 @@ describe('evaluateExpectations', () => {
   });
 
   it('skips, not passes, what it cannot judge: a variant not run, a figure the run lacks', () => {
-    const checks = evaluateExpectations([parse('variants.naive.amplification > 20'), parse('live.requestErrors == 0')], fakeFile([engine]));
+    const checks = evaluateExpectations(
+      [parse('variants.naive.amplification > 20'), parse('live.requestErrors == 0')],
+      fakeFile([engine]),
+    );
     expect(checks).toEqual([
-      expect.objectContaining({ group: 'naive', status: 'skip', message: 'variant naive was not run (compare runs every variant; run takes --variant naive)' }),
-      expect.objectContaining({ group: 'engine', status: 'skip', message: "live.requestErrors is not in this run's result (live runs only)" }),
+      expect.objectContaining({
+        group: 'naive',
+        status: 'skip',
+        message: 'variant naive was not run (compare runs every variant; run takes --variant naive)',
+      }),
+      expect.objectContaining({
+        group: 'engine',
+        status: 'skip',
+        message: "live.requestErrors is not in this run's result (live runs only)",
+      }),
     ]);
   });
 

@@ -9,7 +9,8 @@ import { fakeRun } from '../report/fixture.js';
 /** Every number of a run's JSON by its path; named arrays (layers, models) by name; no series. */
 function leaves(value: unknown, path: string, out: Map<string, number>): Map<string, number> {
   if (typeof value === 'number') out.set(path, value);
-  else if (Array.isArray(value)) for (const item of value) leaves(item, `${path}.${(item as { name: string }).name}`, out);
+  else if (Array.isArray(value))
+    for (const item of value) leaves(item, `${path}.${(item as { name: string }).name}`, out);
   else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) if (k !== 'series') leaves(v, path === '' ? k : `${path}.${k}`, out);
   }
@@ -32,7 +33,8 @@ describe('MetricCatalog', () => {
   });
 
   it('takes the short forms people write', () => {
-    const same = (short: string, long: string): void => expect([short, catalog.resolve(short).value(run)]).toEqual([short, catalog.resolve(long).value(run)]);
+    const same = (short: string, long: string): void =>
+      expect([short, catalog.resolve(short).value(run)]).toEqual([short, catalog.resolve(long).value(run)]);
     same('recovery', 'recoveryMs');
     same('p99', 'roots.latencyMs.p99');
     same('latency.p95', 'roots.latencyMs.p95');
@@ -49,7 +51,10 @@ describe('MetricCatalog', () => {
     expect(catalog.resolve('shed').value(run)).toBe(SHED_REASONS.reduce((a, r) => a + byReason(r), 0));
     const agent = run.layers[2];
     const tried = agent.attempts + (agent.shed.budget ?? 0) + (agent.shed.throttle ?? 0);
-    expect(catalog.resolve('layers.llm.shed.budget share').value(run)).toBeCloseTo((agent.shed.budget ?? 0) / tried, 12);
+    expect(catalog.resolve('layers.llm.shed.budget share').value(run)).toBeCloseTo(
+      (agent.shed.budget ?? 0) / tried,
+      12,
+    );
     expect(catalog.resolve('  shed.budget   share ').name).toBe('shed.budget share');
     expect(catalog.resolve('shed.deadline').value(run)).toBe(0);
   });
@@ -75,7 +80,10 @@ describe('MetricCatalog', () => {
   it.each([
     ['amplificaton', 'unknown metric "amplificaton" (did you mean amplification?)'],
     ['layers.lm.p99', 'unknown layer "lm" in "layers.lm.p99" (did you mean llm?); layers: orchestrator, agent, llm'],
-    ['upstream.models.primry.attempts', 'unknown model "primry" in "upstream.models.primry.attempts" (did you mean primary?); models: primary'],
+    [
+      'upstream.models.primry.attempts',
+      'unknown model "primry" in "upstream.models.primry.attempts" (did you mean primary?); models: primary',
+    ],
     ['layers.llm.latncyMs.p99', 'unknown metric "layers.llm.latncyMs.p99" (did you mean layers.llm.latencyMs.p99?)'],
     ['shed.budgte', 'unknown metric "shed.budgte" (did you mean shed.budget?)'],
     ['frobnicate', 'unknown metric "frobnicate"'],
@@ -85,7 +93,14 @@ describe('MetricCatalog', () => {
   });
 
   it('is built from a result file by the layers and models it holds', () => {
-    const c = MetricCatalog.ofResult({ schema: 'stormlab.result/v1', scenario: 's', seed: 1, mode: 'sim', variants: [run], timing: { wallMs: 0, attemptsPerSec: 0 } });
+    const c = MetricCatalog.ofResult({
+      schema: 'stormlab.result/v1',
+      scenario: 's',
+      seed: 1,
+      mode: 'sim',
+      variants: [run],
+      timing: { wallMs: 0, attemptsPerSec: 0 },
+    });
     expect(c.layers).toEqual(['orchestrator', 'agent', 'llm']);
     expect(c.models).toEqual(['primary']);
     expect(c.list()).toContain('layers.agent.latencyMs.p95');

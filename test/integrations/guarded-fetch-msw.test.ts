@@ -14,7 +14,11 @@ beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
-const post = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (body: unknown) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 /** Answers each request to `url` with the next of `replies`; counts what it saw. */
 function script(url: string, replies: Array<() => Response>) {
@@ -30,22 +34,38 @@ function script(url: string, replies: Array<() => Response>) {
 
 describe('guardedFetch, classified and reconciled against msw', () => {
   it('reserves the body estimate and reconciles to usage.total_tokens', async () => {
-    script(`${ORIGIN}/v1/chat/completions`, [() => HttpResponse.json(completion('Paris.', { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 }))]);
+    script(`${ORIGIN}/v1/chat/completions`, [
+      () => HttpResponse.json(completion('Paris.', { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 })),
+    ]);
     const { base, run, of } = engineSetup();
-    const f = guardedFetch({ ...base, targets: [ORIGIN], limits: [{ name: 'tpm', unit: 'tokens', rate: 100_000, per: 'minute' }] });
+    const f = guardedFetch({
+      ...base,
+      targets: [ORIGIN],
+      limits: [{ name: 'tpm', unit: 'tokens', rate: 100_000, per: 'minute' }],
+    });
     const res = await run(f(`${ORIGIN}/v1/chat/completions`, post(chatBody())));
     expect(res.status).toBe(200);
     expect(of('reserve')).toEqual([expect.objectContaining({ tokens: estimateChatTokens(chatBody() as never) })]);
-    expect(of('reconcile')).toEqual([expect.objectContaining({ reserved: estimateChatTokens(chatBody() as never), actual: 42 })]);
+    expect(of('reconcile')).toEqual([
+      expect.objectContaining({ reserved: estimateChatTokens(chatBody() as never), actual: 42 }),
+    ]);
   });
 
   it('classifies a 429 rate_limit_exceeded as retryable, honouring retry-after-ms, and refunds its tokens', async () => {
     const seen = script(`${ORIGIN}/v1/chat/completions`, [
-      () => HttpResponse.json({ error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' } }, { status: 429, headers: { 'retry-after-ms': '750' } }),
+      () =>
+        HttpResponse.json(
+          { error: { message: 'slow down', type: 'requests', code: 'rate_limit_exceeded' } },
+          { status: 429, headers: { 'retry-after-ms': '750' } },
+        ),
       () => HttpResponse.json(completion('ok')),
     ]);
     const { base, run, of } = engineSetup();
-    const f = guardedFetch({ ...base, targets: [ORIGIN], limits: [{ name: 'tpm', unit: 'tokens', rate: 100_000, per: 'minute' }] });
+    const f = guardedFetch({
+      ...base,
+      targets: [ORIGIN],
+      limits: [{ name: 'tpm', unit: 'tokens', rate: 100_000, per: 'minute' }],
+    });
     const res = await run(f(`${ORIGIN}/v1/chat/completions`, post(chatBody())));
     expect(res.status).toBe(200);
     expect(seen).toHaveLength(2);
@@ -55,11 +75,17 @@ describe('guardedFetch, classified and reconciled against msw', () => {
 
   it('classifies insufficient_quota as not retryable here and falls back to the next origin', async () => {
     const first = script(`${PRIMARY}/v1/chat/completions`, [
-      () => HttpResponse.json({ error: { message: 'quota', type: 'insufficient_quota', code: 'insufficient_quota' } }, { status: 429 }),
+      () =>
+        HttpResponse.json(
+          { error: { message: 'quota', type: 'insufficient_quota', code: 'insufficient_quota' } },
+          { status: 429 },
+        ),
     ]);
     const second = script(`${SECONDARY}/v1/chat/completions`, [() => HttpResponse.json(completion('from secondary'))]);
     const { base, run, of } = engineSetup();
-    const res = await run(guardedFetch({ ...base, targets: [PRIMARY, SECONDARY] })(`${PRIMARY}/v1/chat/completions`, post(chatBody())));
+    const res = await run(
+      guardedFetch({ ...base, targets: [PRIMARY, SECONDARY] })(`${PRIMARY}/v1/chat/completions`, post(chatBody())),
+    );
     expect(res.status).toBe(200);
     expect(first).toHaveLength(1);
     expect(second).toHaveLength(1);
@@ -67,13 +93,22 @@ describe('guardedFetch, classified and reconciled against msw', () => {
   });
 
   it('returns a 400 as it is, without retrying, and honours x-should-retry: false on a 503', async () => {
-    const bad = script(`${ORIGIN}/v1/chat/completions`, [() => HttpResponse.json({ error: { message: 'bad', type: 'invalid_request_error', code: null } }, { status: 400 })]);
+    const bad = script(`${ORIGIN}/v1/chat/completions`, [
+      () =>
+        HttpResponse.json({ error: { message: 'bad', type: 'invalid_request_error', code: null } }, { status: 400 }),
+    ]);
     const { base, run } = engineSetup();
     const f = guardedFetch({ ...base, targets: [ORIGIN] });
     expect((await run(f(`${ORIGIN}/v1/chat/completions`, post(chatBody())))).status).toBe(400);
     expect(bad).toHaveLength(1);
     server.resetHandlers();
-    const no = script(`${ORIGIN}/v1/chat/completions`, [() => HttpResponse.json({ error: { message: 'down', type: 'server_error' } }, { status: 503, headers: { 'x-should-retry': 'false' } })]);
+    const no = script(`${ORIGIN}/v1/chat/completions`, [
+      () =>
+        HttpResponse.json(
+          { error: { message: 'down', type: 'server_error' } },
+          { status: 503, headers: { 'x-should-retry': 'false' } },
+        ),
+    ]);
     expect((await run(f(`${ORIGIN}/v1/chat/completions`, post(chatBody())))).status).toBe(503);
     expect(no).toHaveLength(1);
   });

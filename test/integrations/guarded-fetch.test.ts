@@ -6,7 +6,11 @@ import { chatBody, completion, engineSetup, openaiError, useScriptedServers, unt
 
 const serve = useScriptedServers();
 
-const post = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (body: unknown) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 describe('guardedFetch', () => {
   it('passes a success through with its body intact', async () => {
@@ -23,9 +27,14 @@ describe('guardedFetch', () => {
   });
 
   it('retries a 503 and answers with the 200', async () => {
-    const s = await serve([{ status: 503, json: { error: { message: 'busy', type: 'server_error' } } }, { json: completion('ok') }]);
+    const s = await serve([
+      { status: 503, json: { error: { message: 'busy', type: 'server_error' } } },
+      { json: completion('ok') },
+    ]);
     const { base, run, of } = engineSetup();
-    const res = await run(guardedFetch({ ...base, targets: [s.origin] })(`${s.origin}/v1/chat/completions`, post(chatBody())));
+    const res = await run(
+      guardedFetch({ ...base, targets: [s.origin] })(`${s.origin}/v1/chat/completions`, post(chatBody())),
+    );
     expect(res.status).toBe(200);
     expect(((await res.json()) as ReturnType<typeof completion>).choices[0].message.content).toBe('ok');
     expect(s.requests).toHaveLength(2);
@@ -34,10 +43,18 @@ describe('guardedFetch', () => {
   });
 
   it('honours retry-after-ms on a 429 as the lower bound of the wait', async () => {
-    const s = await serve([{ ...openaiError(429, 'requests', 'rate_limit_exceeded', 'Rate limit reached'), headers: { 'retry-after-ms': '1500' } }, { json: completion('ok') }]);
+    const s = await serve([
+      {
+        ...openaiError(429, 'requests', 'rate_limit_exceeded', 'Rate limit reached'),
+        headers: { 'retry-after-ms': '1500' },
+      },
+      { json: completion('ok') },
+    ]);
     const { base, run, of, clock } = engineSetup();
     const start = clock.now();
-    const res = await run(guardedFetch({ ...base, targets: [s.origin] })(`${s.origin}/v1/chat/completions`, post(chatBody())));
+    const res = await run(
+      guardedFetch({ ...base, targets: [s.origin] })(`${s.origin}/v1/chat/completions`, post(chatBody())),
+    );
     expect(res.status).toBe(200);
     expect(of('retry')).toEqual([expect.objectContaining({ class: 'rate_limited', delayMs: 1500 })]);
     expect(clock.now() - start).toBe(1500);
@@ -47,7 +64,9 @@ describe('guardedFetch', () => {
     const bad = openaiError(400, 'invalid_request_error', 'invalid_value', "Invalid value for 'temperature'");
     const s = await serve([bad, { json: completion('never') }]);
     const { base, run, of } = engineSetup();
-    const res = await run(guardedFetch({ ...base, targets: [s.origin] })(`${s.origin}/v1/chat/completions`, post(chatBody())));
+    const res = await run(
+      guardedFetch({ ...base, targets: [s.origin] })(`${s.origin}/v1/chat/completions`, post(chatBody())),
+    );
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual(bad.json);
     expect(s.requests).toHaveLength(1);
@@ -55,7 +74,9 @@ describe('guardedFetch', () => {
   });
 
   it('falls back to the second origin on insufficient_quota', async () => {
-    const a = await serve([openaiError(429, 'insufficient_quota', 'insufficient_quota', 'You exceeded your current quota')]);
+    const a = await serve([
+      openaiError(429, 'insufficient_quota', 'insufficient_quota', 'You exceeded your current quota'),
+    ]);
     const b = await serve([{ json: completion('from b') }]);
     const { base, run, of } = engineSetup();
     const f = guardedFetch({ ...base, targets: [a.origin, b.origin] });
@@ -67,10 +88,19 @@ describe('guardedFetch', () => {
   });
 
   it('falls back to the second origin on context_length_exceeded', async () => {
-    const a = await serve([openaiError(400, 'invalid_request_error', 'context_length_exceeded', "This model's maximum context length is 8192 tokens")]);
+    const a = await serve([
+      openaiError(
+        400,
+        'invalid_request_error',
+        'context_length_exceeded',
+        "This model's maximum context length is 8192 tokens",
+      ),
+    ]);
     const b = await serve([{ json: completion('long context') }]);
     const { base, run, of } = engineSetup();
-    const res = await run(guardedFetch({ ...base, targets: [a.origin, b.origin] })(`${a.origin}/v1/chat/completions`, post(chatBody())));
+    const res = await run(
+      guardedFetch({ ...base, targets: [a.origin, b.origin] })(`${a.origin}/v1/chat/completions`, post(chatBody())),
+    );
     expect(res.status).toBe(200);
     expect(of('fallback')).toEqual([expect.objectContaining({ why: 'context_length' })]);
   });
@@ -90,7 +120,9 @@ describe('guardedFetch', () => {
     const { base, run, of } = engineSetup();
     const limits = [{ name: 'tpm', unit: 'tokens' as const, rate: 100_000, per: 'minute' as const }];
     const body = chatBody({ max_tokens: 64 });
-    const res = await run(guardedFetch({ ...base, targets: [s.origin], limits })(`${s.origin}/v1/chat/completions`, post(body)));
+    const res = await run(
+      guardedFetch({ ...base, targets: [s.origin], limits })(`${s.origin}/v1/chat/completions`, post(body)),
+    );
     await res.text();
     const estimate = estimateChatTokens(body);
     expect(of('reserve')).toEqual([expect.objectContaining({ tokens: estimate })]);
@@ -98,10 +130,25 @@ describe('guardedFetch', () => {
   });
 
   it('reconciles Anthropic usage as input_tokens + output_tokens', async () => {
-    const s = await serve([{ json: { id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'hi' }], usage: { input_tokens: 12, output_tokens: 4 } } }]);
+    const s = await serve([
+      {
+        json: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'text', text: 'hi' }],
+          usage: { input_tokens: 12, output_tokens: 4 },
+        },
+      },
+    ]);
     const { base, run, of } = engineSetup();
     const limits = [{ name: 'tpm', unit: 'tokens' as const, rate: 100_000, per: 'minute' as const }];
-    const body = { model: 'claude-x', max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'hello' }] };
+    const body = {
+      model: 'claude-x',
+      max_tokens: 100,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'hello' }],
+    };
     await run(guardedFetch({ ...base, limits })(`${s.origin}/v1/messages`, post(body)));
     expect(of('reconcile')).toEqual([expect.objectContaining({ reserved: estimateChatTokens(body), actual: 16 })]);
   });
@@ -109,9 +156,12 @@ describe('guardedFetch', () => {
   it('keys buckets by a header and by the body model', async () => {
     const s = await serve([{ json: completion('ok') }]);
     const { base, run, of } = engineSetup();
-    const limits = [{ name: 'tenant_rps', unit: 'requests' as const, rate: 1, per: 'second' as const, keyBy: 'tenant' }];
+    const limits = [
+      { name: 'tenant_rps', unit: 'requests' as const, rate: 1, per: 'second' as const, keyBy: 'tenant' },
+    ];
     const f = guardedFetch({ ...base, limits, keys: (r) => ({ tenant: r.header('x-tenant') ?? 'anon' }) });
-    const send = (tenant: string) => f(`${s.origin}/v1/chat/completions`, { ...post(chatBody()), headers: { 'x-tenant': tenant } });
+    const send = (tenant: string) =>
+      f(`${s.origin}/v1/chat/completions`, { ...post(chatBody()), headers: { 'x-tenant': tenant } });
     await run(send('acme'));
     await run(send('globex'));
     const err = await run(send('acme')).catch((e: unknown) => e);
@@ -121,13 +171,25 @@ describe('guardedFetch', () => {
   });
 
   it('passes a stream through and reconciles from its final usage chunk', async () => {
-    const chunk = (content: string) => ({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }], usage: null });
-    const usage = { id: 'c', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } };
+    const chunk = (content: string) => ({
+      id: 'c',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: { content } }],
+      usage: null,
+    });
+    const usage = {
+      id: 'c',
+      object: 'chat.completion.chunk',
+      choices: [],
+      usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+    };
     const s = await serve([{ status: 503 }, { sse: [chunk('Par'), chunk('is.'), usage, '[DONE]'] }]);
     const { base, run, of } = engineSetup();
     const limits = [{ name: 'tpm', unit: 'tokens' as const, rate: 100_000, per: 'minute' as const }];
     const f = guardedFetch({ ...base, targets: [s.origin], limits });
-    const res = await run(f(`${s.origin}/v1/chat/completions`, post(chatBody({ stream: true, stream_options: { include_usage: true } }))));
+    const res = await run(
+      f(`${s.origin}/v1/chat/completions`, post(chatBody({ stream: true, stream_options: { include_usage: true } }))),
+    );
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const text = await run(res.text());
     expect(text).toContain('"Par"');
@@ -138,9 +200,17 @@ describe('guardedFetch', () => {
   });
 
   it('does not retry a stream that breaks after its 200 was returned', async () => {
-    const s = await serve([{ sse: [{ choices: [{ delta: { content: 'Par' } }] }], cut: true }, { json: completion('never') }]);
+    const s = await serve([
+      { sse: [{ choices: [{ delta: { content: 'Par' } }] }], cut: true },
+      { json: completion('never') },
+    ]);
     const { base, run, of } = engineSetup();
-    const res = await run(guardedFetch({ ...base, targets: [s.origin] })(`${s.origin}/v1/chat/completions`, post(chatBody({ stream: true }))));
+    const res = await run(
+      guardedFetch({ ...base, targets: [s.origin] })(
+        `${s.origin}/v1/chat/completions`,
+        post(chatBody({ stream: true })),
+      ),
+    );
     expect(res.status).toBe(200);
     await expect(run(res.text())).rejects.toThrow();
     expect(s.requests).toHaveLength(1);
@@ -151,7 +221,10 @@ describe('guardedFetch', () => {
     const s = await serve([{ hang: true }, { json: completion('ok') }]);
     const { base, clock, of } = engineSetup();
     // The clock is moved by hand: the second attempt's timer must not fire while its I/O is real.
-    const pending = guardedFetch({ ...base, targets: [s.origin], attemptTimeoutMs: 5000 })(`${s.origin}/v1/chat/completions`, post(chatBody()));
+    const pending = guardedFetch({ ...base, targets: [s.origin], attemptTimeoutMs: 5000 })(
+      `${s.origin}/v1/chat/completions`,
+      post(chatBody()),
+    );
     await until(() => s.requests.length === 1);
     clock.advance(5000);
     await until(() => of('retry').length === 1);
@@ -165,7 +238,9 @@ describe('guardedFetch', () => {
   it('retries a connection reset', async () => {
     const s = await serve([{ reset: true }, { json: completion('ok') }]);
     const { base, run, of } = engineSetup();
-    const res = await run(guardedFetch({ ...base, targets: [s.origin] })(`${s.origin}/v1/chat/completions`, post(chatBody())));
+    const res = await run(
+      guardedFetch({ ...base, targets: [s.origin] })(`${s.origin}/v1/chat/completions`, post(chatBody())),
+    );
     expect(res.status).toBe(200);
     expect(of('retry').map((e) => e.class)).toEqual(['connection']);
   });
@@ -176,7 +251,9 @@ describe('guardedFetch', () => {
     const ac = new AbortController();
     ac.abort();
     const f = guardedFetch({ ...base, targets: [s.origin] });
-    await expect(run(f(`${s.origin}/v1/chat/completions`, { ...post(chatBody()), signal: ac.signal }))).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(
+      run(f(`${s.origin}/v1/chat/completions`, { ...post(chatBody()), signal: ac.signal })),
+    ).rejects.toMatchObject({ name: 'AbortError' });
     expect(s.requests).toHaveLength(0);
   });
 

@@ -9,16 +9,28 @@ const serve = useScriptedServers();
 const rateLimited: Reply = {
   status: 429,
   headers: { 'retry-after-ms': '1200', 'x-ratelimit-remaining-requests': '0' },
-  json: { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+  json: {
+    error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' },
+  },
 };
 
-const ask = (client: OpenAI) => client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Capital of France?' }], max_tokens: 20 });
+const ask = (client: OpenAI) =>
+  client.chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'Capital of France?' }],
+    max_tokens: 20,
+  });
 
 describe('the openai SDK through the engine', () => {
   it('guardedFetch retries the 429 (retry-after-ms honoured); the SDK itself does not retry', async () => {
     const s = await serve([rateLimited, { json: completion('Paris.') }]);
     const { base, run, of } = engineSetup();
-    const client = new OpenAI({ apiKey: 'test', baseURL: `${s.origin}/v1`, maxRetries: 0, fetch: guardedFetch({ ...base, targets: [s.origin] }) });
+    const client = new OpenAI({
+      apiKey: 'test',
+      baseURL: `${s.origin}/v1`,
+      maxRetries: 0,
+      fetch: guardedFetch({ ...base, targets: [s.origin] }),
+    });
     const answer = await run(ask(client));
     expect(answer.choices[0].message.content).toBe('Paris.');
     expect(s.requests).toHaveLength(2);
@@ -34,9 +46,19 @@ describe('the openai SDK through the engine', () => {
   });
 
   it('a final error answer reaches the SDK as its own APIError', async () => {
-    const s = await serve([{ status: 401, json: { error: { message: 'Incorrect API key', type: 'invalid_request_error', code: 'invalid_api_key' } } }]);
+    const s = await serve([
+      {
+        status: 401,
+        json: { error: { message: 'Incorrect API key', type: 'invalid_request_error', code: 'invalid_api_key' } },
+      },
+    ]);
     const { base, run } = engineSetup();
-    const client = new OpenAI({ apiKey: 'bad', baseURL: `${s.origin}/v1`, maxRetries: 0, fetch: guardedFetch({ ...base, targets: [s.origin] }) });
+    const client = new OpenAI({
+      apiKey: 'bad',
+      baseURL: `${s.origin}/v1`,
+      maxRetries: 0,
+      fetch: guardedFetch({ ...base, targets: [s.origin] }),
+    });
     await expect(run(ask(client))).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
     expect(s.requests).toHaveLength(1);
   });
@@ -45,7 +67,12 @@ describe('the openai SDK through the engine', () => {
     const s = await serve([{ json: completion('Paris.') }]);
     const { base, run } = engineSetup();
     const limits = [{ name: 'rps', unit: 'requests' as const, rate: 1, per: 'second' as const }];
-    const client = new OpenAI({ apiKey: 'test', baseURL: `${s.origin}/v1`, maxRetries: 0, fetch: guardedFetch({ ...base, targets: [s.origin], limits }) });
+    const client = new OpenAI({
+      apiKey: 'test',
+      baseURL: `${s.origin}/v1`,
+      maxRetries: 0,
+      fetch: guardedFetch({ ...base, targets: [s.origin], limits }),
+    });
     await run(ask(client));
     const err = await run(ask(client)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIConnectionError);
@@ -59,7 +86,13 @@ describe('the openai SDK through the engine', () => {
     const { base, run, of } = engineSetup();
     const agent = new Agent();
     const dispatcher = agent.compose(stormlab({ ...base, targets: [s.origin] }));
-    const client = new OpenAI({ apiKey: 'test', baseURL: `${s.origin}/v1`, maxRetries: 0, fetch: undiciFetch as unknown as typeof fetch, fetchOptions: { dispatcher } as object });
+    const client = new OpenAI({
+      apiKey: 'test',
+      baseURL: `${s.origin}/v1`,
+      maxRetries: 0,
+      fetch: undiciFetch as unknown as typeof fetch,
+      fetchOptions: { dispatcher } as object,
+    });
     const answer = await run(ask(client));
     expect(answer.choices[0].message.content).toBe('Paris.');
     expect(s.requests).toHaveLength(2);

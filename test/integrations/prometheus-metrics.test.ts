@@ -49,8 +49,12 @@ describe('guardMetrics', () => {
     good.next(clock.now());
     good.complete(ok, 10, 42, clock.now());
 
-    expect(await value(registry, 'stormlab_attempts_total', { guard: 'chat', target: 'gpt-4o', retry: 'false' })).toBe(3);
-    expect(await value(registry, 'stormlab_attempts_total', { guard: 'chat', target: 'gpt-4o', retry: 'true' })).toBe(2);
+    expect(await value(registry, 'stormlab_attempts_total', { guard: 'chat', target: 'gpt-4o', retry: 'false' })).toBe(
+      3,
+    );
+    expect(await value(registry, 'stormlab_attempts_total', { guard: 'chat', target: 'gpt-4o', retry: 'true' })).toBe(
+      2,
+    );
     expect(await value(registry, 'stormlab_retries_total', { guard: 'chat', class: 'server_error' })).toBe(2);
     expect(await value(registry, 'stormlab_shed_total', { guard: 'chat', reason: 'breaker' })).toBe(1);
     expect(await value(registry, 'stormlab_breaker_trips_total', { guard: 'chat', cause: 'failure_ratio' })).toBe(1);
@@ -59,7 +63,10 @@ describe('guardMetrics', () => {
     // Gauges are read at scrape time: the breaker, after a good probe, is half-open.
     expect(await value(registry, 'stormlab_breaker_state', { guard: 'chat', state: 'half_open' })).toBe(1);
     expect(await value(registry, 'stormlab_breaker_state', { guard: 'chat', state: 'open' })).toBe(0);
-    expect(await value(registry, 'stormlab_limit_available', { guard: 'chat', dimension: 'tpm' })).toBeCloseTo(10_000 - 42, 6);
+    expect(await value(registry, 'stormlab_limit_available', { guard: 'chat', dimension: 'tpm' })).toBeCloseTo(
+      10_000 - 42,
+      6,
+    );
 
     stop();
     const again = guard.start(clock.now());

@@ -92,7 +92,8 @@ export function engineSetup() {
   };
   /** Settles `work` whose waits are on the virtual clock and whose I/O is real. */
   const run = <T>(work: Promise<T>): Promise<T> => drive(clock, work, 1_000_000);
-  const of = <K extends GuardEvent['type']>(type: K) => events.filter((e): e is Extract<GuardEvent, { type: K }> => e.type === type);
+  const of = <K extends GuardEvent['type']>(type: K) =>
+    events.filter((e): e is Extract<GuardEvent, { type: K }> => e.type === type);
   return { clock, events, base, run, of };
 }
 

@@ -5,7 +5,16 @@ import { ShedError } from '../../src/engine/errors.js';
 import { estimateChatTokens } from '../../src/engine/token-estimator.js';
 import type { EngineHttpOptions } from '../../src/integrations/engine-http-options.js';
 import { stormlab } from '../../src/integrations/undici-interceptor.js';
-import { chatBody, completion, engineSetup, openaiError, scriptedServer, until, type Reply, type ScriptedServer } from './scripted-server.js';
+import {
+  chatBody,
+  completion,
+  engineSetup,
+  openaiError,
+  scriptedServer,
+  until,
+  type Reply,
+  type ScriptedServer,
+} from './scripted-server.js';
 
 const servers: ScriptedServer[] = [];
 const agents: Agent[] = [];
@@ -25,13 +34,20 @@ afterEach(async () => {
 });
 
 const post = (dispatcher: Dispatcher, url: string, body: unknown) =>
-  request(url, { dispatcher, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  request(url, {
+    dispatcher,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('stormlab undici interceptor', () => {
   it('passes a success through with its body intact', async () => {
     const s = await serve([{ json: completion('Paris.'), headers: { 'x-request-id': 'r1' } }]);
     const { base, run } = engineSetup();
-    const res = await run(post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()));
+    const res = await run(
+      post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()),
+    );
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-request-id']).toBe('r1');
     expect(await res.body.json()).toEqual(completion('Paris.'));
@@ -41,7 +57,9 @@ describe('stormlab undici interceptor', () => {
   it('retries a 503 and answers with the 200', async () => {
     const s = await serve([{ status: 503, text: 'upstream busy' }, { json: completion('ok') }]);
     const { base, run, of } = engineSetup();
-    const res = await run(post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()));
+    const res = await run(
+      post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()),
+    );
     expect(res.statusCode).toBe(200);
     expect((await res.body.json()) as unknown).toMatchObject({ choices: [{ message: { content: 'ok' } }] });
     expect(s.requests).toHaveLength(2);
@@ -49,10 +67,18 @@ describe('stormlab undici interceptor', () => {
   });
 
   it('honours retry-after-ms on a 429 as the lower bound of the wait', async () => {
-    const s = await serve([{ ...openaiError(429, 'requests', 'rate_limit_exceeded', 'Rate limit reached'), headers: { 'retry-after-ms': '2500' } }, { json: completion('ok') }]);
+    const s = await serve([
+      {
+        ...openaiError(429, 'requests', 'rate_limit_exceeded', 'Rate limit reached'),
+        headers: { 'retry-after-ms': '2500' },
+      },
+      { json: completion('ok') },
+    ]);
     const { base, run, of, clock } = engineSetup();
     const start = clock.now();
-    const res = await run(post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()));
+    const res = await run(
+      post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()),
+    );
     await res.body.text();
     expect(of('retry')).toEqual([expect.objectContaining({ class: 'rate_limited', delayMs: 2500 })]);
     expect(clock.now() - start).toBe(2500);
@@ -62,17 +88,27 @@ describe('stormlab undici interceptor', () => {
     const bad = openaiError(400, 'invalid_request_error', 'invalid_value', 'bad temperature');
     const s = await serve([bad]);
     const { base, run } = engineSetup();
-    const res = await run(post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()));
+    const res = await run(
+      post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()),
+    );
     expect(res.statusCode).toBe(400);
     expect(await res.body.json()).toEqual(bad.json);
     expect(s.requests).toHaveLength(1);
   });
 
   it('falls back to the second origin on insufficient_quota, keeping path and body', async () => {
-    const a = await serve([openaiError(429, 'insufficient_quota', 'insufficient_quota', 'You exceeded your current quota')]);
+    const a = await serve([
+      openaiError(429, 'insufficient_quota', 'insufficient_quota', 'You exceeded your current quota'),
+    ]);
     const b = await serve([{ json: completion('from b') }]);
     const { base, run, of } = engineSetup();
-    const res = await run(post(guarded({ ...base, targets: [a.origin, b.origin] }), `${a.origin}/v1/chat/completions?api-version=1`, chatBody()));
+    const res = await run(
+      post(
+        guarded({ ...base, targets: [a.origin, b.origin] }),
+        `${a.origin}/v1/chat/completions?api-version=1`,
+        chatBody(),
+      ),
+    );
     expect((await res.body.json()) as unknown).toMatchObject({ choices: [{ message: { content: 'from b' } }] });
     expect(b.requests[0].url).toBe('/v1/chat/completions?api-version=1');
     expect(b.requests[0].body).toBe(a.requests[0].body);
@@ -80,10 +116,14 @@ describe('stormlab undici interceptor', () => {
   });
 
   it('falls back on context_length_exceeded', async () => {
-    const a = await serve([openaiError(400, 'invalid_request_error', 'context_length_exceeded', 'maximum context length is 8192 tokens')]);
+    const a = await serve([
+      openaiError(400, 'invalid_request_error', 'context_length_exceeded', 'maximum context length is 8192 tokens'),
+    ]);
     const b = await serve([{ json: completion('long') }]);
     const { base, run, of } = engineSetup();
-    const res = await run(post(guarded({ ...base, targets: [a.origin, b.origin] }), `${a.origin}/v1/chat/completions`, chatBody()));
+    const res = await run(
+      post(guarded({ ...base, targets: [a.origin, b.origin] }), `${a.origin}/v1/chat/completions`, chatBody()),
+    );
     expect(res.statusCode).toBe(200);
     await res.body.dump();
     expect(of('fallback').map((e) => e.why)).toEqual(['context_length']);
@@ -113,10 +153,19 @@ describe('stormlab undici interceptor', () => {
   it('streams a 2xx through and reconciles from the final usage chunk', async () => {
     const chunk = (content: string) => ({ choices: [{ index: 0, delta: { content } }], usage: null });
     const usage = { choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } };
-    const s = await serve([{ status: 429, headers: { 'retry-after': '1' } }, { sse: [chunk('Par'), chunk('is.'), usage, '[DONE]'] }]);
+    const s = await serve([
+      { status: 429, headers: { 'retry-after': '1' } },
+      { sse: [chunk('Par'), chunk('is.'), usage, '[DONE]'] },
+    ]);
     const { base, run, of } = engineSetup();
     const limits = [{ name: 'tpm', unit: 'tokens' as const, rate: 60_000, per: 'minute' as const }];
-    const res = await run(post(guarded({ ...base, targets: [s.origin], limits }), `${s.origin}/v1/chat/completions`, chatBody({ stream: true })));
+    const res = await run(
+      post(
+        guarded({ ...base, targets: [s.origin], limits }),
+        `${s.origin}/v1/chat/completions`,
+        chatBody({ stream: true }),
+      ),
+    );
     expect(res.headers['content-type']).toBe('text/event-stream');
     const text = await run(res.body.text());
     expect(text.split('\n\n').filter(Boolean)).toHaveLength(4);
@@ -144,9 +193,14 @@ describe('stormlab undici interceptor', () => {
   });
 
   it('does not retry a stream that breaks after its 200 was passed on', async () => {
-    const s = await serve([{ sse: [{ choices: [{ delta: { content: 'Par' } }] }], cut: true }, { json: completion('never') }]);
+    const s = await serve([
+      { sse: [{ choices: [{ delta: { content: 'Par' } }] }], cut: true },
+      { json: completion('never') },
+    ]);
     const { base, run, of } = engineSetup();
-    const res = await run(post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody({ stream: true })));
+    const res = await run(
+      post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody({ stream: true })),
+    );
     expect(res.statusCode).toBe(200);
     await expect(run(res.body.text())).rejects.toThrow();
     expect(s.requests).toHaveLength(1);
@@ -159,7 +213,10 @@ describe('stormlab undici interceptor', () => {
     mock.disableNetConnect();
     const overloaded = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
     mock.get('https://a.example').intercept({ path: '/v1/messages', method: 'POST' }).reply(529, overloaded).times(2);
-    mock.get('https://b.example').intercept({ path: '/v1/messages', method: 'POST' }).reply(200, { usage: { input_tokens: 3, output_tokens: 4 } });
+    mock
+      .get('https://b.example')
+      .intercept({ path: '/v1/messages', method: 'POST' })
+      .reply(200, { usage: { input_tokens: 3, output_tokens: 4 } });
     const { base, run, of } = engineSetup();
     const d = mock.compose(stormlab({ ...base, maxAttempts: 2, targets: ['https://a.example', 'https://b.example'] }));
     const res = await run(post(d, 'https://a.example/v1/messages', { model: 'm', max_tokens: 5, messages: [] }));
@@ -174,7 +231,11 @@ describe('stormlab undici interceptor', () => {
     const s = await serve([{ hang: true }, { json: completion('ok') }]);
     const { base, clock, of } = engineSetup();
     // The clock is moved by hand: the second attempt's timer must not fire while its I/O is real.
-    const pending = post(guarded({ ...base, targets: [s.origin], attemptTimeoutMs: 5000 }), `${s.origin}/v1/chat/completions`, chatBody());
+    const pending = post(
+      guarded({ ...base, targets: [s.origin], attemptTimeoutMs: 5000 }),
+      `${s.origin}/v1/chat/completions`,
+      chatBody(),
+    );
     await until(() => s.requests.length === 1);
     clock.advance(5000);
     await until(() => of('retry').length === 1);
@@ -191,7 +252,12 @@ describe('stormlab undici interceptor', () => {
     const { base, run, of } = engineSetup();
     const ac = new AbortController();
     const d = guarded({ ...base, targets: [s.origin] });
-    const pending = request(`${s.origin}/v1/chat/completions`, { dispatcher: d, method: 'POST', body: JSON.stringify(chatBody()), signal: ac.signal });
+    const pending = request(`${s.origin}/v1/chat/completions`, {
+      dispatcher: d,
+      method: 'POST',
+      body: JSON.stringify(chatBody()),
+      signal: ac.signal,
+    });
     // The clock is not driven yet, so the guard stays in its 60 s backoff until the abort.
     await until(() => of('retry').length > 0);
     ac.abort();
@@ -204,7 +270,12 @@ describe('stormlab undici interceptor', () => {
     const { base, run, events } = engineSetup();
     const text = JSON.stringify(chatBody());
     const d = guarded({ ...base, targets: [s.origin], maxBufferedRequestBytes: text.length });
-    const send = (body: string) => request(`${s.origin}/v1/chat/completions`, { dispatcher: d, method: 'POST', body: Readable.from([body.slice(0, 9), body.slice(9)]) });
+    const send = (body: string) =>
+      request(`${s.origin}/v1/chat/completions`, {
+        dispatcher: d,
+        method: 'POST',
+        body: Readable.from([body.slice(0, 9), body.slice(9)]),
+      });
     const res = await run(send(text));
     expect(res.statusCode).toBe(200);
     await res.body.dump();
@@ -220,7 +291,9 @@ describe('stormlab undici interceptor', () => {
   it('leaves requests to other origins alone', async () => {
     const s = await serve([{ status: 503 }]);
     const { base, run, events } = engineSetup();
-    const res = await run(request(`${s.origin}/health`, { dispatcher: guarded({ ...base, targets: ['https://api.example.com'] }) }));
+    const res = await run(
+      request(`${s.origin}/health`, { dispatcher: guarded({ ...base, targets: ['https://api.example.com'] }) }),
+    );
     expect(res.statusCode).toBe(503);
     await res.body.dump();
     expect(events).toEqual([]);

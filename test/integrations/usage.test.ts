@@ -25,7 +25,8 @@ describe('usage of an answer', () => {
   });
 
   it('follows an SSE stream split anywhere, multi-byte characters included', () => {
-    const text = 'data: {"choices":[{"delta":{"content":"€uro"}}],"usage":null}\n\ndata: {"choices":[],"usage":{"total_tokens":12}}\n\ndata: [DONE]\n\n';
+    const text =
+      'data: {"choices":[{"delta":{"content":"€uro"}}],"usage":null}\n\ndata: {"choices":[],"usage":{"total_tokens":12}}\n\ndata: [DONE]\n\n';
     const bytes = enc.encode(text);
     for (let cut = 1; cut < bytes.length; cut += 7) {
       const sse = new SseUsage();

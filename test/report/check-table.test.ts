@@ -4,8 +4,22 @@ import { checkTable, verdict } from '../../src/report/check-table.js';
 
 const checks: Check[] = [
   { name: 'amplification < 1.5', group: 'engine', status: 'pass', actual: '1.07×', expected: '< 1.5' },
-  { name: 'amplification < 1.5', group: 'naive', status: 'fail', actual: '27.0×', expected: '< 1.5', message: 'amplification 27.0× is not < 1.5' },
-  { name: 'live.maxPending < 10', group: 'engine', status: 'skip', actual: '', expected: '< 10', message: 'live runs only' },
+  {
+    name: 'amplification < 1.5',
+    group: 'naive',
+    status: 'fail',
+    actual: '27.0×',
+    expected: '< 1.5',
+    message: 'amplification 27.0× is not < 1.5',
+  },
+  {
+    name: 'live.maxPending < 10',
+    group: 'engine',
+    status: 'skip',
+    actual: '',
+    expected: '< 10',
+    message: 'live runs only',
+  },
 ];
 
 describe('checkTable', () => {
@@ -23,7 +37,7 @@ describe('checkTable', () => {
     );
   });
 
-  it('a passing check\'s message is not shown; no trailing spaces when expected is empty', () => {
+  it("a passing check's message is not shown; no trailing spaces when expected is empty", () => {
     const text = checkTable([{ name: 'x', group: 'g', status: 'pass', actual: '1', expected: '', message: 'fine' }]);
     expect(text).toBe('held  g  x  1\nall 1 check held\n');
   });

@@ -4,7 +4,10 @@ import { RESULT_SCHEMA, type ResultFile, type RunResult } from '../../src/run/me
 const LAYERS = ['orchestrator', 'agent', 'llm'];
 
 /** A hand-fed run: `roots` roots, each leaf call making `leafAttempts` upstream attempts, `okShare` of roots ok. */
-export function fakeRun(name: string, o: { roots: number; leafAttempts: number; okShare: number; shed?: boolean }): RunResult {
+export function fakeRun(
+  name: string,
+  o: { roots: number; leafAttempts: number; okShare: number; shed?: boolean },
+): RunResult {
   const c = new MetricsCollector({ layers: LAYERS, models: ['primary'], durationMs: 20_000 });
   for (let i = 0; i < o.roots; i++) {
     const t = (i * 20_000) / o.roots;
@@ -31,5 +34,12 @@ export function fakeRun(name: string, o: { roots: number; leafAttempts: number; 
 }
 
 export function fakeFile(variants: RunResult[]): ResultFile {
-  return { schema: RESULT_SCHEMA, scenario: 'retry-storm', seed: 42, mode: 'sim', variants, timing: { wallMs: 412.5, attemptsPerSec: 1_234_567 } };
+  return {
+    schema: RESULT_SCHEMA,
+    scenario: 'retry-storm',
+    seed: 42,
+    mode: 'sim',
+    variants,
+    timing: { wallMs: 412.5, attemptsPerSec: 1_234_567 },
+  };
 }

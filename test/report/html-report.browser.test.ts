@@ -14,7 +14,16 @@ import { simulatedSweep } from './sweep-fixture.js';
  * unless STORMLAB_REQUIRE_BROWSER=1 (CI) makes that a failure.
  */
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const available = existsSync(CHROMIUM);
 const required = process.env.STORMLAB_REQUIRE_BROWSER === '1';
 const SLOW = 60_000;
@@ -61,8 +70,11 @@ afterAll(async () => {
 /** Skips the test (with the reason) when there is no Chromium, or fails it when one is required. */
 function needBrowser(ctx: TestContext): Browser {
   if (browser !== undefined) return browser;
-  if (required) throw new Error(`STORMLAB_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM} (apt-get install chromium)`);
-  ctx.skip(`no Chromium at ${CHROMIUM} (apt-get install chromium to run it; STORMLAB_REQUIRE_BROWSER=1 makes this a failure)`);
+  if (required)
+    throw new Error(`STORMLAB_REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+  ctx.skip(
+    `no Chromium at ${CHROMIUM} (apt-get install chromium to run it; STORMLAB_REQUIRE_BROWSER=1 makes this a failure)`,
+  );
   throw new Error('unreachable');
 }
 
@@ -111,31 +123,51 @@ async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 describe('the HTML report in Chromium', () => {
-  it('draws every chart of a compare of retry-storm, offline and without errors', async (ctx) => {
-    const b = needBrowser(ctx);
-    const run = await cli(['compare', 'retry-storm', '--duration', '10s', '--json', 'compare.json', '-q'], { cwd: dir });
-    expect([0, 1], run.err).toContain(run.code); // 1: the naive variant may fail the scenario's expectations
-    writeFileSync(join(dir, 'compare.json'), run.files.get('compare.json')!);
-    const { page, problems } = await open(b, await report('compare.json'));
-    await expectCharts(page, ['amplification', 'goodput', 'load-0', 'load-1', 'refused-0', 'refused-1', 'engine-1', 'latency-0', 'latency-1']);
-    expect(await page.textContent('h1')).toBe('stormlab report: retry-storm');
-    await screenshot(page, 'compare.png');
-    expect(problems).toEqual([]);
-    await page.close();
-  }, SLOW);
+  it(
+    'draws every chart of a compare of retry-storm, offline and without errors',
+    async (ctx) => {
+      const b = needBrowser(ctx);
+      const run = await cli(['compare', 'retry-storm', '--duration', '10s', '--json', 'compare.json', '-q'], {
+        cwd: dir,
+      });
+      expect([0, 1], run.err).toContain(run.code); // 1: the naive variant may fail the scenario's expectations
+      writeFileSync(join(dir, 'compare.json'), run.files.get('compare.json')!);
+      const { page, problems } = await open(b, await report('compare.json'));
+      await expectCharts(page, [
+        'amplification',
+        'goodput',
+        'load-0',
+        'load-1',
+        'refused-0',
+        'refused-1',
+        'engine-1',
+        'latency-0',
+        'latency-1',
+      ]);
+      expect(await page.textContent('h1')).toBe('stormlab report: retry-storm');
+      await screenshot(page, 'compare.png');
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+    SLOW,
+  );
 
-  it('draws the heatmap and the Pareto points of a sweep', async (ctx) => {
-    const b = needBrowser(ctx);
-    const sweep = await simulatedSweep('brownout', [
-      { path: 'engine.throttle.k', values: [1.5, 3] },
-      { path: 'engine.retryBudget.ratio', values: [0.05, 0.2] },
-    ]);
-    writeFileSync(join(dir, 'sweep.json'), JSON.stringify(sweep));
-    const { page, problems } = await open(b, await report('sweep.json'));
-    await expectCharts(page, ['heatmap', 'pareto']);
-    expect(await page.locator('table.points tr').count()).toBe(1 + sweep.points.length);
-    await screenshot(page, 'sweep.png');
-    expect(problems).toEqual([]);
-    await page.close();
-  }, SLOW);
+  it(
+    'draws the heatmap and the Pareto points of a sweep',
+    async (ctx) => {
+      const b = needBrowser(ctx);
+      const sweep = await simulatedSweep('brownout', [
+        { path: 'engine.throttle.k', values: [1.5, 3] },
+        { path: 'engine.retryBudget.ratio', values: [0.05, 0.2] },
+      ]);
+      writeFileSync(join(dir, 'sweep.json'), JSON.stringify(sweep));
+      const { page, problems } = await open(b, await report('sweep.json'));
+      await expectCharts(page, ['heatmap', 'pareto']);
+      expect(await page.locator('table.points tr').count()).toBe(1 + sweep.points.length);
+      await screenshot(page, 'sweep.png');
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+    SLOW,
+  );
 });

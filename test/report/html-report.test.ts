@@ -36,7 +36,9 @@ function markup(html: string): string {
 
 /** The chart boxes of the page: id → the number of series it says it draws. */
 function boxes(html: string): Map<string, number> {
-  return new Map([...html.matchAll(/<div class="chart[^"]*" id="([^"]+)" data-series="(\d+)">/g)].map((m) => [m[1], Number(m[2])]));
+  return new Map(
+    [...html.matchAll(/<div class="chart[^"]*" id="([^"]+)" data-series="(\d+)">/g)].map((m) => [m[1], Number(m[2])]),
+  );
 }
 
 function expectSelfContained(html: string): void {
@@ -46,7 +48,11 @@ function expectSelfContained(html: string): void {
   // No resource the browser would fetch: no src, href, link, import or url() anywhere in the markup.
   expect(tags).not.toMatch(/\b(src|href)\s*=/i);
   expect(tags).not.toMatch(/<link\b|@import|url\(/i);
-  expect(tags.match(/<script\b[^>]*>/g)).toEqual(['<script type="application/json" id="stormlab-data">', '<script>', '<script>']);
+  expect(tags.match(/<script\b[^>]*>/g)).toEqual([
+    '<script type="application/json" id="stormlab-data">',
+    '<script>',
+    '<script>',
+  ]);
   expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none';`);
   // ECharts itself is inline, whole.
   expect(html).toContain(echartsSource());
@@ -75,7 +81,17 @@ describe('htmlReport of a result file', () => {
     expect(data.kind).toBe('result');
     expect(data.source).toEqual(compare);
     // Two across variants; per variant load, refused, latency; engine state only where the engine ran.
-    expect(data.charts.map((c) => c.id)).toEqual(['amplification', 'goodput', 'load-0', 'load-1', 'refused-0', 'refused-1', 'engine-1', 'latency-0', 'latency-1']);
+    expect(data.charts.map((c) => c.id)).toEqual([
+      'amplification',
+      'goodput',
+      'load-0',
+      'load-1',
+      'refused-0',
+      'refused-1',
+      'engine-1',
+      'latency-0',
+      'latency-1',
+    ]);
     expect(html).toContain('naive: no engine in this variant');
     expect(html.length).toBeLessThan(1_500_000);
   });
@@ -96,13 +112,18 @@ describe('htmlReport of a result file', () => {
 
   it('shades the fault phases and shows the engine state with the breaker band', () => {
     const { charts } = embedded(htmlReport({ kind: 'result', file: compare }));
-    const load = charts.find((c) => c.id === 'load-0')!.option.series[0] as unknown as { markArea: { data: Array<Array<{ xAxis: number }>> } };
+    const load = charts.find((c) => c.id === 'load-0')!.option.series[0] as unknown as {
+      markArea: { data: Array<Array<{ xAxis: number }>> };
+    };
     // retry-storm is down for the whole run: one fault phase from the start.
     expect(load.markArea.data).toHaveLength(1);
     expect(load.markArea.data[0][0].xAxis).toBe(0);
     const engine = charts.find((c) => c.id === 'engine-1')!.option.series;
     const layers = compare.variants[1].series.engine.map((e) => e.layer);
-    expect(engine.map((s) => s.name)).toEqual([...layers.flatMap((l) => [`drop · ${l}`, `budget · ${l}`]), ...layers.map(() => 'breaker open')]);
+    expect(engine.map((s) => s.name)).toEqual([
+      ...layers.flatMap((l) => [`drop · ${l}`, `budget · ${l}`]),
+      ...layers.map(() => 'breaker open'),
+    ]);
     // The orchestrator's breaker opens within seconds and stays open: its band is drawn.
     expect(engine[layers.length * 2].data.length).toBeGreaterThan(0);
   });
@@ -130,7 +151,12 @@ describe('htmlReport of a result file', () => {
 
 describe('htmlReport of a sweep file', () => {
   const two = (): SweepFile =>
-    fakeSweep({ params: [{ path: 'engine.throttle.k', values: [1.1, 1.5, 2, 3] }, { path: 'engine.retryBudget.ratio', values: [0.05, 0.1, 0.2] }] });
+    fakeSweep({
+      params: [
+        { path: 'engine.throttle.k', values: [1.1, 1.5, 2, 3] },
+        { path: 'engine.retryBudget.ratio', values: [0.05, 0.1, 0.2] },
+      ],
+    });
 
   it('is self-contained, with the heatmap, the Pareto points and a table row per point', () => {
     const file = two();
@@ -152,13 +178,23 @@ describe('htmlReport of a sweep file', () => {
   });
 
   it('with more than two params, each cell holds the best over the others and says so', () => {
-    const file = fakeSweep({ params: [{ path: 'a', values: [1, 2, 3] }, { path: 'b', values: [0.1, 0.2] }, { path: 'c', values: ['x', 'y'] }], metric: 'amplification', higherIsBetter: false });
+    const file = fakeSweep({
+      params: [
+        { path: 'a', values: [1, 2, 3] },
+        { path: 'b', values: [0.1, 0.2] },
+        { path: 'c', values: ['x', 'y'] },
+      ],
+      metric: 'amplification',
+      higherIsBetter: false,
+    });
     const { charts } = embedded(htmlReport({ kind: 'sweep', file }));
     const cells = charts[0].option.series[0].data as Array<{ value: [number, number, number] }>;
     expect(cells).toHaveLength(6);
     for (const cell of cells) {
       const [x, y, v] = cell.value;
-      const there = file.points.filter((p) => p.values[0] === file.params[0].values[x] && p.values[1] === file.params[1].values[y]);
+      const there = file.points.filter(
+        (p) => p.values[0] === file.params[0].values[x] && p.values[1] === file.params[1].values[y],
+      );
       expect(v).toBeCloseTo(Math.min(...there.map((p) => p.metric!)), 2);
     }
     expect(JSON.stringify(charts[0].option)).toContain('each cell: the best over c');
@@ -168,7 +204,12 @@ describe('htmlReport of a sweep file', () => {
     const file = fakeSweep({ params: [{ path: 'engine.throttle.k', values: [1, 2, 3, 4] }] });
     const { charts } = embedded(htmlReport({ kind: 'sweep', file }));
     const cells = charts[0].option.series[0].data as Array<{ value: number[] }>;
-    expect(cells.map((c) => c.value.slice(0, 2))).toEqual([[0, 0], [1, 0], [2, 0], [3, 0]]);
+    expect(cells.map((c) => c.value.slice(0, 2))).toEqual([
+      [0, 0],
+      [1, 0],
+      [2, 0],
+      [3, 0],
+    ]);
   });
 });
 
@@ -176,7 +217,10 @@ describe('readReportInput', () => {
   it('reads both kinds back as written, and a file starting with a byte-order mark', () => {
     expect(readReportInput(compareText, 'r.json')).toEqual({ ok: true, input: { kind: 'result', file: compare } });
     const sweep = fakeSweep({ params: [{ path: 'k', values: [1, 2] }] });
-    expect(readReportInput(`\uFEFF${JSON.stringify(sweep)}`, 's.json')).toEqual({ ok: true, input: { kind: 'sweep', file: sweep } });
+    expect(readReportInput(`\uFEFF${JSON.stringify(sweep)}`, 's.json')).toEqual({
+      ok: true,
+      input: { kind: 'sweep', file: sweep },
+    });
   });
 });
 
@@ -195,7 +239,12 @@ describe('stormlab report', () => {
   }
 
   beforeAll(() => {
-    sweep = fakeSweep({ params: [{ path: 'engine.throttle.k', values: [1.5, 2] }, { path: 'engine.retryBudget.ratio', values: [0.1, 0.2] }] });
+    sweep = fakeSweep({
+      params: [
+        { path: 'engine.throttle.k', values: [1.5, 2] },
+        { path: 'engine.retryBudget.ratio', values: [0.1, 0.2] },
+      ],
+    });
     const offGrid = structuredClone(sweep);
     offGrid.points[1].values[0] = 9;
     const short = structuredClone(sweep);
@@ -232,14 +281,19 @@ describe('stormlab report', () => {
     expect(r.out).toBe(sweepPointsTable(sweep));
     const lines = r.out.trimEnd().split('\n');
     expect(lines[0]).toBe('brownout · variant engine · seed 1 · 4 points · metric goodput (higher is better, * best)');
-    expect(lines[2]).toMatch(/^engine\.throttle\.k +engine\.retryBudget\.ratio +amplification +goodput +success +root p99 +recovery +shed +wasted tokens +pareto$/);
+    expect(lines[2]).toMatch(
+      /^engine\.throttle\.k +engine\.retryBudget\.ratio +amplification +goodput +success +root p99 +recovery +shed +wasted tokens +pareto$/,
+    );
     expect(lines.slice(3)).toHaveLength(4);
     expect(lines[3]).toMatch(/^1\.5 +0\.1 +\S+×/);
     expect(r.out.match(/\*/g)).toHaveLength(2); // the legend's and the best point's
   });
 
   it('--html writes the report of either kind and says where, with its size', async () => {
-    for (const [input, kind] of [['r.json', 'result'], ['s.json', 'sweep']] as const) {
+    for (const [input, kind] of [
+      ['r.json', 'result'],
+      ['s.json', 'sweep'],
+    ] as const) {
       const r = await cli(['report', input, '--html', 'out/report.html'], { cwd: dir });
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
@@ -265,7 +319,10 @@ describe('stormlab report', () => {
   it('a missing file, a directory or an empty file is exit 2, one line', async () => {
     await expectUsage(['report', 'nope.json'], 'stormlab: cannot read nope.json: no such file');
     await expectUsage(['report', 'a-dir', '--html', 'x.html'], 'stormlab: cannot read a-dir: it is a directory');
-    await expectUsage(['report', 'empty.json'], /^stormlab: empty\.json: the file is empty, expected stormlab\.result\/v1 \(from run or compare --json\) or stormlab\.sweep\/v1/);
+    await expectUsage(
+      ['report', 'empty.json'],
+      /^stormlab: empty\.json: the file is empty, expected stormlab\.result\/v1 \(from run or compare --json\) or stormlab\.sweep\/v1/,
+    );
     await expectUsage(['report'], "stormlab: missing required argument 'file'");
   });
 
@@ -274,21 +331,53 @@ describe('stormlab report', () => {
   });
 
   it('a missing, unknown or misplaced schema is exit 2 and names what would do', async () => {
-    await expectUsage(['report', 'list.json'], 'stormlab: list.json: expected a JSON object with a "schema" field, got an array');
-    await expectUsage(['report', 'no-schema.json'], /^stormlab: no-schema\.json: missing "schema", expected stormlab\.result\/v1 .* or stormlab\.sweep\/v1 /);
-    await expectUsage(['report', 'v2.json'], /^stormlab: v2\.json: unknown schema "stormlab\.result\/v2" \(did you mean stormlab\.result\/v1\?\), expected /);
+    await expectUsage(
+      ['report', 'list.json'],
+      'stormlab: list.json: expected a JSON object with a "schema" field, got an array',
+    );
+    await expectUsage(
+      ['report', 'no-schema.json'],
+      /^stormlab: no-schema\.json: missing "schema", expected stormlab\.result\/v1 .* or stormlab\.sweep\/v1 /,
+    );
+    await expectUsage(
+      ['report', 'v2.json'],
+      /^stormlab: v2\.json: unknown schema "stormlab\.result\/v2" \(did you mean stormlab\.result\/v1\?\), expected /,
+    );
   });
 
   it('a file of the wrong shape names the JSON path of the first problems', async () => {
-    await expectUsage(['report', 'ok-not-number.json'], 'stormlab: ok-not-number.json: variants[0].series.ok[3]: expected a number, got "many"');
-    await expectUsage(['report', 'no-variants.json'], 'stormlab: no-variants.json: variants: missing, expected an array');
-    await expectUsage(['report', 'several.json'], /^stormlab: several\.json: variants\[1\]\.durationMs: missing, expected a number; variants\[1\]\.amplification: missing, expected a number; variants\[1\]\.goodput: missing, expected a number \(and \d+ more\)\n$/);
-    await expectUsage(['report', 'off-grid.json'], 'stormlab: off-grid.json: points[1].values[0]: expected one of the values of params[0] (engine.throttle.k), got 9');
-    await expectUsage(['report', 'short.json'], 'stormlab: short.json: points[2].values: expected 2 values (one per param), got 1');
+    await expectUsage(
+      ['report', 'ok-not-number.json'],
+      'stormlab: ok-not-number.json: variants[0].series.ok[3]: expected a number, got "many"',
+    );
+    await expectUsage(
+      ['report', 'no-variants.json'],
+      'stormlab: no-variants.json: variants: missing, expected an array',
+    );
+    await expectUsage(
+      ['report', 'several.json'],
+      /^stormlab: several\.json: variants\[1\]\.durationMs: missing, expected a number; variants\[1\]\.amplification: missing, expected a number; variants\[1\]\.goodput: missing, expected a number \(and \d+ more\)\n$/,
+    );
+    await expectUsage(
+      ['report', 'off-grid.json'],
+      'stormlab: off-grid.json: points[1].values[0]: expected one of the values of params[0] (engine.throttle.k), got 9',
+    );
+    await expectUsage(
+      ['report', 'short.json'],
+      'stormlab: short.json: points[2].values: expected 2 values (one per param), got 1',
+    );
   });
 
   it('an --html path that cannot be written is exit 2, naming the flag and why', async () => {
-    await expectUsage(['report', 'r.json', '--html', 'gone/report.html'], 'stormlab: --html: cannot write gone/report.html: its directory does not exist', { writeError: 'ENOENT' });
-    await expectUsage(['report', 's.json', '--html', 'a-dir'], 'stormlab: --html: cannot write a-dir: it is a directory', { writeError: 'EISDIR' });
+    await expectUsage(
+      ['report', 'r.json', '--html', 'gone/report.html'],
+      'stormlab: --html: cannot write gone/report.html: its directory does not exist',
+      { writeError: 'ENOENT' },
+    );
+    await expectUsage(
+      ['report', 's.json', '--html', 'a-dir'],
+      'stormlab: --html: cannot write a-dir: it is a directory',
+      { writeError: 'EISDIR' },
+    );
   });
 });

@@ -2,9 +2,29 @@ import { describe, expect, it } from 'vitest';
 import type { Check } from '../../src/report/check.js';
 import { markdownChecks } from '../../src/report/markdown-checks.js';
 
-const pass: Check = { name: 'amplification < 1.5', group: 'engine', status: 'pass', actual: '1.07×', expected: '< 1.5' };
-const fail: Check = { name: 'amplification < 1.5', group: 'naive', status: 'fail', actual: '27.0×', expected: '< 1.5', message: 'way over' };
-const skip: Check = { name: 'live.maxPending < 10', group: 'engine', status: 'skip', actual: '', expected: '< 10', message: 'live runs only' };
+const pass: Check = {
+  name: 'amplification < 1.5',
+  group: 'engine',
+  status: 'pass',
+  actual: '1.07×',
+  expected: '< 1.5',
+};
+const fail: Check = {
+  name: 'amplification < 1.5',
+  group: 'naive',
+  status: 'fail',
+  actual: '27.0×',
+  expected: '< 1.5',
+  message: 'way over',
+};
+const skip: Check = {
+  name: 'live.maxPending < 10',
+  group: 'engine',
+  status: 'skip',
+  actual: '',
+  expected: '< 10',
+  message: 'live runs only',
+};
 
 /** The cells of a Markdown table row, split on pipes that are not escaped. */
 function cells(row: string): string[] {
@@ -45,11 +65,25 @@ describe('markdownChecks', () => {
   });
 
   it('a skipped check shows — for its missing figure and its reason', () => {
-    expect(cells(markdownChecks('t', [skip]).split('\n')[4])).toEqual(['⏭️ skipped', '`live.maxPending < 10`', 'engine', '—', '< 10', 'live runs only']);
+    expect(cells(markdownChecks('t', [skip]).split('\n')[4])).toEqual([
+      '⏭️ skipped',
+      '`live.maxPending < 10`',
+      'engine',
+      '—',
+      '< 10',
+      'live runs only',
+    ]);
   });
 
   it('keeps every row to six cells: pipes escaped, line breaks flattened', () => {
-    const nasty: Check = { name: 'a | b', group: 'x|y', status: 'fail', actual: '1 | 2', expected: '< 3', message: 'line one\nline two\r\nthree' };
+    const nasty: Check = {
+      name: 'a | b',
+      group: 'x|y',
+      status: 'fail',
+      actual: '1 | 2',
+      expected: '< 3',
+      message: 'line one\nline two\r\nthree',
+    };
     const row = markdownChecks('t | u', [nasty]).split('\n');
     expect(row[0]).toBe('### t \\| u: ❌ 1 of 1 failed');
     expect(cells(row[4])).toEqual(['❌ failed', '`a \\| b`', 'x\\|y', '1 \\| 2', '< 3', 'line one line two three']);

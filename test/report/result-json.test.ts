@@ -10,11 +10,25 @@ beforeAll(async () => {
 
 describe('resultJson', () => {
   it('gives the same bytes for the same input, twice', () => {
-    const a = resultJson(fakeFile([fakeRun('naive', { roots: 300, leafAttempts: 27, okShare: 0 }), fakeRun('engine', { roots: 300, leafAttempts: 1, okShare: 0.9, shed: true })]));
-    const b = resultJson(fakeFile([fakeRun('naive', { roots: 300, leafAttempts: 27, okShare: 0 }), fakeRun('engine', { roots: 300, leafAttempts: 1, okShare: 0.9, shed: true })]));
+    const a = resultJson(
+      fakeFile([
+        fakeRun('naive', { roots: 300, leafAttempts: 27, okShare: 0 }),
+        fakeRun('engine', { roots: 300, leafAttempts: 1, okShare: 0.9, shed: true }),
+      ]),
+    );
+    const b = resultJson(
+      fakeFile([
+        fakeRun('naive', { roots: 300, leafAttempts: 27, okShare: 0 }),
+        fakeRun('engine', { roots: 300, leafAttempts: 1, okShare: 0.9, shed: true }),
+      ]),
+    );
     expect(a).toBe(b);
     expect(a.endsWith('}\n')).toBe(true);
-    expect(a.startsWith(`{\n  "schema": "${RESULT_SCHEMA}",\n  "scenario": "retry-storm",\n  "seed": 42,\n  "mode": "sim",\n  "variants": [`)).toBe(true);
+    expect(
+      a.startsWith(
+        `{\n  "schema": "${RESULT_SCHEMA}",\n  "scenario": "retry-storm",\n  "seed": 42,\n  "mode": "sim",\n  "variants": [`,
+      ),
+    ).toBe(true);
   });
 
   it('writes keys in canonical order whatever order they were built in', () => {

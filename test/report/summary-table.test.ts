@@ -31,7 +31,18 @@ describe('summaryTable', () => {
 
   it('has every row the brief lists, per layer too', () => {
     const out = summaryTable(fakeFile([naive, engine]));
-    for (const label of ['goodput', 'root p50', 'root p95', 'root p99', '429 share', '5xx share', 'wasted tokens', 'layer orchestrator', 'layer agent', 'layer llm']) {
+    for (const label of [
+      'goodput',
+      'root p50',
+      'root p95',
+      'root p99',
+      '429 share',
+      '5xx share',
+      'wasted tokens',
+      'layer orchestrator',
+      'layer agent',
+      'layer llm',
+    ]) {
       expect(out).toContain(label);
     }
     expect(out.match(/^ {2}logical calls/gm)).toHaveLength(3);
@@ -49,7 +60,10 @@ describe('summaryTable', () => {
   });
 
   it('splits many variants into blocks that fit the width', () => {
-    const many = ['a-long-name-one', 'a-long-name-two', 'a-long-name-three', 'a-long-name-four'].map((name) => ({ ...engine, name }));
+    const many = ['a-long-name-one', 'a-long-name-two', 'a-long-name-three', 'a-long-name-four'].map((name) => ({
+      ...engine,
+      name,
+    }));
     const out = summaryTable(fakeFile(many), { width: 60 });
     for (const line of out.split('\n')) expect(line.length, line).toBeLessThanOrEqual(60);
     for (const v of many) expect(out).toContain(v.name);

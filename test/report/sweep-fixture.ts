@@ -1,10 +1,19 @@
 import type { ResultFile } from '../../src/run/metrics/result.js';
-import { SWEEP_SCHEMA, type PointFigures, type SweepFile, type SweepParam, type SweepPoint } from '../../src/report/sweep-file.js';
+import {
+  SWEEP_SCHEMA,
+  type PointFigures,
+  type SweepFile,
+  type SweepParam,
+  type SweepPoint,
+} from '../../src/report/sweep-file.js';
 import { cli } from '../cli/capture-io.js';
 
 /** Every combination of the params' values, row-major (the last param varies fastest), as a sweep lists them. */
 export function grid(params: readonly SweepParam[]): Array<Array<number | string | boolean>> {
-  return params.reduce<Array<Array<number | string | boolean>>>((rows, p) => rows.flatMap((r) => p.values.map((v) => [...r, v])), [[]]);
+  return params.reduce<Array<Array<number | string | boolean>>>(
+    (rows, p) => rows.flatMap((r) => p.values.map((v) => [...r, v])),
+    [[]],
+  );
 }
 
 /** Whether `a` dominates `b`: no worse on goodput (higher), amplification and p99 (lower), better on one. */
@@ -69,7 +78,15 @@ export function fakeSweep(o: FakeSweepOptions): SweepFile {
 function figuresOf(file: ResultFile): PointFigures {
   const v = file.variants[0];
   const shed = v.layers.reduce((sum, l) => sum + Object.values(l.shed).reduce((a, b) => a + (b ?? 0), 0), 0);
-  return { amplification: v.amplification, goodput: v.goodput, successRate: v.successRate, p99Ms: v.roots.latencyMs.p99, wastedTokens: v.upstream.wastedTokens, shed, recoveryMs: v.recoveryMs };
+  return {
+    amplification: v.amplification,
+    goodput: v.goodput,
+    successRate: v.successRate,
+    p99Ms: v.roots.latencyMs.p99,
+    wastedTokens: v.upstream.wastedTokens,
+    shed,
+    recoveryMs: v.recoveryMs,
+  };
 }
 
 /**
@@ -80,11 +97,32 @@ export async function simulatedSweep(scenario: string, params: SweepParam[], dur
   const points = [];
   for (const values of grid(params)) {
     const set = values.flatMap((v, j) => ['--set', `${params[j].path}=${String(v)}`]);
-    const r = await cli(['run', scenario, '--variant', 'engine', '--duration', duration, ...set, '--json', 'point.json', '-q']);
+    const r = await cli([
+      'run',
+      scenario,
+      '--variant',
+      'engine',
+      '--duration',
+      duration,
+      ...set,
+      '--json',
+      'point.json',
+      '-q',
+    ]);
     const text = r.files.get('point.json');
     if (text === undefined) throw new Error(`run ${values.join(',')} failed (exit ${r.code}): ${r.err}`);
     const figures = figuresOf(JSON.parse(text) as ResultFile);
     points.push({ values, figures, metric: figures.goodput });
   }
-  return { schema: SWEEP_SCHEMA, scenario, variant: 'engine', seed: 1, params, metric: 'goodput', higherIsBetter: true, points: withPareto(points), timing: { wallMs: 0, workers: 1 } };
+  return {
+    schema: SWEEP_SCHEMA,
+    scenario,
+    variant: 'engine',
+    seed: 1,
+    params,
+    metric: 'goodput',
+    higherIsBetter: true,
+    points: withPareto(points),
+    timing: { wallMs: 0, workers: 1 },
+  };
 }

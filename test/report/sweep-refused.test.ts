@@ -8,8 +8,17 @@ import { fakeSweep } from './sweep-fixture.js';
 
 /** A 2 × 2 sweep whose cell k=2, r=0.1 was refused: three points and one refused cell. */
 function withRefused(): SweepFile {
-  const file = fakeSweep({ params: [{ path: 'k', values: [1, 2] }, { path: 'r', values: [0.1, 0.2] }] });
-  return { ...file, points: file.points.filter((p) => !(p.values[0] === 2 && p.values[1] === 0.1)), refused: [{ values: [2, 0.1], reason: 'engine: breaker.maxOpenMs must be a number >= 60000, got 30000' }] };
+  const file = fakeSweep({
+    params: [
+      { path: 'k', values: [1, 2] },
+      { path: 'r', values: [0.1, 0.2] },
+    ],
+  });
+  return {
+    ...file,
+    points: file.points.filter((p) => !(p.values[0] === 2 && p.values[1] === 0.1)),
+    refused: [{ values: [2, 0.1], reason: 'engine: breaker.maxOpenMs must be a number >= 60000, got 30000' }],
+  };
 }
 
 describe('a sweep file with refused cells', () => {
@@ -29,18 +38,24 @@ describe('a sweep file with refused cells', () => {
     expect(readReportInput(JSON.stringify(noReason), 's.json').ok).toBe(false);
   });
 
-  it('is counted in stormlab report\'s table and the HTML header', () => {
+  it("is counted in stormlab report's table and the HTML header", () => {
     const text = sweepPointsTable(withRefused());
     expect(text.split('\n')[0]).toContain(' · 4 points (1 refused) · ');
-    expect(text).toContain('\n1 of 4 points skipped because their values are refused, e.g. k=2 r=0.1: engine: breaker.maxOpenMs must be a number >= 60000, got 30000\n');
+    expect(text).toContain(
+      '\n1 of 4 points skipped because their values are refused, e.g. k=2 r=0.1: engine: breaker.maxOpenMs must be a number >= 60000, got 30000\n',
+    );
     expect(sweepReport(withRefused()).body).toContain('4 points (1 refused)');
   });
 });
 
 describe('refusedLine', () => {
   it('counts the skipped points with an example, or says every point was refused', () => {
-    expect(refusedLine(3, 61, { point: 'a=1 b=2', reason: 'engine: x' })).toBe('3 of 61 points skipped because their values are refused, e.g. a=1 b=2: engine: x');
-    expect(refusedLine(4, 4, { point: 'a=1', reason: 'engine: x' })).toBe('every one of the 4 points is refused, e.g. a=1: engine: x');
+    expect(refusedLine(3, 61, { point: 'a=1 b=2', reason: 'engine: x' })).toBe(
+      '3 of 61 points skipped because their values are refused, e.g. a=1 b=2: engine: x',
+    );
+    expect(refusedLine(4, 4, { point: 'a=1', reason: 'engine: x' })).toBe(
+      'every one of the 4 points is refused, e.g. a=1: engine: x',
+    );
     expect(refusedLine(1, 1, { point: 'a=1', reason: 'engine: x' })).toBe('the only point is refused: engine: x');
   });
 });

@@ -19,7 +19,15 @@ const BASE: EngineConfig = {
 
 /** 4 replicas; each of the first `firsts` replicas makes one call, and replica 1 fails twice (its breaker opens). */
 function busy(state: EngineState): EngineReplicas {
-  const r = new EngineReplicas({ ...BASE, state }, {}, 4, 'gateway', ['model'], new ManualClock(0), new SeededRandom(1));
+  const r = new EngineReplicas(
+    { ...BASE, state },
+    {},
+    4,
+    'gateway',
+    ['model'],
+    new ManualClock(0),
+    new SeededRandom(1),
+  );
   r.guards.forEach((g, i) => {
     g.budget!.recordFirst(0);
     g.limiter!.reserve({ tokens: 0 }, 0);
@@ -42,7 +50,14 @@ describe('replicaSnapshot: the dashboard reads a replicated layer as one engine'
     expect(replicas).toEqual({ count: 4, state: 'local', breakers: [1] });
     expect(guard.budget).toEqual({ firsts: 4, retries: 0, balance: 2 });
     expect(guard.targets[0].throttle).toMatchObject({ requests: 4, accepts: 3 });
-    expect(guard.targets[0].breaker).toMatchObject({ state: 'open', since: 0, trips: 1, openUntil: 5_000, calls: 2, failures: 2 });
+    expect(guard.targets[0].breaker).toMatchObject({
+      state: 'open',
+      since: 0,
+      trips: 1,
+      openUntil: 5_000,
+      calls: 2,
+      failures: 2,
+    });
     // Four buckets of 10, one request taken from each, half a second of refill (1/s).
     expect(guard.limits).toEqual([{ dimension: 'rpm', key: undefined, available: 4 * 9.5, capacity: 40, debt: 0 }]);
   });
@@ -67,8 +82,19 @@ describe('replicaSnapshot: the dashboard reads a replicated layer as one engine'
   });
 
   it('engineSample: mean drop probability, budgets summed unless shared, replicas with a breaker open', () => {
-    expect(engineSample(busy('local'), 1_000)).toEqual({ dropProbability: expect.any(Number), budgetBalance: 2, breakerOpen: true, replicas: 4, replicasOpen: 1 });
-    expect(engineSample(busy('shared'), 1_000)).toMatchObject({ budgetBalance: 2, breakerOpen: true, replicas: 4, replicasOpen: 1 });
+    expect(engineSample(busy('local'), 1_000)).toEqual({
+      dropProbability: expect.any(Number),
+      budgetBalance: 2,
+      breakerOpen: true,
+      replicas: 4,
+      replicasOpen: 1,
+    });
+    expect(engineSample(busy('shared'), 1_000)).toMatchObject({
+      budgetBalance: 2,
+      breakerOpen: true,
+      replicas: 4,
+      replicasOpen: 1,
+    });
     const r = busy('local');
     const mean = r.guards.reduce((p, g) => p + g.throttles![0].dropProbability(1_000), 0) / 4;
     expect(engineSample(r, 1_000).dropProbability).toBe(mean);

@@ -1,7 +1,17 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initHistograms } from '../../src/run/metrics/histogram.js';
 import type { RunResult } from '../../src/run/metrics/result.js';
-import { WARM_UP, amplificationOver, bundledText, goodputOver, phase, runAll, runSeconds, worstWindow, type Runs } from './claims.js';
+import {
+  WARM_UP,
+  amplificationOver,
+  bundledText,
+  goodputOver,
+  phase,
+  runAll,
+  runSeconds,
+  worstWindow,
+  type Runs,
+} from './claims.js';
 
 // Each bundled scenario's header says what a user will see; these tests hold the scenario to
 // it, with margins (the figures in the headers are what seed 1 gives; the bounds here are what
@@ -55,13 +65,24 @@ describe('retry-storm: 3 × 3 × 3 naive retries under a full outage', () => {
 describe.each([[[] as string[]], [['upstream.faults[0].rate=0.5']]])('brownout %j', (set) => {
   const get = () => {
     const { scenario, results } = runs('brownout', set);
-    return { s: scenario, naive: results.naive, engine: results.engine, fault: phase(scenario), end: runSeconds(scenario) };
+    return {
+      s: scenario,
+      naive: results.naive,
+      engine: results.engine,
+      fault: phase(scenario),
+      end: runSeconds(scenario),
+    };
   };
 
   it('the brownout is the errors phase plus 3× latency over the same middle third', () => {
     const { s, fault, end } = get();
     expect(s.upstream.faults[0].kind).toBe('errors');
-    expect(s.upstream.faults[1]).toMatchObject({ kind: 'latency', factor: 3, fromMs: s.upstream.faults[0].fromMs, toMs: s.upstream.faults[0].toMs });
+    expect(s.upstream.faults[1]).toMatchObject({
+      kind: 'latency',
+      factor: 3,
+      fromMs: s.upstream.faults[0].fromMs,
+      toMs: s.upstream.faults[0].toMs,
+    });
     expect([fault.from, fault.to]).toEqual([end / 3, (2 * end) / 3]);
   });
 
@@ -141,8 +162,14 @@ describe('replicas: per-replica limits are N times too generous', () => {
   it('4 replicas, each limiting to the quota, in front of one provider', () => {
     const { s } = get();
     expect(s.traffic.layers[0].replicas).toBe(4);
-    expect(s.traffic.engine.limits.find((l) => l.unit === 'requests')).toMatchObject({ rate: s.upstream.models[0].rpm, per: 'minute' });
-    expect(s.traffic.engine.limits.find((l) => l.unit === 'tokens')).toMatchObject({ rate: s.upstream.models[0].tpm, per: 'minute' });
+    expect(s.traffic.engine.limits.find((l) => l.unit === 'requests')).toMatchObject({
+      rate: s.upstream.models[0].rpm,
+      per: 'minute',
+    });
+    expect(s.traffic.engine.limits.find((l) => l.unit === 'tokens')).toMatchObject({
+      rate: s.upstream.models[0].tpm,
+      per: 'minute',
+    });
   });
 
   it('local: the upstream sees ~4× the quota and answers most of it with 429s', () => {
@@ -223,7 +250,13 @@ describe('metastable: a short trigger, a collapse that outlives it', () => {
 describe('fallback: the primary goes down, the secondary takes the calls', () => {
   const get = () => {
     const { scenario, results } = runs('fallback');
-    return { s: scenario, naive: results.naive, engine: results.engine, outage: phase(scenario), end: runSeconds(scenario) };
+    return {
+      s: scenario,
+      naive: results.naive,
+      engine: results.engine,
+      outage: phase(scenario),
+      end: runSeconds(scenario),
+    };
   };
 
   it('the outage hits the primary only, and the llm layer can fall back', () => {

@@ -48,7 +48,12 @@ describe('bundled scenarios', () => {
   it('brownout: faults[0] is the errors phase, and --set reaches it', () => {
     const s = loadScenario('brownout', { set: ['upstream.faults[0].rate=0.5'] });
     expect(s.upstream.faults[0]).toMatchObject({ kind: 'errors', rate: 0.5, status: { 429: 0.5, 503: 0.5 } });
-    expect(s.upstream.faults[1]).toMatchObject({ kind: 'latency', factor: 3, fromMs: s.durationMs / 3, toMs: (2 * s.durationMs) / 3 });
+    expect(s.upstream.faults[1]).toMatchObject({
+      kind: 'latency',
+      factor: 3,
+      fromMs: s.durationMs / 3,
+      toMs: (2 * s.durationMs) / 3,
+    });
   });
 
   it('tpm-burst: variants differ by a tokens/min limit matching the quota', () => {
@@ -59,7 +64,9 @@ describe('bundled scenarios', () => {
       return llm.policy === 'engine' ? llm.engine.limits : undefined;
     };
     expect(limits('rps-only')?.map((l) => l.unit)).toEqual(['requests']);
-    expect(limits('rps+tpm')).toContainEqual(expect.objectContaining({ name: 'model_tpm', unit: 'tokens', rate: s.upstream.models[0].tpm, per: 'minute' }));
+    expect(limits('rps+tpm')).toContainEqual(
+      expect.objectContaining({ name: 'model_tpm', unit: 'tokens', rate: s.upstream.models[0].tpm, per: 'minute' }),
+    );
   });
 
   it('replicas: a replicated engine layer; the variants differ by engine.state only', () => {

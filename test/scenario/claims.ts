@@ -26,7 +26,14 @@ export function runAll(nameOrText: string, set: string[] = []): Runs {
 }
 
 function simulate(s: Scenario, name: string): RunResult {
-  const sim = new Simulation({ name, seed: s.seed, durationMs: s.durationMs, drainMs: s.drainMs, traffic: s.traffic, upstream: s.upstream });
+  const sim = new Simulation({
+    name,
+    seed: s.seed,
+    durationMs: s.durationMs,
+    drainMs: s.drainMs,
+    traffic: s.traffic,
+    upstream: s.upstream,
+  });
   try {
     return sim.run();
   } finally {

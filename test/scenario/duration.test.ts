@@ -16,7 +16,24 @@ describe('parseDuration', () => {
   });
 
   it('refuses anything else', () => {
-    for (const bad of ['soon', '', '5 s', '5x', '-1s', 's', '1.2.3s', '10sms', null, undefined, true, {}, [], -5, NaN, Infinity]) {
+    for (const bad of [
+      'soon',
+      '',
+      '5 s',
+      '5x',
+      '-1s',
+      's',
+      '1.2.3s',
+      '10sms',
+      null,
+      undefined,
+      true,
+      {},
+      [],
+      -5,
+      NaN,
+      Infinity,
+    ]) {
       expect(parseDuration(bad), String(bad)).toBeUndefined();
     }
   });

@@ -6,15 +6,30 @@ import { BASE, problemsOf } from './helpers.js';
 
 describe('parsePath and parseSetText', () => {
   it('splits keys, indexes and [*]', () => {
-    expect(parsePath('upstream.faults[0].rate')).toEqual({ ok: true, segments: [{ key: 'upstream' }, { key: 'faults' }, { index: 0 }, { key: 'rate' }] });
-    expect(parsePath('layers[*].retry.policy')).toEqual({ ok: true, segments: [{ key: 'layers' }, { all: true }, { key: 'retry' }, { key: 'policy' }] });
-    expect(parsePath('upstream.faults[0].status.429')).toMatchObject({ ok: true, segments: [{ key: 'upstream' }, { key: 'faults' }, { index: 0 }, { key: 'status' }, { key: '429' }] });
+    expect(parsePath('upstream.faults[0].rate')).toEqual({
+      ok: true,
+      segments: [{ key: 'upstream' }, { key: 'faults' }, { index: 0 }, { key: 'rate' }],
+    });
+    expect(parsePath('layers[*].retry.policy')).toEqual({
+      ok: true,
+      segments: [{ key: 'layers' }, { all: true }, { key: 'retry' }, { key: 'policy' }],
+    });
+    expect(parsePath('upstream.faults[0].status.429')).toMatchObject({
+      ok: true,
+      segments: [{ key: 'upstream' }, { key: 'faults' }, { index: 0 }, { key: 'status' }, { key: '429' }],
+    });
   });
 
   it('refuses malformed paths', () => {
     expect(parsePath('')).toEqual({ ok: false, message: 'expected path=value, the path is empty' });
-    expect(parsePath('layers[x].fanout')).toEqual({ ok: false, message: 'bad index [x] in layers[x].fanout (expected [0], [1], ... or [*])' });
-    expect(parsePath('layers[-1]')).toMatchObject({ ok: false, message: 'bad index [-1] in layers[-1] (expected [0], [1], ... or [*])' });
+    expect(parsePath('layers[x].fanout')).toEqual({
+      ok: false,
+      message: 'bad index [x] in layers[x].fanout (expected [0], [1], ... or [*])',
+    });
+    expect(parsePath('layers[-1]')).toMatchObject({
+      ok: false,
+      message: 'bad index [-1] in layers[-1] (expected [0], [1], ... or [*])',
+    });
     expect(parsePath('a..b')).toEqual({ ok: false, message: 'bad path "a..b": expected a key or [index] at "..b"' });
     expect(parsePath('layers[0')).toMatchObject({ ok: false });
     expect(parsePath('[0].a')).toMatchObject({ ok: false });
@@ -34,7 +49,10 @@ describe('parsePath and parseSetText', () => {
     expect(value('a=[0.8, 0.2]')).toEqual([0.8, 0.2]);
     expect(value('a=x=y')).toBe('x=y');
     expect(value('a=')).toBeNull();
-    expect(parseSetText('a={b: 1')).toMatchObject({ ok: false, message: expect.stringMatching(/^the value is not valid YAML: /) });
+    expect(parseSetText('a={b: 1')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^the value is not valid YAML: /),
+    });
   });
 
   it('names the flag in each problem', () => {
@@ -47,22 +65,37 @@ describe('parsePath and parseSetText', () => {
 });
 
 describe('applyOverrides', () => {
-  const doc = { arrival: { rate: 5 }, layers: [{ name: 'a', retry: { policy: 'naive' } }, { name: 'b' }], upstream: { faults: [{ kind: 'outage' }] } };
+  const doc = {
+    arrival: { rate: 5 },
+    layers: [{ name: 'a', retry: { policy: 'naive' } }, { name: 'b' }],
+    upstream: { faults: [{ kind: 'outage' }] },
+  };
 
   it('sets values without touching the input', () => {
     const before = structuredClone(doc);
-    const r = applyOverrides(doc, [{ path: 'arrival.rate', value: 9 }, { path: 'layers[*].retry.policy', value: 'engine' }]);
+    const r = applyOverrides(doc, [
+      { path: 'arrival.rate', value: 9 },
+      { path: 'layers[*].retry.policy', value: 'engine' },
+    ]);
     expect(r.problems).toEqual([]);
-    expect(r.doc).toMatchObject({ arrival: { rate: 9 }, layers: [{ retry: { policy: 'engine' } }, { retry: { policy: 'engine' } }] });
+    expect(r.doc).toMatchObject({
+      arrival: { rate: 9 },
+      layers: [{ retry: { policy: 'engine' } }, { retry: { policy: 'engine' } }],
+    });
     expect(doc).toEqual(before);
   });
 
   it('creates missing mappings on the way', () => {
-    expect(applyOverrides(doc, [{ path: 'engine.throttle.k', value: 3 }]).doc).toMatchObject({ engine: { throttle: { k: 3 } } });
+    expect(applyOverrides(doc, [{ path: 'engine.throttle.k', value: 3 }]).doc).toMatchObject({
+      engine: { throttle: { k: 3 } },
+    });
   });
 
   it('removes a key or a list element for null', () => {
-    const r = applyOverrides(doc, [{ path: 'arrival.rate', value: null }, { path: 'upstream.faults[0]', value: null }]);
+    const r = applyOverrides(doc, [
+      { path: 'arrival.rate', value: null },
+      { path: 'upstream.faults[0]', value: null },
+    ]);
     expect(r.doc).toMatchObject({ arrival: {}, upstream: { faults: [] } });
   });
 
@@ -73,7 +106,15 @@ describe('applyOverrides', () => {
 
   it('refuses indexes past the end and steps into scalars or missing lists', () => {
     const label = (path: string) => ({ path, value: 1, origin: `--set "${path}=1"` });
-    expect(applyOverrides(doc, [label('upstream.faults[3].rate'), label('arrival.rate.x'), label('arrival[0]'), label('models[0].name'), label('layers[2]')]).problems).toEqual([
+    expect(
+      applyOverrides(doc, [
+        label('upstream.faults[3].rate'),
+        label('arrival.rate.x'),
+        label('arrival[0]'),
+        label('models[0].name'),
+        label('layers[2]'),
+      ]).problems,
+    ).toEqual([
       '--set "upstream.faults[3].rate=1": upstream.faults has 1 item, so [3] is past its end',
       '--set "arrival.rate.x=1": arrival.rate is a number, not a mapping',
       '--set "arrival[0]=1": arrival is a mapping, not a list',
@@ -85,7 +126,10 @@ describe('applyOverrides', () => {
   it('applies in order: the last override of a path wins', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1, max: 100 }), { minLength: 1, maxLength: 8 }), (rates) => {
-        const r = applyOverrides(doc, rates.map((value) => ({ path: 'arrival.rate', value })));
+        const r = applyOverrides(
+          doc,
+          rates.map((value) => ({ path: 'arrival.rate', value })),
+        );
         return (r.doc as typeof doc).arrival.rate === rates[rates.length - 1];
       }),
     );
@@ -94,12 +138,18 @@ describe('applyOverrides', () => {
 
 describe('--set through loadScenario', () => {
   it('applies before validation, so validation covers the values', () => {
-    expect(loadScenario(BASE, { set: ['arrival.rate=7', 'layers[*].retry.policy=engine', 'duration=1m'] })).toMatchObject({
+    expect(
+      loadScenario(BASE, { set: ['arrival.rate=7', 'layers[*].retry.policy=engine', 'duration=1m'] }),
+    ).toMatchObject({
       durationMs: 60_000,
       traffic: { arrival: { rate: 7 }, layers: [{ retry: { policy: 'engine' } }, { retry: { policy: 'engine' } }] },
     });
-    expect(problemsOf(BASE, ['arrival.rate=fast'])).toEqual(['--set "arrival.rate=fast": arrival.rate: expected a positive number, got "fast"']);
-    expect(problemsOf(BASE, ['layers[0].retry={policy: naive, attempts: 0}'])).toEqual(['--set "layers[0].retry={policy: naive, attempts: 0}": layers[0].retry.attempts: expected an integer from 1 to 100, got 0']);
+    expect(problemsOf(BASE, ['arrival.rate=fast'])).toEqual([
+      '--set "arrival.rate=fast": arrival.rate: expected a positive number, got "fast"',
+    ]);
+    expect(problemsOf(BASE, ['layers[0].retry={policy: naive, attempts: 0}'])).toEqual([
+      '--set "layers[0].retry={policy: naive, attempts: 0}": layers[0].retry.attempts: expected an integer from 1 to 100, got 0',
+    ]);
   });
 
   it('reports bad flags along with the other problems', () => {
@@ -110,7 +160,7 @@ describe('--set through loadScenario', () => {
     ]);
   });
 
-  it('blames a problem on the flag that wrote there, and leaves the file\'s own problems to the file', () => {
+  it("blames a problem on the flag that wrote there, and leaves the file's own problems to the file", () => {
     const broken = BASE.replace('duration: 10s', 'duration: soon');
     expect(broken).not.toBe(BASE);
     expect(problemsOf(broken, ['arrival.rate=0'])).toEqual([

@@ -5,10 +5,27 @@ import type { EngineConfig } from '../../src/traffic/config.js';
 import { engineGuard } from '../../src/traffic/engine-guard.js';
 import { EngineReplicas } from '../../src/traffic/engine-replicas.js';
 
-const BASE: EngineConfig = { maxAttempts: 3, backoff: {}, retryBudget: { ratio: 0.1, minRetriesPerSec: 0 }, throttle: {}, breaker: {}, limits: [{ name: 'rps', unit: 'requests', rate: 2, per: 'second' }], concurrency: false, minAttemptMs: 0 };
+const BASE: EngineConfig = {
+  maxAttempts: 3,
+  backoff: {},
+  retryBudget: { ratio: 0.1, minRetriesPerSec: 0 },
+  throttle: {},
+  breaker: {},
+  limits: [{ name: 'rps', unit: 'requests', rate: 2, per: 'second' }],
+  concurrency: false,
+  minAttemptMs: 0,
+};
 
 function replicas(count: number, over: Partial<EngineConfig> = {}, base: EngineConfig = BASE): EngineReplicas {
-  return new EngineReplicas(base, over, count, 'gateway', ['model'], new ManualClock(0), new SeededRandom(7).split('layer:gateway'));
+  return new EngineReplicas(
+    base,
+    over,
+    count,
+    'gateway',
+    ['model'],
+    new ManualClock(0),
+    new SeededRandom(7).split('layer:gateway'),
+  );
 }
 
 describe('EngineReplicas', () => {
@@ -23,7 +40,14 @@ describe('EngineReplicas', () => {
     expect(r.guards).toHaveLength(1);
     expect(new Set(Array.from({ length: 5 }, () => r.pick())).size).toBe(1);
     // Replica 0 uses the layer's stream: its backoff draws are those of the engine built alone.
-    const alone = engineGuard(BASE, {}, 'gateway', ['model'], new ManualClock(0), new SeededRandom(7).split('layer:gateway'));
+    const alone = engineGuard(
+      BASE,
+      {},
+      'gateway',
+      ['model'],
+      new ManualClock(0),
+      new SeededRandom(7).split('layer:gateway'),
+    );
     const draws = (g: typeof alone) => [1, 2, 3].map((n) => g.backoff.delayMs(n));
     expect(draws(r.guards[0])).toEqual(draws(alone));
     // Other replicas draw from streams of their own.

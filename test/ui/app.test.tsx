@@ -15,7 +15,17 @@ function setup() {
   const timer = new FakeTimer();
   let app!: ReturnType<typeof render>;
   act(() => {
-    app = render(<App source={source} onQuit={onQuit} onTogglePause={onTogglePause} color={false} width={80} height={24} timer={timer} />);
+    app = render(
+      <App
+        source={source}
+        onQuit={onQuit}
+        onTogglePause={onTogglePause}
+        color={false}
+        width={80}
+        height={24}
+        timer={timer}
+      />,
+    );
   });
   const press = (key: string) => act(() => app.stdin.write(key));
   const footer = () => linesOf(app.lastFrame()).at(-1);

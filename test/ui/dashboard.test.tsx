@@ -9,7 +9,11 @@ afterEach(() => cleanup());
 
 /** The frame at `width` × `height`, escapes removed, one string per row. */
 function screen(model = twoVariants(), width = 80, height = 24, view = 0): string[] {
-  const r = renderAt(<Dashboard model={model} color={false} width={width} height={height} view={view} />, width, height);
+  const r = renderAt(
+    <Dashboard model={model} color={false} width={width} height={height} view={view} />,
+    width,
+    height,
+  );
   const lines = linesOf(r.lastFrame());
   r.unmount();
   return lines;
@@ -24,7 +28,7 @@ describe('Dashboard', () => {
   it('shows the header: scenario, mode, seed, virtual time, progress with time left, speed, state', () => {
     const lines = screen();
     expect(lines[0]).toBe('stormlab retry-storm · sim · seed 1 · 10x speed · ▶ running');
-    expect(lines[1]).toMatch(/^32\.4s\/60\.0s virtual \[█+░+\]  54% · 27\.6s left$/);
+    expect(lines[1]).toMatch(/^32\.4s\/60\.0s virtual \[█+░+\] {2}54% · 27\.6s left$/);
   });
 
   it('puts both variants and their amplification in the headline and side by side in columns', () => {
@@ -53,7 +57,8 @@ describe('Dashboard', () => {
     const lines = screen(twoVariants(), 160, 40);
     expectFits(lines, 160, 40);
     const text = lines.join('\n');
-    for (const word of ['upstream · last 60 s', 'budget', 'open 3.2s ×2', 'closed 32.4s', 'p99', 'shed throttle 512']) expect(text).toContain(word);
+    for (const word of ['upstream · last 60 s', 'budget', 'open 3.2s ×2', 'closed 32.4s', 'p99', 'shed throttle 512'])
+      expect(text).toContain(word);
     expect(lines.some((l) => /── naive .*── engine/.test(l))).toBe(true);
     expect(lines.at(-1)).toBe('space pause · q quit');
     expect(dashboardLayout(twoVariants(), 160, 35).views).toHaveLength(1);
@@ -89,7 +94,13 @@ describe('Dashboard', () => {
     expect(screen(twoVariants({ paused: true }))[0]).toContain('‖ paused');
     expect(screen(twoVariants({ paused: true })).at(-1)).toContain('space resume');
     expect(screen(twoVariants({ t: 70_000 }))[0]).toContain('▶ draining');
-    const done = frame([{ ...naiveView(), done: true }, { ...engineView(), done: true }], { t: 75_000 });
+    const done = frame(
+      [
+        { ...naiveView(), done: true },
+        { ...engineView(), done: true },
+      ],
+      { t: 75_000 },
+    );
     const lines = screen(done);
     expect(lines[0]).toContain('■ done');
     expect(lines.at(-1)).toMatch(/q quit$/);
@@ -106,7 +117,8 @@ describe('Dashboard', () => {
     const { lastFrame } = render(<Dashboard model={twoVariants()} color={false} width={80} height={24} />);
     const out = lastFrame() ?? '';
     expect(out).not.toMatch(/\u001b/);
-    for (const word of ['open 3.2s', 'closed 32.4s', '✗ failing', '! degraded', '▶ running']) expect(out).toContain(word);
+    for (const word of ['open 3.2s', 'closed 32.4s', '✗ failing', '! degraded', '▶ running'])
+      expect(out).toContain(word);
   });
 
   it('takes its size from stdout when not given one (rows − 1)', () => {

@@ -21,7 +21,13 @@ function perSecond(before: number, during: number, partial = 0.4): number[] {
   return Array.from({ length: 33 }, (_, i) => (i < 20 ? before : during) * (i === 32 ? partial : 1));
 }
 
-function series(o: { attemptsBefore: number; attemptsDuring: number; okDuring: number; shedDuring: number; engine: SeriesResult['engine'] }): SeriesResult {
+function series(o: {
+  attemptsBefore: number;
+  attemptsDuring: number;
+  okDuring: number;
+  shedDuring: number;
+  engine: SeriesResult['engine'];
+}): SeriesResult {
   const attempts = perSecond(o.attemptsBefore, o.attemptsDuring);
   return {
     binMs: 1000,
@@ -34,12 +40,20 @@ function series(o: { attemptsBefore: number; attemptsDuring: number; okDuring: n
     status429: perSecond(0, 0),
     status5xx: attempts.map((a, i) => (i < 20 ? 0 : a)),
     timeouts: perSecond(0, 0),
-    faultActive: Array.from({ length: 33 }, (_, i) => (i >= 5 && i < 15) || i >= 20 ? 1 : 0),
+    faultActive: Array.from({ length: 33 }, (_, i) => ((i >= 5 && i < 15) || i >= 20 ? 1 : 0)),
     engine: o.engine,
   };
 }
 
-function layer(name: string, logicalCalls: number, attempts: number, ok: number, failed: number, p: [number, number, number], shed: LayerResult['shed'] = {}): LayerResult {
+function layer(
+  name: string,
+  logicalCalls: number,
+  attempts: number,
+  ok: number,
+  failed: number,
+  p: [number, number, number],
+  shed: LayerResult['shed'] = {},
+): LayerResult {
   return {
     name,
     logicalCalls,
@@ -55,7 +69,15 @@ function layer(name: string, logicalCalls: number, attempts: number, ok: number,
   };
 }
 
-function model(name: string, busy: number, queued: number, attempts: number, ok: number, s503: number, wastedTokens: number): ModelStats {
+function model(
+  name: string,
+  busy: number,
+  queued: number,
+  attempts: number,
+  ok: number,
+  s503: number,
+  wastedTokens: number,
+): ModelStats {
   const byStatus: Record<string, number> = { '200': ok };
   if (s503 > 0) byStatus['503'] = s503;
   return { name, busy, queued, attempts, byStatus, byDetail: {}, tokensServed: ok * 1_000, wastedTokens, cancelled: 0 };
@@ -87,7 +109,14 @@ export function naiveView(): RunView {
       amplificationLast5s: 27.0,
       goodput: 12.3,
       successRate: 400 / 648,
-      roots: { offered: 648, ok: 400, late: 0, failed: 180, unfinished: 68, latencyMs: { p50: 640, p95: 4_100, p99: 5_200, max: 5_900 } },
+      roots: {
+        offered: 648,
+        ok: 400,
+        late: 0,
+        failed: 180,
+        unfinished: 68,
+        latencyMs: { p50: 640, p95: 4_100, p99: 5_200, max: 5_900 },
+      },
       layers: [
         layer('orchestrator', 648, 1_012, 400, 180, [640, 4_100, 5_200]),
         layer('agent', 1_944, 5_390, 1_200, 540, [420, 1_800, 2_300]),
@@ -106,7 +135,18 @@ function guard(at: number, o: Partial<GuardSnapshot>): GuardSnapshot {
   return { at, targets: [], limits: [], ...o };
 }
 
-const closed = (key: string) => ({ key, state: 'closed' as const, since: 0, trips: 0, openUntil: 0, calls: 120, failures: 2, slow: 0, throttled: 0, probesInFlight: 0 });
+const closed = (key: string) => ({
+  key,
+  state: 'closed' as const,
+  since: 0,
+  trips: 0,
+  openUntil: 0,
+  calls: 120,
+  failures: 2,
+  slow: 0,
+  throttled: 0,
+  probesInFlight: 0,
+});
 
 export function engineView(): RunView {
   const up = upstream(2_100, 1_260, 18_400);
@@ -117,7 +157,14 @@ export function engineView(): RunView {
       amplificationLast5s: 0.42,
       goodput: 12.9,
       successRate: 418 / 648,
-      roots: { offered: 648, ok: 418, late: 0, failed: 190, unfinished: 40, latencyMs: { p50: 610, p95: 1_300, p99: 2_100, max: 2_600 } },
+      roots: {
+        offered: 648,
+        ok: 418,
+        late: 0,
+        failed: 190,
+        unfinished: 40,
+        latencyMs: { p50: 610, p95: 1_300, p99: 2_100, max: 2_600 },
+      },
       layers: [
         layer('orchestrator', 648, 652, 418, 190, [610, 1_300, 2_100], { deadline: 4 }),
         layer('agent', 1_944, 1_990, 1_254, 570, [400, 900, 1_500], { budget: 31 }),
@@ -129,19 +176,69 @@ export function engineView(): RunView {
         attemptsDuring: 24,
         okDuring: 0,
         shedDuring: 48,
-        engine: [{ layer: 'llm', dropProbability: perSecond(0, 0.62, 1), budgetBalance: perSecond(6, 0.4, 1), breakerOpen: perSecond(0, 1, 1) }],
+        engine: [
+          {
+            layer: 'llm',
+            dropProbability: perSecond(0, 0.62, 1),
+            budgetBalance: perSecond(6, 0.4, 1),
+            breakerOpen: perSecond(0, 1, 1),
+          },
+        ],
       }),
     }),
     engines: [
-      { layer: 'orchestrator', guard: guard(T, { budget: { firsts: 1_296, retries: 4, balance: 135.6 }, targets: [{ name: 'default', throttle: { requests: 1_300, accepts: 840, dropProbability: 0 }, breaker: closed('orchestrator:default') }] }) },
-      { layer: 'agent', guard: guard(T, { budget: { firsts: 3_888, retries: 31, balance: 0.4 }, targets: [{ name: 'default', throttle: { requests: 3_900, accepts: 1_800, dropProbability: 0.08 }, breaker: closed('agent:default') }] }) },
+      {
+        layer: 'orchestrator',
+        guard: guard(T, {
+          budget: { firsts: 1_296, retries: 4, balance: 135.6 },
+          targets: [
+            {
+              name: 'default',
+              throttle: { requests: 1_300, accepts: 840, dropProbability: 0 },
+              breaker: closed('orchestrator:default'),
+            },
+          ],
+        }),
+      },
+      {
+        layer: 'agent',
+        guard: guard(T, {
+          budget: { firsts: 3_888, retries: 31, balance: 0.4 },
+          targets: [
+            {
+              name: 'default',
+              throttle: { requests: 3_900, accepts: 1_800, dropProbability: 0.08 },
+              breaker: closed('agent:default'),
+            },
+          ],
+        }),
+      },
       {
         layer: 'llm',
         guard: guard(T, {
           budget: { firsts: 3_888, retries: 400, balance: -0.2 },
           targets: [
-            { name: 'primary', throttle: { requests: 3_100, accepts: 600, dropProbability: 0.62 }, breaker: { key: 'llm:primary', state: 'open', since: 29_200, trips: 2, openUntil: 39_200, calls: 0, failures: 0, slow: 0, throttled: 0, probesInFlight: 0 } },
-            { name: 'fallback', throttle: { requests: 900, accepts: 880, dropProbability: 0 }, breaker: closed('llm:fallback') },
+            {
+              name: 'primary',
+              throttle: { requests: 3_100, accepts: 600, dropProbability: 0.62 },
+              breaker: {
+                key: 'llm:primary',
+                state: 'open',
+                since: 29_200,
+                trips: 2,
+                openUntil: 39_200,
+                calls: 0,
+                failures: 0,
+                slow: 0,
+                throttled: 0,
+                probesInFlight: 0,
+              },
+            },
+            {
+              name: 'fallback',
+              throttle: { requests: 900, accepts: 880, dropProbability: 0 },
+              breaker: closed('llm:fallback'),
+            },
           ],
           limits: [
             { dimension: 'requests/s', key: undefined, available: 14, capacity: 50, debt: 0 },
@@ -157,7 +254,18 @@ export function engineView(): RunView {
 }
 
 export function frame(variants: RunView[], o: Partial<DashboardModel> = {}): DashboardModel {
-  return { scenario: 'retry-storm', mode: 'sim', seed: 1, t: T, durationMs: DURATION, speed: 10, paused: false, faults: FAULTS, variants, ...o };
+  return {
+    scenario: 'retry-storm',
+    mode: 'sim',
+    seed: 1,
+    t: T,
+    durationMs: DURATION,
+    speed: 10,
+    paused: false,
+    faults: FAULTS,
+    variants,
+    ...o,
+  };
 }
 
 /** One variant: a plain `stormlab run` with the engine. */

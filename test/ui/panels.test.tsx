@@ -64,8 +64,12 @@ describe('LayersPanel', () => {
     const { lastFrame } = renderAt(<LayersPanel view={engineView()} width={120} color={false} />, 120, 10);
     const lines = linesOf(lastFrame());
     expect(lines[0]).toMatch(/^layer\s+calls\s+attempts\s+amp\s+ok\s+p50\s+p95\s+p99\s+shed$/);
-    expect(lines[1]).toMatch(/^orchestrator\s+648\s+652\s+✓ 1\.01×\s+! 68\.8 %\s+610 ms\s+1\.30 s\s+2\.10 s\s+deadline 4$/);
-    expect(lines[3]).toMatch(/^llm\s+1,944\s+2,100\s+✓ 1\.08×\s+! 69\.2 %\s+300 ms\s+800 ms\s+1\.40 s\s+throttle 512, budget 12, breaker 388$/);
+    expect(lines[1]).toMatch(
+      /^orchestrator\s+648\s+652\s+✓ 1\.01×\s+! 68\.8 %\s+610 ms\s+1\.30 s\s+2\.10 s\s+deadline 4$/,
+    );
+    expect(lines[3]).toMatch(
+      /^llm\s+1,944\s+2,100\s+✓ 1\.08×\s+! 69\.2 %\s+300 ms\s+800 ms\s+1\.40 s\s+throttle 512, budget 12, breaker 388$/,
+    );
     expect(lines).toHaveLength(4);
   });
 
@@ -94,7 +98,7 @@ describe('UpstreamPanel', () => {
     expect(lines[0]).toBe('upstream · last 60 s');
     // 20 s at 64/s then 1,620/s in the outage (the second in progress is left out).
     expect(lines[1]).toMatch(/^attempts ▁+█+ +1\.62k\/s$/);
-    expect(lines[2]).toMatch(/^logical  ▁+ +60\.0\/s$/);
+    expect(lines[2]).toMatch(/^logical {2}▁+ +60\.0\/s$/);
     expect(lines[3]).toBe('429 0.0 %  5xx 95.6 %  timeout 0.0 %');
     expect(lines[4]).toBe('queue 128  busy 64  wasted 1.23M tok');
   });
@@ -161,7 +165,9 @@ describe('EnginePanel', () => {
 
 describe('FaultTimeline', () => {
   it('draws the phases over the run, marks now and names the active phase', () => {
-    const { lastFrame } = render(<FaultTimeline faults={FAULTS} t={T} durationMs={DURATION} width={80} color={false} />);
+    const { lastFrame } = render(
+      <FaultTimeline faults={FAULTS} t={T} durationMs={DURATION} width={80} color={false} />,
+    );
     const line = linesOf(lastFrame())[0];
     expect(line).toMatch(/^faults ·+▒+·+█+│█+·+ now outage 503 until 50\.0s$/);
     const bar = line.slice('faults '.length, line.indexOf(' now'));
@@ -170,18 +176,26 @@ describe('FaultTimeline', () => {
   });
 
   it('names the next phase when none is active', () => {
-    const out = render(<FaultTimeline faults={FAULTS} t={17_000} durationMs={DURATION} width={100} color={false} />).lastFrame();
+    const out = render(
+      <FaultTimeline faults={FAULTS} t={17_000} durationMs={DURATION} width={100} color={false} />,
+    ).lastFrame();
     expect(out).toContain('now ✓ no fault · next outage 503 at 20.0s');
   });
 
   it('describes error mixes, rates and models', () => {
-    const faults = [{ kind: 'errors' as const, fromMs: 0, toMs: 10_000, rate: 0.3, status: { 503: 0.7, 429: 0.3 }, model: 'primary' }];
-    const out = render(<FaultTimeline faults={faults} t={1_000} durationMs={DURATION} width={100} color={false} />).lastFrame();
+    const faults = [
+      { kind: 'errors' as const, fromMs: 0, toMs: 10_000, rate: 0.3, status: { 503: 0.7, 429: 0.3 }, model: 'primary' },
+    ];
+    const out = render(
+      <FaultTimeline faults={faults} t={1_000} durationMs={DURATION} width={100} color={false} />,
+    ).lastFrame();
     expect(out).toContain('now errors 30.0 % 429/503 @primary until 10.0s');
     expect(out).toContain('▓');
   });
 
   it('says when the scenario has none', () => {
-    expect(render(<FaultTimeline faults={[]} t={0} durationMs={DURATION} width={80} color={false} />).lastFrame()).toBe('faults none in this scenario');
+    expect(render(<FaultTimeline faults={[]} t={0} durationMs={DURATION} width={80} color={false} />).lastFrame()).toBe(
+      'faults none in this scenario',
+    );
   });
 });

@@ -7,7 +7,7 @@ describe('progressLine', () => {
     expect(progressLine(twoVariants())).toBe(
       '[ 32.4s/60.0s  54%] naive 14.2× (last 5s 27.0×) · goodput 12.3/s · 429 0.0 % · 5xx 95.6 % | engine 1.08× (last 5s 0.42×) · goodput 12.9/s · 429 0.0 % · 5xx 40.0 %',
     );
-    expect(progressLine(oneVariant({ t: 2_000 }))).toMatch(/^\[  2\.0s\/60\.0s   3%\] engine 1\.08×/);
+    expect(progressLine(oneVariant({ t: 2_000 }))).toMatch(/^\[ {2}2\.0s\/60\.0s {3}3%\] engine 1\.08×/);
   });
 
   it('has no escape codes and no line breaks', () => {
@@ -22,7 +22,17 @@ describe('progressLine', () => {
     v.snapshot.upstream.share.timeout = 0.031;
     expect(progressLine(frame([v]))).toContain('· timeout 3.1 %');
     expect(progressLine(twoVariants({ t: 65_000 }))).toMatch(/^\[ 65\.0s\/60\.0s 100%\].* · draining$/);
-    expect(progressLine(frame([{ ...naiveView(), done: true }, { ...engineView(), done: true }], { t: 70_000 }))).toMatch(/ · done$/);
+    expect(
+      progressLine(
+        frame(
+          [
+            { ...naiveView(), done: true },
+            { ...engineView(), done: true },
+          ],
+          { t: 70_000 },
+        ),
+      ),
+    ).toMatch(/ · done$/);
   });
 
   it('formats run time short and steady', () => {

@@ -43,7 +43,12 @@ describe('the dashboard in a real terminal', () => {
   });
 
   it('prints plain progress lines and the summary, no escape codes, when stdout is not a terminal', () => {
-    const r = spawnSync(process.execPath, ['bin/stormlab.js', 'compare', 'retry-storm'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, CI: '' }, timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['bin/stormlab.js', 'compare', 'retry-storm'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, CI: '' },
+      timeout: 60_000,
+    });
     expect(r.status).toBe(0);
     expect(r.stdout + r.stderr).not.toContain(ESC);
     const progress = r.stderr.trimEnd().split('\n');

@@ -5,7 +5,12 @@ import { OptionError } from '../../src/engine/errors.js';
 import { SeededRandom } from '../../src/engine/random.js';
 
 const MODELS = ['primary', 'fallback'];
-const phase = (p: Partial<FaultPhase> & Pick<FaultPhase, 'kind'>): FaultPhase => ({ fromMs: 0, toMs: 1_000, rate: 1, ...p });
+const phase = (p: Partial<FaultPhase> & Pick<FaultPhase, 'kind'>): FaultPhase => ({
+  fromMs: 0,
+  toMs: 1_000,
+  rate: 1,
+  ...p,
+});
 const timeline = (faults: FaultPhase[], seed = 1) => new FaultTimeline(faults, MODELS, new SeededRandom(seed));
 
 describe('FaultTimeline', () => {
@@ -19,7 +24,10 @@ describe('FaultTimeline', () => {
   });
 
   it('hits only the model it names, all models when it names none', () => {
-    const t = timeline([phase({ kind: 'reset', model: 'fallback' }), phase({ kind: 'hang', fromMs: 2_000, toMs: 3_000 })]);
+    const t = timeline([
+      phase({ kind: 'reset', model: 'fallback' }),
+      phase({ kind: 'hang', fromMs: 2_000, toMs: 3_000 }),
+    ]);
     expect(t.arrival(0, 500)).toBe(-1);
     expect(t.arrival(1, 500)).toBe(0);
     expect(t.arrival(0, 2_500)).toBe(1);
@@ -40,7 +48,12 @@ describe('FaultTimeline', () => {
   });
 
   it('draws statuses from weights, and has defaults for errors (500) and outage (503)', () => {
-    const t = timeline([phase({ kind: 'errors', status: { 503: 3, 429: 1 } }), phase({ kind: 'errors' }), phase({ kind: 'outage' }), phase({ kind: 'outage', status: 502 })]);
+    const t = timeline([
+      phase({ kind: 'errors', status: { 503: 3, 429: 1 } }),
+      phase({ kind: 'errors' }),
+      phase({ kind: 'outage' }),
+      phase({ kind: 'outage', status: 502 }),
+    ]);
     const counts: Record<number, number> = {};
     for (let i = 0; i < 8_000; i++) {
       const s = t.status(0);
@@ -53,7 +66,10 @@ describe('FaultTimeline', () => {
   });
 
   it('multiplies the latency factors active at a time, and keeps latency out of arrivals', () => {
-    const t = timeline([phase({ kind: 'latency', factor: 2 }), phase({ kind: 'latency', factor: 3, fromMs: 500, model: 'primary' })]);
+    const t = timeline([
+      phase({ kind: 'latency', factor: 2 }),
+      phase({ kind: 'latency', factor: 3, fromMs: 500, model: 'primary' }),
+    ]);
     expect(t.arrival(0, 600)).toBe(-1);
     expect(t.latencyFactor(0, 100)).toBe(2);
     expect(t.latencyFactor(0, 600)).toBe(6);

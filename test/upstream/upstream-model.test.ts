@@ -8,13 +8,31 @@ import { SeededRandom } from '../../src/engine/random.js';
 import { TestScheduler } from './test-scheduler.js';
 import { FaultTimeline } from '../../src/upstream/fault-timeline.js';
 
-interface Answer { id: number; status: number; detail: number; tokens: number; retry: number; at: number }
+interface Answer {
+  id: number;
+  status: number;
+  detail: number;
+  tokens: number;
+  retry: number;
+  at: number;
+}
 
 /** One model `m` by default: 1 slot, no queue, ttft 100 ms, no per-token time. */
-function setup(models: Array<Partial<ModelConfig>> = [{}], opts: { faults?: FaultPhase[]; cancelOnDisconnect?: boolean; seed?: number } = {}) {
+function setup(
+  models: Array<Partial<ModelConfig>> = [{}],
+  opts: { faults?: FaultPhase[]; cancelOnDisconnect?: boolean; seed?: number } = {},
+) {
   const sched = new TestScheduler();
   const log: Answer[] = [];
-  const cfgs = models.map((m, i) => ({ name: i === 0 ? 'm' : `m${i}`, slots: 1, queue: 0, ttftMs: 100, tpotMs: 0, ...MODEL_DEFAULTS, ...m }));
+  const cfgs = models.map((m, i) => ({
+    name: i === 0 ? 'm' : `m${i}`,
+    slots: 1,
+    queue: 0,
+    ttftMs: 100,
+    tpotMs: 0,
+    ...MODEL_DEFAULTS,
+    ...m,
+  }));
   const up = new UpstreamModel(
     { models: cfgs, faults: opts.faults ?? [], cancelOnDisconnect: opts.cancelOnDisconnect ?? false },
     sched,
@@ -29,7 +47,12 @@ function setup(models: Array<Partial<ModelConfig>> = [{}], opts: { faults?: Faul
   const byId = (id: number) => log.filter((a) => a.id === id);
   return { sched, log, up, submit, byId };
 }
-const phase = (p: Partial<FaultPhase> & Pick<FaultPhase, 'kind'>): FaultPhase => ({ fromMs: 0, toMs: 1_000, rate: 1, ...p });
+const phase = (p: Partial<FaultPhase> & Pick<FaultPhase, 'kind'>): FaultPhase => ({
+  fromMs: 0,
+  toMs: 1_000,
+  rate: 1,
+  ...p,
+});
 
 describe('UpstreamModel capacity', () => {
   it('serves `slots` at once, queues FIFO, and sheds with 529 past the queue', () => {
@@ -38,7 +61,11 @@ describe('UpstreamModel capacity', () => {
     expect(up.stats(0).models[0]).toMatchObject({ busy: 2, queued: 2 });
     sched.runAll();
     expect(log.map((a) => [a.id, a.status, a.at])).toEqual([
-      [5, 529, NETWORK_MS], [1, 200, 100], [2, 200, 100], [3, 200, 200], [4, 200, 200],
+      [5, 529, NETWORK_MS],
+      [1, 200, 100],
+      [2, 200, 100],
+      [3, 200, 200],
+      [4, 200, 200],
     ]);
     expect(log[0].detail).toBe(Detail.Overloaded);
     expect(log[0].tokens).toBe(0);
@@ -49,7 +76,12 @@ describe('UpstreamModel capacity', () => {
     const { sched, log, submit } = setup([{ queue: 10 }]);
     [3, 1, 4, 2].forEach((id, i) => submit(id, i));
     sched.runAll();
-    expect(log.map((a) => [a.id, a.at])).toEqual([[3, 100], [1, 200], [4, 300], [2, 400]]);
+    expect(log.map((a) => [a.id, a.at])).toEqual([
+      [3, 100],
+      [1, 200],
+      [4, 300],
+      [2, 400],
+    ]);
   });
 
   it('sheds with the configured status', () => {
@@ -64,16 +96,25 @@ describe('UpstreamModel capacity', () => {
     const sched = new TestScheduler();
     const order: Array<[number, number]> = [];
     const cfg = { name: 'm', slots: 1, queue: 1, ttftMs: 100, tpotMs: 0, ...MODEL_DEFAULTS };
-    const up: UpstreamModel = new UpstreamModel({ models: [cfg], faults: [], cancelOnDisconnect: false }, sched, new SeededRandom(1), {
-      onResponse: (id, _status, _detail, _tokens, _retry, at) => {
-        order.push([id, at]);
-        if (order.length === 1) up.submit(1, 0, 10, 20, at); // the same reqId again, at once: it must wait behind 2
+    const up: UpstreamModel = new UpstreamModel(
+      { models: [cfg], faults: [], cancelOnDisconnect: false },
+      sched,
+      new SeededRandom(1),
+      {
+        onResponse: (id, _status, _detail, _tokens, _retry, at) => {
+          order.push([id, at]);
+          if (order.length === 1) up.submit(1, 0, 10, 20, at); // the same reqId again, at once: it must wait behind 2
+        },
       },
-    });
+    );
     up.submit(1, 0, 10, 20, 0);
     up.submit(2, 0, 10, 20, 0);
     sched.runAll();
-    expect(order).toEqual([[1, 100], [2, 200], [1, 300]]);
+    expect(order).toEqual([
+      [1, 100],
+      [2, 200],
+      [1, 300],
+    ]);
   });
 });
 
@@ -93,11 +134,16 @@ describe('UpstreamModel service time', () => {
   });
 
   it('applies the latency factor active when service starts', () => {
-    const { sched, log, submit } = setup([{ queue: 1 }], { faults: [phase({ kind: 'latency', factor: 2, toMs: 150 })] });
+    const { sched, log, submit } = setup([{ queue: 1 }], {
+      faults: [phase({ kind: 'latency', factor: 2, toMs: 150 })],
+    });
     submit(1, 0); // starts at 0, in the phase: 200 ms
     submit(2, 10); // waits; starts at 200, after the phase: 100 ms
     sched.runAll();
-    expect(log.map((a) => [a.id, a.at])).toEqual([[1, 200], [2, 300]]);
+    expect(log.map((a) => [a.id, a.at])).toEqual([
+      [1, 200],
+      [2, 300],
+    ]);
   });
 });
 
@@ -108,7 +154,14 @@ describe('UpstreamModel quotas', () => {
     submit(2, 10);
     submit(3, 20);
     sched.runUntil(100);
-    expect(log.find((a) => a.id === 3)).toEqual({ id: 3, status: 429, detail: Detail.RateLimitRequests, tokens: 0, retry: 59_980, at: 21 });
+    expect(log.find((a) => a.id === 3)).toEqual({
+      id: 3,
+      status: 429,
+      detail: Detail.RateLimitRequests,
+      tokens: 0,
+      retry: 59_980,
+      at: 21,
+    });
     submit(3, 20 + 59_980); // the request at 0 has left the window; the refused one never entered it
     submit(4, 60_000);
     sched.runAll();
@@ -136,7 +189,10 @@ describe('UpstreamModel quotas', () => {
     submit(1, 0, 600, 500);
     submit(2, 0, 500, 500);
     sched.runAll();
-    expect(log.map((a) => [a.id, a.status, a.detail, a.tokens])).toEqual([[1, 400, Detail.ContextLength, 0], [2, 200, Detail.None, 1_000]]);
+    expect(log.map((a) => [a.id, a.status, a.detail, a.tokens])).toEqual([
+      [1, 400, Detail.ContextLength, 0],
+      [2, 200, Detail.None, 1_000],
+    ]);
   });
 
   it('refuses on quota without taking capacity', () => {
@@ -144,7 +200,10 @@ describe('UpstreamModel quotas', () => {
     submit(1, 0);
     submit(2, 0);
     sched.runAll();
-    expect(log.map((a) => [a.id, a.status])).toEqual([[2, 429], [1, 200]]);
+    expect(log.map((a) => [a.id, a.status])).toEqual([
+      [2, 429],
+      [1, 200],
+    ]);
   });
 });
 
@@ -163,14 +222,21 @@ describe('UpstreamModel faults', () => {
       submit(2, 150);
       submit(3, 200);
       sched.runAll();
-      expect(log.map((a) => [a.id, a.status, a.detail, a.at])).toEqual([
-        [2, status, detail, 150 + NETWORK_MS], [1, 200, Detail.None, 150], [3, 200, Detail.None, 300],
-      ].sort((a, b) => a[3] - b[3] || 0));
+      expect(log.map((a) => [a.id, a.status, a.detail, a.at])).toEqual(
+        [
+          [2, status, detail, 150 + NETWORK_MS],
+          [1, 200, Detail.None, 150],
+          [3, 200, Detail.None, 300],
+        ].sort((a, b) => a[3] - b[3] || 0),
+      );
     });
   }
 
   it('hits a `rate` share of requests, drawing statuses from the weights', () => {
-    const { sched, log, submit } = setup([{ slots: 1e9 }], { faults: [phase({ kind: 'errors', rate: 0.3, status: { 503: 2, 429: 1 }, toMs: Infinity })], seed: 42 });
+    const { sched, log, submit } = setup([{ slots: 1e9 }], {
+      faults: [phase({ kind: 'errors', rate: 0.3, status: { 503: 2, 429: 1 }, toMs: Infinity })],
+      seed: 42,
+    });
     const n = 20_000;
     for (let id = 0; id < n; id++) submit(id, 0);
     sched.runAll();
@@ -184,7 +250,9 @@ describe('UpstreamModel faults', () => {
   });
 
   it('breaks midstream after ttft + a share of the tokens, with 200 and the tokens done', () => {
-    const { sched, log, submit } = setup([{ slots: 100, ttftMs: 100, tpotMs: 1 }], { faults: [phase({ kind: 'midstream', rate: 1 })] });
+    const { sched, log, submit } = setup([{ slots: 100, ttftMs: 100, tpotMs: 1 }], {
+      faults: [phase({ kind: 'midstream', rate: 1 })],
+    });
     for (let id = 0; id < 50; id++) submit(id, 0, 10, 200);
     submit(99, 1_000, 10, 200);
     sched.runAll();
@@ -220,7 +288,10 @@ describe('UpstreamModel faults', () => {
     submit(1, 0, 10, 20, 0);
     submit(2, 0, 10, 20, 1);
     sched.runAll();
-    expect(log.map((a) => [a.id, a.status])).toEqual([[2, 503], [1, 200]]);
+    expect(log.map((a) => [a.id, a.status])).toEqual([
+      [2, 503],
+      [1, 200],
+    ]);
   });
 });
 
@@ -250,7 +321,10 @@ describe('UpstreamModel cancel', () => {
     expect(up.stats(60).models[0]).toMatchObject({ busy: 1, queued: 0 });
     submit(4, 60); // queued behind 3
     sched.runAll();
-    expect(log.map((a) => [a.id, a.status, a.at])).toEqual([[3, 200, 160], [4, 200, 260]]);
+    expect(log.map((a) => [a.id, a.status, a.at])).toEqual([
+      [3, 200, 160],
+      [4, 200, 260],
+    ]);
     expect(up.stats(300).models[0]).toMatchObject({ wastedTokens: 0, busy: 0, queued: 0 });
   });
 
@@ -277,7 +351,10 @@ describe('UpstreamModel cancel', () => {
     const op = fc.record({ dt: fc.integer({ min: 0, max: 80 }), cancel: fc.boolean(), which: fc.nat() });
     fc.assert(
       fc.property(fc.array(op, { maxLength: 60 }), fc.boolean(), (ops, cod) => {
-        const { sched, log, up, submit } = setup([{ slots: 2, queue: 3, ttftMs: { dist: 'uniform', min: 50, max: 150 } }], { cancelOnDisconnect: cod });
+        const { sched, log, up, submit } = setup(
+          [{ slots: 2, queue: 3, ttftMs: { dist: 'uniform', min: 50, max: 150 } }],
+          { cancelOnDisconnect: cod },
+        );
         const cancelled = new Set<number>();
         let now = 0;
         ops.forEach(({ dt, cancel, which }, id) => {
@@ -293,7 +370,8 @@ describe('UpstreamModel cancel', () => {
           expect(s.queued).toBeLessThanOrEqual(3);
         });
         sched.runAll();
-        for (let id = 0; id < ops.length; id++) expect(log.filter((a) => a.id === id).length).toBe(cancelled.has(id) ? 0 : 1);
+        for (let id = 0; id < ops.length; id++)
+          expect(log.filter((a) => a.id === id).length).toBe(cancelled.has(id) ? 0 : 1);
         const s = up.stats(now).models[0];
         expect(s.busy + s.queued).toBe(0);
         if (cod) expect(s.wastedTokens).toBe(0);
@@ -311,15 +389,35 @@ describe('UpstreamModel stats and config', () => {
     submit(4, 0, 1, 2, 1); // 429
     sched.runAll();
     const [a, b] = up.stats(200).models;
-    expect(a).toEqual({ name: 'm', busy: 0, queued: 0, attempts: 2, byStatus: { 200: 1, 529: 1 }, byDetail: { None: 1, Overloaded: 1 }, tokensServed: 30, wastedTokens: 0, cancelled: 0 });
-    expect(b).toMatchObject({ name: 'm1', attempts: 2, byStatus: { 200: 1, 429: 1 }, byDetail: { None: 1, RateLimitRequests: 1 }, tokensServed: 3 });
+    expect(a).toEqual({
+      name: 'm',
+      busy: 0,
+      queued: 0,
+      attempts: 2,
+      byStatus: { 200: 1, 529: 1 },
+      byDetail: { None: 1, Overloaded: 1 },
+      tokensServed: 30,
+      wastedTokens: 0,
+      cancelled: 0,
+    });
+    expect(b).toMatchObject({
+      name: 'm1',
+      attempts: 2,
+      byStatus: { 200: 1, 429: 1 },
+      byDetail: { None: 1, RateLimitRequests: 1 },
+      tokensServed: 3,
+    });
   });
 
   it('is deterministic for a seed', () => {
     const run = (seed: number) => {
-      const { sched, log, submit } = setup([{ slots: 3, queue: 5, ttftMs: { dist: 'lognormal', median: 100, p99: 800 } }], {
-        faults: [phase({ kind: 'errors', rate: 0.2 })], seed,
-      });
+      const { sched, log, submit } = setup(
+        [{ slots: 3, queue: 5, ttftMs: { dist: 'lognormal', median: 100, p99: 800 } }],
+        {
+          faults: [phase({ kind: 'errors', rate: 0.2 })],
+          seed,
+        },
+      );
       for (let id = 0; id < 200; id++) submit(id, id * 5);
       sched.runAll();
       return JSON.stringify(log);
@@ -353,7 +451,10 @@ describe('UpstreamModel.setFaults and quotas', () => {
     up.setFaults(new FaultTimeline([phase({ kind: 'outage', status: 503 })], ['m'], new SeededRandom(1)));
     submit(2, 10);
     sched.runAll();
-    expect(log.map((a) => [a.id, a.status])).toEqual([[2, 503], [1, 200]]);
+    expect(log.map((a) => [a.id, a.status])).toEqual([
+      [2, 503],
+      [1, 200],
+    ]);
     expect(up.quotas(0).requests?.remaining(10)).toBe(99); // the outage refused request 2 before the quota: only 1 counted
     expect(up.quotas(0).tokens).toBeUndefined();
   });

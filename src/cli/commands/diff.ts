@@ -1,7 +1,12 @@
 import type { ResultFile } from '../../run/metrics/result.js';
 import { DIFF_FLOORS } from '../../gate/diff-metrics.js';
 import { commonVariants, compareResults, resultMetrics, type DiffRow } from '../../gate/diff-results.js';
-import { checkToleranceNames, describeTolerance, parseTolerances, type DiffTolerance } from '../../gate/diff-tolerance.js';
+import {
+  checkToleranceNames,
+  describeTolerance,
+  parseTolerances,
+  type DiffTolerance,
+} from '../../gate/diff-tolerance.js';
 import { GateError } from '../../gate/gate-error.js';
 import { readResultFile } from '../read-input-file.js';
 import { reportChecks, type GateFlags } from '../gate-outputs.js';
@@ -45,11 +50,15 @@ export function diffCommand(io: Io, basePath: string, newPath: string, flags: Di
   warnIfIncomparable(io, [basePath, base], [newPath, next]);
   const rows = compareResults(base, next, tolerance);
   const checks = rows.map((r) => r.check);
-  if (!flags.quiet) io.stdout(`comparing ${newPath} with ${basePath}: ${next.scenario}, seed ${next.seed} · variants ${common.join(', ')} · tolerance ${describeTolerance(tolerance)}\n`);
+  if (!flags.quiet)
+    io.stdout(
+      `comparing ${newPath} with ${basePath}: ${next.scenario}, seed ${next.seed} · variants ${common.join(', ')} · tolerance ${describeTolerance(tolerance)}\n`,
+    );
   const title = `stormlab diff ${base.scenario === next.scenario ? next.scenario : `${base.scenario} → ${next.scenario}`}`;
   const code = reportChecks(io, title, checks, flags);
   if (!flags.quiet) io.stdout(improvements(rows));
-  if (flags.json !== undefined) writeOutput(io, '--json', flags.json, diffJson(basePath, base, newPath, next, tolerance, rows));
+  if (flags.json !== undefined)
+    writeOutput(io, '--json', flags.json, diffJson(basePath, base, newPath, next, tolerance, rows));
   return code;
 }
 
@@ -69,9 +78,13 @@ function names(file: ResultFile): string {
 
 /** One line on stderr when the two runs are not of the same scenario, seed and mode: compared anyway. */
 function warnIfIncomparable(io: Io, [bp, b]: [string, ResultFile], [np, n]: [string, ResultFile]): void {
-  const diffs = (['scenario', 'seed', 'mode'] as const).filter((k) => b[k] !== n[k]).map((k) => `${k} (${String(b[k])} vs ${String(n[k])})`);
+  const diffs = (['scenario', 'seed', 'mode'] as const)
+    .filter((k) => b[k] !== n[k])
+    .map((k) => `${k} (${String(b[k])} vs ${String(n[k])})`);
   if (diffs.length === 0) return;
-  io.stderr(`stormlab: warning: ${bp} and ${np} differ in ${diffs.join(' and ')}: their figures are not comparable point for point; comparing anyway\n`);
+  io.stderr(
+    `stormlab: warning: ${bp} and ${np} differ in ${diffs.join(' and ')}: their figures are not comparable point for point; comparing anyway\n`,
+  );
 }
 
 /** `improved beyond the tolerance: engine amplification, engine roots.p99`, or nothing. */
@@ -80,7 +93,14 @@ function improvements(rows: readonly DiffRow[]): string {
   return better.length === 0 ? '' : `improved beyond the tolerance: ${better.join(', ')}\n`;
 }
 
-function diffJson(bp: string, base: ResultFile, np: string, next: ResultFile, tolerance: DiffTolerance, rows: readonly DiffRow[]): string {
+function diffJson(
+  bp: string,
+  base: ResultFile,
+  np: string,
+  next: ResultFile,
+  tolerance: DiffTolerance,
+  rows: readonly DiffRow[],
+): string {
   const about = (file: string, r: ResultFile) => ({ file, scenario: r.scenario, seed: r.seed, mode: r.mode });
   const doc = {
     schema: DIFF_SCHEMA,

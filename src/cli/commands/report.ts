@@ -32,7 +32,10 @@ function size(text: string): string {
 export function reportCommand(io: Io, path: string, flags: ReportFlags): number {
   const input = readInputFile(io, path);
   const gated = flags.expect !== undefined || flags.junit !== undefined || flags.markdown !== undefined;
-  if (gated && input.kind !== 'result') throw new UsageError(`--expect, --junit and --markdown judge a result file (run or compare --json); ${path} is a sweep`);
+  if (gated && input.kind !== 'result')
+    throw new UsageError(
+      `--expect, --junit and --markdown judge a result file (run or compare --json); ${path} is a sweep`,
+    );
   const expectations = input.kind === 'result' ? expectationsOf(input.file, flags.expect ?? []) : [];
   if (flags.html !== undefined) {
     const html = htmlReport(input);

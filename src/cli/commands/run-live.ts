@@ -37,7 +37,8 @@ export function liveSettings(flags: LiveFlags): LiveSettings {
   let connections: number | undefined;
   if (flags.connections !== undefined) {
     connections = Number(flags.connections);
-    if (!/^\s*\d+\s*$/.test(flags.connections) || connections < 1) throw new UsageError(`--connections: expected a positive integer, got ${JSON.stringify(flags.connections)}`);
+    if (!/^\s*\d+\s*$/.test(flags.connections) || connections < 1)
+      throw new UsageError(`--connections: expected a positive integer, got ${JSON.stringify(flags.connections)}`);
   }
   if (flags.target !== undefined) {
     let url: URL | undefined;
@@ -47,7 +48,9 @@ export function liveSettings(flags: LiveFlags): LiveSettings {
       url = undefined;
     }
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw new UsageError(`--target: expected an http(s) URL like http://localhost:8080, got ${JSON.stringify(flags.target)}`);
+      throw new UsageError(
+        `--target: expected an http(s) URL like http://localhost:8080, got ${JSON.stringify(flags.target)}`,
+      );
     }
   }
   return { target: flags.target, headers, connections };
@@ -80,7 +83,10 @@ class LiveSession {
     this.variants = runs.map((r) => ({
       name: r.name,
       scenario: r.scenario,
-      sim: new LiveRun(specOf(r.scenario, r.name), { connections: settings.connections ?? r.scenario.live.connections, headers: settings.headers }),
+      sim: new LiveRun(specOf(r.scenario, r.name), {
+        connections: settings.connections ?? r.scenario.live.connections,
+        headers: settings.headers,
+      }),
       wallMs: 0,
     }));
     this.done = this.runAll();
@@ -135,10 +141,17 @@ const PLAIN_STEPS = 10;
  * with a plain progress line every tenth of the run (SIGINT stops it). Either way a stopped
  * run still gives its partial result: the variants that ran, each up to where it got.
  */
-export async function executeLive(io: Io, scenario: Scenario, runs: Array<{ name: string; scenario: Scenario }>, flags: LiveFlags & { ui?: boolean; quiet?: boolean }): Promise<ResultFile> {
+export async function executeLive(
+  io: Io,
+  scenario: Scenario,
+  runs: Array<{ name: string; scenario: Scenario }>,
+  flags: LiveFlags & { ui?: boolean; quiet?: boolean },
+): Promise<ResultFile> {
   const settings = liveSettings(flags);
   if (settings.target !== undefined && scenario.upstream.faults.length > 0) {
-    io.stderr(`note: the scenario's fault phases are not injected into ${settings.target}; only the fake upstream (no --target) runs them\n`);
+    io.stderr(
+      `note: the scenario's fault phases are not injected into ${settings.target}; only the fake upstream (no --target) runs them\n`,
+    );
   }
   const session = new LiveSession(io, runs, settings);
   const playback = new Playback(scenario, session.variants, 1);
@@ -159,13 +172,21 @@ export async function executeLive(io: Io, scenario: Scenario, runs: Array<{ name
   }
   if (session.error !== undefined) throw session.error;
   if (playback.interrupted || session.variants.some((v) => v.sim.interrupted)) {
-    io.stderr(`stopped at ${formatDuration(Math.round(playback.now))} of ${formatDuration(scenario.durationMs)}: the result below is partial\n`);
+    io.stderr(
+      `stopped at ${formatDuration(Math.round(playback.now))} of ${formatDuration(scenario.durationMs)}: the result below is partial\n`,
+    );
   }
   reportRequestErrors(io, session.variants);
   return collectLive(scenario, session.variants);
 }
 
-async function plainProgress(io: Io, scenario: Scenario, session: LiveSession, playback: Playback, quiet: boolean): Promise<void> {
+async function plainProgress(
+  io: Io,
+  scenario: Scenario,
+  session: LiveSession,
+  playback: Playback,
+  quiet: boolean,
+): Promise<void> {
   const every = Math.max(1000, scenario.durationMs / PLAIN_STEPS);
   const line = (): void => {
     playback.tick(0);
@@ -186,7 +207,10 @@ function reportRequestErrors(io: Io, variants: LiveVariant[]): void {
     const errors = v.sim.transport.errorCodes;
     if (errors.size === 0) continue;
     const total = [...errors.values()].reduce((a, b) => a + b, 0);
-    const codes = [...errors].sort((a, b) => b[1] - a[1]).map(([code, n]) => `${code} ×${n}`).join(', ');
+    const codes = [...errors]
+      .sort((a, b) => b[1] - a[1])
+      .map(([code, n]) => `${code} ×${n}`)
+      .join(', ');
     io.stderr(`${v.name}: ${total} request${total === 1 ? '' : 's'} got no HTTP answer (${codes})\n`);
   }
 }
@@ -208,7 +232,11 @@ function collectLive(scenario: Scenario, variants: LiveVariant[]): ResultFile {
     timing: {
       wallMs,
       attemptsPerSec: rate(attempts, wallMs),
-      variants: ran.map((v, i) => ({ name: v.name, wallMs: v.wallMs, attemptsPerSec: rate(results[i].upstream.attempts, v.wallMs) })),
+      variants: ran.map((v, i) => ({
+        name: v.name,
+        wallMs: v.wallMs,
+        attemptsPerSec: rate(results[i].upstream.attempts, v.wallMs),
+      })),
     },
   };
 }

@@ -54,7 +54,11 @@ export function collect(scenarioName: string, seed: number, runs: SimRun[]): Res
     timing: {
       wallMs,
       attemptsPerSec: rate(attempts, wallMs),
-      variants: runs.map((r, i) => ({ name: r.name, wallMs: r.wallMs, attemptsPerSec: rate(variants[i].upstream.attempts, r.wallMs) })),
+      variants: runs.map((r, i) => ({
+        name: r.name,
+        wallMs: r.wallMs,
+        attemptsPerSec: rate(variants[i].upstream.attempts, r.wallMs),
+      })),
     },
   };
 }

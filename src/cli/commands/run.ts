@@ -38,15 +38,24 @@ const PLAIN_STEPS = 10;
  * --speed; otherwise with a plain progress line per tenth of the run. Either way the result is
  * the same, and a run stopped with q or Ctrl-C still gives its partial result.
  */
-async function execute(io: Io, scenario: Scenario, runs: Array<{ name: string; scenario: Scenario }>, flags: RunFlags): Promise<ResultFile> {
+async function execute(
+  io: Io,
+  scenario: Scenario,
+  runs: Array<{ name: string; scenario: Scenario }>,
+  flags: RunFlags,
+): Promise<ResultFile> {
   if (isLive(flags)) return executeLive(io, scenario, runs, flags);
   const speed = parseSpeed(flags.speed, scenario.durationMs);
-  if (speed === undefined) throw new UsageError(`--speed: expected a speed like 10x, 0.5x or max, got ${JSON.stringify(flags.speed)}`);
+  if (speed === undefined)
+    throw new UsageError(`--speed: expected a speed like 10x, 0.5x or max, got ${JSON.stringify(flags.speed)}`);
   const sims = startRuns(runs);
   const playback = new Playback(scenario, sims, speed, (t) => advanceAll(io, sims, t));
   if (io.terminal !== undefined && flags.ui !== false && io.env.CI !== 'true' && !flags.quiet) {
     await showDashboard(io, io.terminal, playback, (wallMs) => playback.tick(wallMs));
-    if (playback.interrupted) io.stderr(`stopped at ${formatDuration(playback.now)} of ${formatDuration(scenario.durationMs)}: the result below is partial\n`);
+    if (playback.interrupted)
+      io.stderr(
+        `stopped at ${formatDuration(playback.now)} of ${formatDuration(scenario.durationMs)}: the result below is partial\n`,
+      );
   } else {
     for (let k = 1; k <= PLAIN_STEPS && !playback.done; k++) {
       playback.advanceTo(k === PLAIN_STEPS ? Infinity : (scenario.durationMs * k) / PLAIN_STEPS);
@@ -59,12 +68,18 @@ async function execute(io: Io, scenario: Scenario, runs: Array<{ name: string; s
 /** `--mode live`, checked, with the flags that only make sense with it. */
 function isLive(flags: RunFlags): boolean {
   const mode = flags.mode ?? 'sim';
-  if (mode !== 'sim' && mode !== 'live') throw new UsageError(`--mode: expected sim or live, got ${JSON.stringify(flags.mode)}`);
+  if (mode !== 'sim' && mode !== 'live')
+    throw new UsageError(`--mode: expected sim or live, got ${JSON.stringify(flags.mode)}`);
   if (mode === 'live') {
-    if (flags.speed !== undefined) throw new UsageError('--speed: a live run goes at real time; --speed is for simulated runs');
+    if (flags.speed !== undefined)
+      throw new UsageError('--speed: a live run goes at real time; --speed is for simulated runs');
     return true;
   }
-  const liveOnly = [['--target', flags.target], ['--header', flags.header], ['--connections', flags.connections]] as const;
+  const liveOnly = [
+    ['--target', flags.target],
+    ['--header', flags.header],
+    ['--connections', flags.connections],
+  ] as const;
   const given = liveOnly.find(([, v]) => v !== undefined);
   if (given !== undefined) throw new UsageError(`${given[0]}: only with --mode live`);
   return false;
@@ -103,7 +118,9 @@ function judge(io: Io, file: ResultFile, checks: Check[], flags: RunFlags): numb
   const notRun = [...new Set(checks.filter((c) => !ran.includes(c)).map((c) => c.group))];
   if (notRun.length > 0 && !flags.quiet) {
     const n = checks.length - ran.length;
-    io.stdout(`${n} ${n === 1 ? 'expectation is' : 'expectations are'} for ${notRun.length === 1 ? 'a variant' : 'variants'} not run here (${notRun.join(', ')}): compare runs them\n`);
+    io.stdout(
+      `${n} ${n === 1 ? 'expectation is' : 'expectations are'} for ${notRun.length === 1 ? 'a variant' : 'variants'} not run here (${notRun.join(', ')}): compare runs them\n`,
+    );
   }
   return code;
 }
@@ -116,10 +133,15 @@ function gateTitle(file: ResultFile): string {
 /** `stormlab run <scenario>`: one run of the scenario as written (or of one variant). */
 export async function runCommand(io: Io, arg: string, flags: RunFlags): Promise<RunOutcome> {
   if (flags.variant !== undefined && (flags.variant.includes(',') || flags.variant.trim() === '')) {
-    throw new UsageError(`--variant: expected one variant name (compare --variants a,b runs several), got ${JSON.stringify(flags.variant)}`);
+    throw new UsageError(
+      `--variant: expected one variant name (compare --variants a,b runs several), got ${JSON.stringify(flags.variant)}`,
+    );
   }
   const scenario = scenarioFromFlags(arg, flags, io.cwd);
-  const runs = flags.variant === undefined ? [{ name: scenario.name, scenario }] : pickVariants(scenario, flags.variant, '--variant');
+  const runs =
+    flags.variant === undefined
+      ? [{ name: scenario.name, scenario }]
+      : pickVariants(scenario, flags.variant, '--variant');
   const expectations = expectationsOf(scenario, flags.expect);
   return { file: await execute(io, scenario, runs, flags), expectations };
 }

@@ -28,14 +28,20 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
   const port = parsePort(flags.port ?? SERVE_DEFAULTS.port);
   const host = flags.host ?? SERVE_DEFAULTS.host;
   if (host.trim() === '') throw new UsageError('--host: expected an address like 127.0.0.1 or 0.0.0.0, got ""');
-  const upstream: FakeUpstreamConfig = flags.scenario === undefined ? DEFAULT_UPSTREAM : scenarioFromFlags(flags.scenario, {}, io.cwd).upstream;
+  const upstream: FakeUpstreamConfig =
+    flags.scenario === undefined ? DEFAULT_UPSTREAM : scenarioFromFlags(flags.scenario, {}, io.cwd).upstream;
   let server: FakeUpstream;
   try {
     server = await createFakeUpstream({
       upstream,
       port,
       host,
-      observer: { error: (err) => io.stderr(`stormlab serve: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`) },
+      observer: {
+        error: (err) =>
+          io.stderr(
+            `stormlab serve: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+          ),
+      },
     });
   } catch (e) {
     throw listenError(e, port, host);
@@ -60,7 +66,11 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
  * `stormlab serve`: runs the fake upstream until `until` settles — by default until SIGINT or
  * SIGTERM reach the process (`io.onStop`) — then closes it and every connection.
  */
-export async function serveCommand(io: Io, flags: ServeFlags, until: Promise<unknown> = stopRequested(io)): Promise<number> {
+export async function serveCommand(
+  io: Io,
+  flags: ServeFlags,
+  until: Promise<unknown> = stopRequested(io),
+): Promise<number> {
   const server = await startServe(io, flags);
   const why = await until.catch(() => undefined);
   io.stdout(`stopping${typeof why === 'string' ? ` (${why})` : ''}\n`);
@@ -74,14 +84,15 @@ function stopRequested(io: Io): Promise<unknown> {
 
 function parsePort(raw: string): number {
   const n = Number(raw);
-  if (!/^\s*\d+\s*$/.test(raw) || n > 65535) throw new UsageError(`--port: expected a port from 0 to 65535 (0 picks a free one), got ${JSON.stringify(raw)}`);
+  if (!/^\s*\d+\s*$/.test(raw) || n > 65535)
+    throw new UsageError(`--port: expected a port from 0 to 65535 (0 picks a free one), got ${JSON.stringify(raw)}`);
   return n;
 }
 
 const LISTEN_ERRORS: Record<string, string> = {
   EADDRINUSE: 'the port is already in use',
   EACCES: 'permission denied (ports below 1024 need privileges)',
-  EADDRNOTAVAIL: 'the address is not one of this machine\'s',
+  EADDRNOTAVAIL: "the address is not one of this machine's",
   ENOTFOUND: 'the host name does not resolve',
   EAI_AGAIN: 'the host name does not resolve',
 };
@@ -102,7 +113,8 @@ function describeFaults(faults: readonly ServedFault[]): string {
       if (f.model !== undefined) parts.push(f.model);
       parts.push(`${time(f.fromMs)}–${time(f.toMs)}`);
       if (f.rate !== 1) parts.push(`rate ${f.rate}`);
-      if (f.status !== undefined) parts.push(`status ${typeof f.status === 'number' ? f.status : JSON.stringify(f.status)}`);
+      if (f.status !== undefined)
+        parts.push(`status ${typeof f.status === 'number' ? f.status : JSON.stringify(f.status)}`);
       if (f.factor !== undefined) parts.push(`×${f.factor}`);
       return parts.join(' ');
     })

@@ -39,7 +39,12 @@ function usageLines(io: Io, problems: readonly string[]): number {
  * scenario, is checked before anything runs; a cell whose values clash (each fine alone) is
  * shown as refused, and only a grid of nothing but such cells is exit 2.
  */
-export async function sweepCommand(io: Io, arg: string, flags: SweepFlags, run: RunPointsFn = runPoints): Promise<number> {
+export async function sweepCommand(
+  io: Io,
+  arg: string,
+  flags: SweepFlags,
+  run: RunPointsFn = runPoints,
+): Promise<number> {
   let spec: SweepSpec;
   try {
     spec = prepare(io, arg, flags);
@@ -53,8 +58,14 @@ export async function sweepCommand(io: Io, arg: string, flags: SweepFlags, run: 
   });
   const color = io.isTTY && io.env.NO_COLOR === undefined;
   io.stdout(flags.quiet ? `${sweepHeadline(file)}\n` : sweepText(file, { color }));
-  if (changedNothing(file)) io.stderr(`note: the parameters changed nothing (every point came out the same): does ${spec.job.variant === undefined ? 'the scenario' : `variant ${file.variant}`} use the engine?\n`);
-  for (const [flag, path, text] of [['--json', flags.json, () => sweepJson(file)], ['--csv', flags.csv, () => sweepCsv(file)]] as const) {
+  if (changedNothing(file))
+    io.stderr(
+      `note: the parameters changed nothing (every point came out the same): does ${spec.job.variant === undefined ? 'the scenario' : `variant ${file.variant}`} use the engine?\n`,
+    );
+  for (const [flag, path, text] of [
+    ['--json', flags.json, () => sweepJson(file)],
+    ['--csv', flags.csv, () => sweepCsv(file)],
+  ] as const) {
     if (path === undefined) continue;
     writeOutput(io, flag, path, text());
     if (!flags.quiet) io.stdout(`wrote ${path}\n`);
@@ -75,7 +86,9 @@ function prepare(io: Io, arg: string, flags: SweepFlags): SweepSpec {
   const used = Math.min(workers, points);
   if (!flags.quiet) {
     const which = asWritten ? 'as written: it has no engine variant' : `variant ${variant}`;
-    io.stderr(`sweeping ${points} point${points === 1 ? '' : 's'} of ${scenario.name} (${which}) on ${used} worker${used === 1 ? '' : 's'}\n`);
+    io.stderr(
+      `sweeping ${points} point${points === 1 ? '' : 's'} of ${scenario.name} (${which}) on ${used} worker${used === 1 ? '' : 's'}\n`,
+    );
   }
   return {
     job: { scenario: arg, cwd: io.cwd, set: scenarioSets(flags), variant: asWritten ? undefined : variant },
@@ -107,13 +120,18 @@ function progress(io: Io): (done: number, total: number) => void {
 
 function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
-  if (!/^\s*\d+\s*$/.test(raw) || Number(raw) < 1) throw new UsageError(`${flag}: expected a whole number of at least 1, got ${JSON.stringify(raw)}`);
+  if (!/^\s*\d+\s*$/.test(raw) || Number(raw) < 1)
+    throw new UsageError(`${flag}: expected a whole number of at least 1, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
 
 /** `--variant`, else `engine` when the scenario has it, else the scenario as written. */
-function pickVariant(scenario: Scenario, wanted: string | undefined): { name: string; scenario: Scenario; asWritten: boolean } {
-  if (wanted !== undefined && (wanted.includes(',') || wanted.trim() === '')) throw new UsageError(`--variant: expected one variant name, got ${JSON.stringify(wanted)}`);
+function pickVariant(
+  scenario: Scenario,
+  wanted: string | undefined,
+): { name: string; scenario: Scenario; asWritten: boolean } {
+  if (wanted !== undefined && (wanted.includes(',') || wanted.trim() === ''))
+    throw new UsageError(`--variant: expected one variant name, got ${JSON.stringify(wanted)}`);
   const name = wanted ?? (scenario.variants.some((v) => v.name === 'engine') ? 'engine' : undefined);
   if (name === undefined) return { name: scenario.name, scenario, asWritten: true };
   return { ...pickVariants(scenario, name, '--variant')[0], asWritten: false };
@@ -128,7 +146,6 @@ function metricOf(scenario: Scenario, name: string): Metric {
   }
 }
 
-
 /**
  * Loads the scenario once per value of each parameter, so a path it does not have or a value
  * it refuses is exit 2 now, not a failed point later. A problem every value of a parameter
@@ -139,7 +156,8 @@ function paramProblems(io: Io, arg: string, flags: SweepFlags, params: readonly 
   for (const p of params) {
     const byProblem = new Map<string, string[]>();
     for (const text of p.texts) {
-      for (const problem of valueProblems(io, arg, flags, `${p.path}=${text}`)) byProblem.set(problem, [...(byProblem.get(problem) ?? []), text]);
+      for (const problem of valueProblems(io, arg, flags, `${p.path}=${text}`))
+        byProblem.set(problem, [...(byProblem.get(problem) ?? []), text]);
     }
     for (const [problem, texts] of byProblem) {
       const which = texts.length === p.texts.length && texts.length > 1 ? p.path : `${p.path}=${texts.join(',')}`;
@@ -173,5 +191,7 @@ function dropPath(problem: string, path: string): string {
 /** `engine.breaker is a boolean, not a mapping`: the scenario turned it off; say how to turn it on. */
 function hint(problem: string): string {
   const off = /^(.+) is a boolean, not a mapping$/.exec(problem);
-  return off === null ? problem : `${problem} (the scenario turns it off; --set '${off[1]}={}' turns it on with its defaults)`;
+  return off === null
+    ? problem
+    : `${problem} (the scenario turns it off; --set '${off[1]}={}' turns it on with its defaults)`;
 }

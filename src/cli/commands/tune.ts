@@ -10,7 +10,7 @@ import { parseGoal, type GoalFlags, type TuneGoal } from '../../explore/tune-goa
 import { parseTuneParams, type TuneParam } from '../../explore/tune-params.js';
 import { knobOf } from '../../explore/tune-ranges.js';
 import { formatFigure } from '../../report/format.js';
-import { paramValue, shellWord, tuneHeadline, tuneReport, type TuneFile } from '../../report/tune-report.js';
+import { paramValue, shellWord, tuneHeadline, tuneReport } from '../../report/tune-report.js';
 import { SEARCH_DEFAULTS } from '../../explore/search-space.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import type { Scenario } from '../../scenario/scenario.js';
@@ -41,7 +41,9 @@ export async function tuneCommand(io: Io, arg: string, flags: TuneFlags): Promis
   const file = await tune({ ...spec, onRound }, (_job, points, o) => pool.run(points, o.onDone))
     .catch(badPoint)
     .finally(() => pool.close());
-  io.stdout(flags.quiet ? `${tuneHeadline(file)}\n` : tuneReport(file, { runArgs: runArgs(arg, flags, spec.job.variant) }));
+  io.stdout(
+    flags.quiet ? `${tuneHeadline(file)}\n` : tuneReport(file, { runArgs: runArgs(arg, flags, spec.job.variant) }),
+  );
   if (flags.json !== undefined) {
     writeOutput(io, '--json', flags.json, `${JSON.stringify(file, null, 2)}\n`);
     if (!flags.quiet) io.stdout(`wrote ${flags.json}\n`);
@@ -54,16 +56,30 @@ function prepare(io: Io, arg: string, flags: TuneFlags): TuneSpec {
   // The first round is the biggest batch: at most the budget, and the current values.
   const workers = positiveInt('--workers', flags.workers, defaultWorkers(budget + 1));
   const params = fromTuneError('--params', () => {
-    if (flags.params === undefined) throw new TuneError('give the parameters to tune, e.g. --params engine.throttle.k,engine.retryBudget.ratio');
+    if (flags.params === undefined)
+      throw new TuneError('give the parameters to tune, e.g. --params engine.throttle.k,engine.retryBudget.ratio');
     return parseTuneParams(flags.params.join(','));
   });
   const scenario = scenarioFromFlags(arg, flags, io.cwd);
   const { name: variant, scenario: resolved, asWritten } = pickVariant(scenario, flags.variant);
-  const goal = fromTuneError(undefined, () => parseGoal(flags, MetricCatalog.ofScenario(resolved), [...scenario.variants.map((v) => v.name), scenario.name], variant));
+  const goal = fromTuneError(undefined, () =>
+    parseGoal(
+      flags,
+      MetricCatalog.ofScenario(resolved),
+      [...scenario.variants.map((v) => v.name), scenario.name],
+      variant,
+    ),
+  );
   checkParams(io, arg, flags, params, asWritten ? undefined : variant);
   if (!flags.quiet) {
-    const which = asWritten ? 'the scenario as written (it has no engine variant)' : flags.variant === undefined ? 'variant engine (--variant to pick another)' : `variant ${variant}`;
-    io.stderr(`tuning ${params.map((p) => p.path).join(', ')} of ${scenario.name}, ${which}: up to ${budget} points + the current values, ${workers} worker${workers === 1 ? '' : 's'}\n`);
+    const which = asWritten
+      ? 'the scenario as written (it has no engine variant)'
+      : flags.variant === undefined
+        ? 'variant engine (--variant to pick another)'
+        : `variant ${variant}`;
+    io.stderr(
+      `tuning ${params.map((p) => p.path).join(', ')} of ${scenario.name}, ${which}: up to ${budget} points + the current values, ${workers} worker${workers === 1 ? '' : 's'}\n`,
+    );
     notes(io, resolved, variant, params, goal);
   }
   return spec(io, arg, flags, { scenario, resolved, variant, asWritten, params, goal, budget, workers });
@@ -110,7 +126,8 @@ function badPoint(e: unknown): never {
 function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (!/^\s*\d+\s*$/.test(raw) || n < 1) throw new UsageError(`${flag}: expected a whole number of at least 1, got ${JSON.stringify(raw)}`);
+  if (!/^\s*\d+\s*$/.test(raw) || n < 1)
+    throw new UsageError(`${flag}: expected a whole number of at least 1, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -124,8 +141,12 @@ function fromTuneError<T>(flag: string | undefined, fn: () => T): T {
 }
 
 /** `--variant`, else `engine` when the scenario has it, else the scenario as written. */
-function pickVariant(scenario: Scenario, wanted: string | undefined): { name: string; scenario: Scenario; asWritten: boolean } {
-  if (wanted !== undefined && (wanted.includes(',') || wanted.trim() === '')) throw new UsageError(`--variant: expected one variant name, got ${JSON.stringify(wanted)}`);
+function pickVariant(
+  scenario: Scenario,
+  wanted: string | undefined,
+): { name: string; scenario: Scenario; asWritten: boolean } {
+  if (wanted !== undefined && (wanted.includes(',') || wanted.trim() === ''))
+    throw new UsageError(`--variant: expected one variant name, got ${JSON.stringify(wanted)}`);
   const name = wanted ?? (scenario.variants.some((v) => v.name === 'engine') ? 'engine' : undefined);
   if (name === undefined) return { name: scenario.name, scenario, asWritten: true };
   return { ...pickVariants(scenario, name, '--variant')[0], asWritten: false };
@@ -140,14 +161,19 @@ function runArgs(arg: string, flags: TuneFlags, variant: string | undefined): st
   return words.map(shellWord).join(' ');
 }
 
-
 /**
  * Loads the scenario with every parameter at the low ends of its range, then at the high
  * ends, so a path the scenario does not have, or a range it refuses, is exit 2 now rather
  * than in the middle of the search. Engine options that clash there (openMs above maxOpenMs)
  * are no fault of either range: such points are refused in the search, which goes on.
  */
-function checkParams(io: Io, arg: string, flags: TuneFlags, params: readonly TuneParam[], variant: string | undefined): void {
+function checkParams(
+  io: Io,
+  arg: string,
+  flags: TuneFlags,
+  params: readonly TuneParam[],
+  variant: string | undefined,
+): void {
   for (const end of ['min', 'max'] as const) {
     const sets = params.map((p) => `${p.path}=${paramValue(p, p[end])}`);
     try {
@@ -166,7 +192,8 @@ function paramProblem(problem: string, source: string): string {
   const m = /^--set "([^"=]+)=([^"]*)": (.*)$/.exec(problem);
   if (m === null) return `${source}: ${problem}`;
   const off = /^(.+) is a boolean, not a mapping$/.exec(m[3]);
-  const hint = off === null ? '' : ` (${off[1]}: false turns it off; --set '${off[1]}={}' turns it on with its defaults)`;
+  const hint =
+    off === null ? '' : ` (${off[1]}: false turns it off; --set '${off[1]}={}' turns it on with its defaults)`;
   return `${m[1]} at ${m[2]}: ${m[3]}${hint}`;
 }
 
@@ -174,15 +201,25 @@ function paramProblem(problem: string, source: string): string {
 function notes(io: Io, scenario: Scenario, variant: string, params: readonly TuneParam[], goal: TuneGoal): void {
   const engineLayers = scenario.traffic.layers.filter((l) => l.retry.policy === 'engine').length;
   if (engineLayers === 0 && params.some((p) => knobOf(p.path) !== undefined)) {
-    io.stderr(`note: no layer of ${variant} retries with the engine (retry policy engine), so engine knobs change nothing\n`);
+    io.stderr(
+      `note: no layer of ${variant} retries with the engine (retry policy engine), so engine knobs change nothing\n`,
+    );
   }
   const backwards = goal.direction === 'maximize' ? !goal.objective.higherIsBetter : goal.objective.higherIsBetter;
-  if (backwards) io.stderr(`note: ${goal.direction === 'maximize' ? 'more' : 'less'} ${goal.objectiveText} is usually worse; did you mean --${goal.direction === 'maximize' ? 'minimize' : 'maximize'}?\n`);
+  if (backwards)
+    io.stderr(
+      `note: ${goal.direction === 'maximize' ? 'more' : 'less'} ${goal.objectiveText} is usually worse; did you mean --${goal.direction === 'maximize' ? 'minimize' : 'maximize'}?\n`,
+    );
 }
 
 /** `round 2: 16 new points in throttle.k 1–2.5, retryBudget.ratio 0.0316–0.178; best so far …`. */
 function roundLine(spec: TuneSpec, r: SearchRound): string {
-  const box = spec.params.map((p, i) => `${p.path} ${paramValue(p, Number(r.box[i][0].toPrecision(3)))}–${paramValue(p, Number(r.box[i][1].toPrecision(3)))}`).join(', ');
+  const box = spec.params
+    .map(
+      (p, i) =>
+        `${p.path} ${paramValue(p, Number(r.box[i][0].toPrecision(3)))}–${paramValue(p, Number(r.box[i][1].toPrecision(3)))}`,
+    )
+    .join(', ');
   const best = spec.params.map((p, i) => `${p.path}=${paramValue(p, r.best.point[i])}`).join(' ');
   const s = r.best.score;
   const obj = formatFigure(spec.goal.objective.unit, s.objective);

@@ -19,8 +19,22 @@ type Reply = Promise<unknown>;
 /** The scripts, defined on the client once (ioredis runs them by EVALSHA, loading them on NOSCRIPT). */
 interface Scripts {
   stormlabIdemBegin(hash: string, key: string, owner: string, now: string, leaseUntil: string, ttlUntil: string): Reply;
-  stormlabIdemSucceed(hash: string, owner: string, now: string, ttlUntil: string, hasReceipt: '1' | '0', receiptJson: string): Reply;
-  stormlabIdemFail(hash: string, owner: string, now: string, ttlUntil: string, error: string, retryable: '1' | '0'): Reply;
+  stormlabIdemSucceed(
+    hash: string,
+    owner: string,
+    now: string,
+    ttlUntil: string,
+    hasReceipt: '1' | '0',
+    receiptJson: string,
+  ): Reply;
+  stormlabIdemFail(
+    hash: string,
+    owner: string,
+    now: string,
+    ttlUntil: string,
+    error: string,
+    retryable: '1' | '0',
+  ): Reply;
   stormlabIdemRenew(hash: string, owner: string, now: string, ttlUntil: string, leaseUntil: string): Reply;
   stormlabIdemGet(hash: string, now: string): Reply;
 }
@@ -70,7 +84,14 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     checkArgs(key, owner);
     checkPositive('idempotencyStore.leaseMs', leaseMs);
     const reply = await this.call(`begin key ${JSON.stringify(key)}`, () =>
-      this.redis.stormlabIdemBegin(this.hashOf(key), key, owner, String(now), String(now + leaseMs), String(now + this.ttlMs))
+      this.redis.stormlabIdemBegin(
+        this.hashOf(key),
+        key,
+        owner,
+        String(now),
+        String(now + leaseMs),
+        String(now + this.ttlMs),
+      ),
     );
     const [outcome, fields] = reply as [BeginResult['outcome'], string[]];
     return { outcome, record: toRecord(fields) } as BeginResult;
@@ -84,18 +105,39 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     } catch (err) {
       // As in memory: an owner that no longer holds the key just hears `false`.
       if (!(await this.holds(key, owner, now))) return false;
-      throw new OptionError(`receipt for idempotency key ${JSON.stringify(key)} must be JSON-serialisable: ${(err as Error).message}`);
+      throw new OptionError(
+        `receipt for idempotency key ${JSON.stringify(key)} must be JSON-serialisable: ${(err as Error).message}`,
+      );
     }
     const done = await this.call(`record success for key ${JSON.stringify(key)}`, () =>
-      this.redis.stormlabIdemSucceed(this.hashOf(key), owner, String(now), String(now + this.ttlMs), json === undefined ? '0' : '1', json ?? '')
+      this.redis.stormlabIdemSucceed(
+        this.hashOf(key),
+        owner,
+        String(now),
+        String(now + this.ttlMs),
+        json === undefined ? '0' : '1',
+        json ?? '',
+      ),
     );
     return done === 1;
   }
 
-  async fail(key: string, owner: string, failure: { error: string; retryable: boolean }, now: number): Promise<boolean> {
+  async fail(
+    key: string,
+    owner: string,
+    failure: { error: string; retryable: boolean },
+    now: number,
+  ): Promise<boolean> {
     checkArgs(key, owner);
     const done = await this.call(`record failure for key ${JSON.stringify(key)}`, () =>
-      this.redis.stormlabIdemFail(this.hashOf(key), owner, String(now), String(now + this.ttlMs), String(failure.error), failure.retryable === true ? '1' : '0')
+      this.redis.stormlabIdemFail(
+        this.hashOf(key),
+        owner,
+        String(now),
+        String(now + this.ttlMs),
+        String(failure.error),
+        failure.retryable === true ? '1' : '0',
+      ),
     );
     return done === 1;
   }
@@ -104,13 +146,21 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     checkArgs(key, owner);
     checkPositive('idempotencyStore.leaseMs', leaseMs);
     const done = await this.call(`renew key ${JSON.stringify(key)}`, () =>
-      this.redis.stormlabIdemRenew(this.hashOf(key), owner, String(now), String(now + this.ttlMs), String(now + leaseMs))
+      this.redis.stormlabIdemRenew(
+        this.hashOf(key),
+        owner,
+        String(now),
+        String(now + this.ttlMs),
+        String(now + leaseMs),
+      ),
     );
     return done === 1;
   }
 
   async get(key: string, now: number): Promise<IdempotencyRecord | undefined> {
-    const fields = await this.call(`read key ${JSON.stringify(key)}`, () => this.redis.stormlabIdemGet(this.hashOf(key), String(now)));
+    const fields = await this.call(`read key ${JSON.stringify(key)}`, () =>
+      this.redis.stormlabIdemGet(this.hashOf(key), String(now)),
+    );
     return fields == null ? undefined : toRecord(fields as string[]);
   }
 

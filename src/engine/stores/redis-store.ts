@@ -86,7 +86,8 @@ export class RedisStore implements StateStore {
   private closed = false;
 
   constructor(options: RedisStoreOptions) {
-    if (options?.redis === undefined || typeof options.redis.pipeline !== 'function') throw new OptionError('redisStore.redis must be an ioredis client');
+    if (options?.redis === undefined || typeof options.redis.pipeline !== 'function')
+      throw new OptionError('redisStore.redis must be an ioredis client');
     if (typeof options.clock?.now !== 'function') throw new OptionError('redisStore.clock must be a Clock');
     this.prefix = checkNonEmptyString('redisStore.prefix', options.prefix ?? 'stormlab');
     this.id = checkNonEmptyString('redisStore.id', options.id ?? randomUUID());
@@ -96,12 +97,17 @@ export class RedisStore implements StateStore {
     this.activeMs = checkPositive('redisStore.activeMs', options.activeMs ?? 2000);
     // A sharer is forgotten after activeMs without a sync that marks it: with syncs further
     // apart than that, busy processes would drop out of each other's count between syncs.
-    if (this.activeMs < 2 * this.syncMs) throw new OptionError(`redisStore.activeMs must be at least twice redisStore.syncMs (${this.syncMs}), got ${this.activeMs}`);
+    if (this.activeMs < 2 * this.syncMs)
+      throw new OptionError(
+        `redisStore.activeMs must be at least twice redisStore.syncMs (${this.syncMs}), got ${this.activeMs}`,
+      );
     this.clock = options.clock;
     if (options.onEvent) this.subscribe(options.onEvent);
     const redis = options.redis as Redis & Partial<Scripts>;
-    if (redis.stormlabWindowSync === undefined) redis.defineCommand('stormlabWindowSync', { numberOfKeys: 1, lua: WINDOW_SYNC });
-    if (redis.stormlabBucketSync === undefined) redis.defineCommand('stormlabBucketSync', { numberOfKeys: 2, lua: BUCKET_SYNC });
+    if (redis.stormlabWindowSync === undefined)
+      redis.defineCommand('stormlabWindowSync', { numberOfKeys: 1, lua: WINDOW_SYNC });
+    if (redis.stormlabBucketSync === undefined)
+      redis.defineCommand('stormlabBucketSync', { numberOfKeys: 2, lua: BUCKET_SYNC });
     this.redis = redis as Redis & Scripts;
     if (this.syncMs > 0) {
       // A background chore: it must not keep a process alive that has nothing else to do.
@@ -127,7 +133,8 @@ export class RedisStore implements StateStore {
     const id = `${this.prefix}:w:${key}:${spec.windowMs}/${spec.buckets}/${spec.fields}`;
     const found = this.windows.get(key);
     if (found) {
-      if (found.key !== id) throw new OptionError(`store key ${JSON.stringify(key)} is already used with other settings`);
+      if (found.key !== id)
+        throw new OptionError(`store key ${JSON.stringify(key)} is already used with other settings`);
       return found.counter;
     }
     const counter = new SharedWindowCounter(spec, key);
@@ -139,7 +146,8 @@ export class RedisStore implements StateStore {
     const id = `${this.prefix}:b:${key}:${spec.capacity}/${spec.refillPerSec}`;
     const found = this.buckets.get(key);
     if (found) {
-      if (found.key !== id || found.spec.initial !== spec.initial) throw new OptionError(`store key ${JSON.stringify(key)} is already used with other settings`);
+      if (found.key !== id || found.spec.initial !== spec.initial)
+        throw new OptionError(`store key ${JSON.stringify(key)} is already used with other settings`);
       return found.bucket;
     }
     const bucket = new SharedTokenBucket(spec, key);
@@ -189,18 +197,37 @@ export class RedisStore implements StateStore {
     buckets.forEach((b, i) => {
       const s = b.spec;
       const ratePerMs = s.refillPerSec / 1000;
-      const ttl = Math.ceil(Math.min(86_400_000, Math.max(60_000, ratePerMs > 0 ? (2 * s.capacity) / ratePerMs : Infinity)));
-      p.stormlabBucketSync(b.key, `${b.key}:sharers`, now, s.capacity, ratePerMs, s.initial ?? s.capacity, bDeltas[i].spent, bDeltas[i].refunded, this.id, this.activeMs, ttl, bDeltas[i].join ? 1 : 0, Number.isFinite(bDeltas[i].since) ? bDeltas[i].since : now);
+      const ttl = Math.ceil(
+        Math.min(86_400_000, Math.max(60_000, ratePerMs > 0 ? (2 * s.capacity) / ratePerMs : Infinity)),
+      );
+      p.stormlabBucketSync(
+        b.key,
+        `${b.key}:sharers`,
+        now,
+        s.capacity,
+        ratePerMs,
+        s.initial ?? s.capacity,
+        bDeltas[i].spent,
+        bDeltas[i].refunded,
+        this.id,
+        this.activeMs,
+        ttl,
+        bDeltas[i].join ? 1 : 0,
+        Number.isFinite(bDeltas[i].since) ? bDeltas[i].since : now,
+      );
     });
     // A slow answer marks the store unavailable at once, but the sync stays on its way: if it
     // lands late it is applied, if it fails its deltas are sent again — never both.
-    const cancelSlow = this.clock.setTimer(this.timeoutMs, () => this.markDown(new Error(`Redis did not answer within ${this.timeoutMs} ms`)));
+    const cancelSlow = this.clock.setTimer(this.timeoutMs, () =>
+      this.markDown(new Error(`Redis did not answer within ${this.timeoutMs} ms`)),
+    );
     let replies: Array<[Error | null, unknown]>;
     try {
       replies = (await p.exec()) ?? [];
       const failed = replies.find(([err]) => err !== null);
       if (failed) throw failed[0];
-      if (replies.length !== windows.length + buckets.length) throw new Error(`expected ${windows.length + buckets.length} replies, got ${replies.length}`);
+      if (replies.length !== windows.length + buckets.length)
+        throw new Error(`expected ${windows.length + buckets.length} replies, got ${replies.length}`);
     } catch (err) {
       windows.forEach((w, i) => w.counter.requeue(wDeltas[i]));
       buckets.forEach((b, i) => b.bucket.requeue(bDeltas[i]));
@@ -210,7 +237,9 @@ export class RedisStore implements StateStore {
       cancelSlow();
     }
     const at = this.clock.now();
-    windows.forEach((w, i) => w.counter.applyRemote(parseWindow(replies[i][1], w.counter.spec.fields), at, at + this.syncMs));
+    windows.forEach((w, i) =>
+      w.counter.applyRemote(parseWindow(replies[i][1], w.counter.spec.fields), at, at + this.syncMs),
+    );
     buckets.forEach((b, i) => {
       const [t, o, n] = replies[windows.length + i][1] as string[];
       b.bucket.applyRemote({ tokens: Number(t), debt: Number(o), sharers: Number(n) }, at);
@@ -225,7 +254,11 @@ export class RedisStore implements StateStore {
   private markDown(err: unknown): void {
     if (this.downSince !== undefined) return;
     this.downSince = this.clock.now();
-    this.emit({ type: 'store_unavailable', at: this.downSince, error: err instanceof Error ? err.message : String(err) });
+    this.emit({
+      type: 'store_unavailable',
+      at: this.downSince,
+      error: err instanceof Error ? err.message : String(err),
+    });
   }
 
   private markUp(at: number): void {

@@ -179,13 +179,13 @@ export class SharedTokenBucket implements TokenBucketLike {
 
   private credit(n: number): void {
     if (this.owed > 0) {
-      const paid = n < this.owed ? n : this.owed;
+      const paid = Math.min(n, this.owed);
       this.owed -= paid;
       n -= paid;
     }
     const t = this.tokens + n;
     const cap = this.shareCap();
-    this.tokens = t > cap ? cap : t;
+    this.tokens = Math.min(t, cap);
   }
 
   private shareCap(): number {

@@ -12,7 +12,9 @@ export function chartBox(spec: ChartSpec, tall = false): string {
 
 /** Cells side by side, at most `columns` a row (at 1280 px, three charts a row still read). */
 export function chartGrid(cells: readonly GridCell[], columns = Math.min(cells.length, 3)): string {
-  const inner = cells.map((c) => `<div>${'chart' in c ? chartBox(c.chart, c.tall) : `<div class="empty">${escapeHtml(c.note)}</div>`}</div>`);
+  const inner = cells.map(
+    (c) => `<div>${'chart' in c ? chartBox(c.chart, c.tall) : `<div class="empty">${escapeHtml(c.note)}</div>`}</div>`,
+  );
   return `<div class="grid" style="grid-template-columns: repeat(${Math.max(1, columns)}, minmax(0, 1fr))">${inner.join('')}</div>`;
 }
 

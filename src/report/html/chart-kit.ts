@@ -37,7 +37,14 @@ export interface Frame {
 export function frame(f: Frame): EChartsOption {
   return {
     animation: false,
-    title: { text: f.title, subtext: f.subtitle, left: 8, top: 4, textStyle: { fontSize: 14, fontWeight: 600 }, subtextStyle: { fontSize: 12 } },
+    title: {
+      text: f.title,
+      subtext: f.subtitle,
+      left: 8,
+      top: 4,
+      textStyle: { fontSize: 14, fontWeight: 600 },
+      subtextStyle: { fontSize: 12 },
+    },
     legend: { top: legendTop(f.subtitle), left: 8, right: 8 },
     grid: { left: 64, right: 24, top: legendTop(f.subtitle) + 40, bottom: 48 },
     tooltip: { trigger: 'axis', confine: true },

@@ -14,7 +14,10 @@ const BAND_NAME = 'breaker open';
 function stateLines(v: RunResult, e: EngineSeries, color: string): LineSeriesOption[] {
   return [
     line(`drop · ${e.layer}`, color, timed(v.series, e.dropProbability.map(round3)), { lineStyle: { width: 1.8 } }),
-    line(`budget · ${e.layer}`, color, timed(v.series, e.budgetBalance.map(round3)), { yAxisIndex: 1, lineStyle: { width: 1.4, type: 'dashed' } }),
+    line(`budget · ${e.layer}`, color, timed(v.series, e.budgetBalance.map(round3)), {
+      yAxisIndex: 1,
+      lineStyle: { width: 1.4, type: 'dashed' },
+    }),
   ];
 }
 
@@ -23,8 +26,21 @@ function stateLines(v: RunResult, e: EngineSeries, color: string): LineSeriesOpt
  * own grid (a category axis of layers under the main chart). '-' ends a segment.
  */
 function bandSeries(v: RunResult, e: EngineSeries): LineSeriesOption {
-  const data = ranges(v.series, e.breakerOpen).flatMap(([a, b]) => [[a, e.layer], [b, e.layer], [b, '-']]);
-  return { type: 'line', name: BAND_NAME, xAxisIndex: 1, yAxisIndex: 2, color: '#dc2626', showSymbol: false, lineStyle: { width: ROW - 6, cap: 'butt' }, data };
+  const data = ranges(v.series, e.breakerOpen).flatMap(([a, b]) => [
+    [a, e.layer],
+    [b, e.layer],
+    [b, '-'],
+  ]);
+  return {
+    type: 'line',
+    name: BAND_NAME,
+    xAxisIndex: 1,
+    yAxisIndex: 2,
+    color: '#dc2626',
+    showSymbol: false,
+    lineStyle: { width: ROW - 6, cap: 'butt' },
+    data,
+  };
 }
 
 /**
@@ -53,8 +69,23 @@ export function engineChart(v: RunResult, scales: SharedScales): EChartsOption |
     ],
     yAxis: [
       { type: 'value', gridIndex: 0, name: 'drop probability', nameLocation: 'middle', nameGap: 40, min: 0, max: 1 },
-      { type: 'value', gridIndex: 0, name: 'budget balance (retries)', nameLocation: 'middle', nameGap: 40, min: 0, splitLine: { show: false } },
-      { type: 'category', gridIndex: 1, data: engines.map((e) => e.layer), inverse: true, axisTick: { show: false }, splitLine: { show: true } },
+      {
+        type: 'value',
+        gridIndex: 0,
+        name: 'budget balance (retries)',
+        nameLocation: 'middle',
+        nameGap: 40,
+        min: 0,
+        splitLine: { show: false },
+      },
+      {
+        type: 'category',
+        gridIndex: 1,
+        data: engines.map((e) => e.layer),
+        inverse: true,
+        axisTick: { show: false },
+        splitLine: { show: true },
+      },
     ],
     series: [...lines, ...engines.map((e) => bandSeries(v, e))],
   };

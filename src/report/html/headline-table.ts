@@ -34,7 +34,9 @@ const COLUMNS: Array<[string, (v: RunResult) => Cell]> = [
 export function headlineTable(variants: readonly RunResult[]): string {
   const head = `<tr><th>variant</th>${COLUMNS.map(([name]) => `<th>${name}</th>`).join('')}</tr>`;
   const rows = variants.map((v) => {
-    const cells = COLUMNS.map(([, f]) => f(v)).map((c) => `<td${c.health ? ` class="${c.health}"` : ''}>${escapeHtml(c.text)}</td>`);
+    const cells = COLUMNS.map(([, f]) => f(v)).map(
+      (c) => `<td${c.health ? ` class="${c.health}"` : ''}>${escapeHtml(c.text)}</td>`,
+    );
     return `<tr><td>${escapeHtml(v.name)}</td>${cells.join('')}</tr>`;
   });
   return `<div class="scroll"><table class="headline">${head}${rows.join('')}</table></div>`;

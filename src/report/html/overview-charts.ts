@@ -10,7 +10,13 @@ export function amplificationPerSecond(v: RunResult): Array<number | null> {
 }
 
 /** One chart, one line per variant; the first variant's timeline carries the fault shading. */
-function perVariant(file: ResultFile, title: string, subtitle: string, yName: string, values: (v: RunResult) => Array<number | null>): EChartsOption {
+function perVariant(
+  file: ResultFile,
+  title: string,
+  subtitle: string,
+  yName: string,
+  values: (v: RunResult) => Array<number | null>,
+): EChartsOption {
   const first = file.variants[0];
   const series: LineSeriesOption[] = file.variants.map((v, i) => ({
     type: 'line',
@@ -31,9 +37,21 @@ function perVariant(file: ResultFile, title: string, subtitle: string, yName: st
 }
 
 export function amplificationChart(file: ResultFile): EChartsOption {
-  return perVariant(file, 'Amplification per second', 'upstream attempts ÷ logical leaf calls started that second', 'amplification (×)', amplificationPerSecond);
+  return perVariant(
+    file,
+    'Amplification per second',
+    'upstream attempts ÷ logical leaf calls started that second',
+    'amplification (×)',
+    amplificationPerSecond,
+  );
 }
 
 export function goodputChart(file: ResultFile): EChartsOption {
-  return perVariant(file, 'Goodput per second', 'root tasks completed ok within their deadline', 'roots ok /s', (v) => v.series.ok);
+  return perVariant(
+    file,
+    'Goodput per second',
+    'root tasks completed ok within their deadline',
+    'roots ok /s',
+    (v) => v.series.ok,
+  );
 }

@@ -20,7 +20,13 @@ export interface ReportPage {
 const MAX_COLUMNS = 3;
 
 /** A row of per-variant charts (one per variant), recording their specs in `charts`. */
-function perVariantRow(vs: readonly RunResult[], key: string, charts: ChartSpec[], make: (v: RunResult) => ChartSpec['option'] | null, o: { tall?: boolean; empty?: string } = {}): string {
+function perVariantRow(
+  vs: readonly RunResult[],
+  key: string,
+  charts: ChartSpec[],
+  make: (v: RunResult) => ChartSpec['option'] | null,
+  o: { tall?: boolean; empty?: string } = {},
+): string {
   const columns = Math.min(vs.length, MAX_COLUMNS);
   const cells: GridCell[] = vs.map((v, i) => {
     const option = make(v);
@@ -34,7 +40,8 @@ function perVariantRow(vs: readonly RunResult[], key: string, charts: ChartSpec[
 
 function header(file: ResultFile): string {
   const vs = file.variants;
-  const what = vs.length > 1 ? `compare of ${vs.length} variants (${vs.map((v) => v.name).join(', ')})` : `run of ${vs[0].name}`;
+  const what =
+    vs.length > 1 ? `compare of ${vs.length} variants (${vs.map((v) => v.name).join(', ')})` : `run of ${vs[0].name}`;
   const meta = [what, `seed ${file.seed}`, file.mode, `${round3(vs[0].durationMs / 1000)} s of arrivals`].join(' · ');
   return `<header><h1>stormlab report: ${escapeHtml(file.scenario)}</h1><p class="meta">${escapeHtml(meta)}</p></header>\n<section class="card">${headlineTable(vs)}</section>`;
 }
@@ -51,20 +58,42 @@ export function resultReport(file: ResultFile): ReportPage {
     { id: 'amplification', option: fitLegend(amplificationChart(file), chartWidth(2)) },
     { id: 'goodput', option: fitLegend(goodputChart(file), chartWidth(2)) },
   ];
-  const overview = chartGrid(charts.map((chart) => ({ chart })), 2);
+  const overview = chartGrid(
+    charts.map((chart) => ({ chart })),
+    2,
+  );
   const scales = sharedScales(vs);
   const same = vs.length > 1 ? ' Same scale for every variant.' : '';
   const body = [
     header(file),
-    section('Amplification and goodput', 'One line per variant. Shaded: fault phases; dashed line: arrivals stop, the rest is the drain.', overview),
-    section('Offered load vs upstream attempts', `Per second. Without retries the upstream sees as many attempts as logical leaf calls.${same}`,
-      perVariantRow(vs, 'load', charts, (v) => loadChart(v, scales))),
-    section('Refused upstream and shed locally', `Per second: answers the upstream refused, and calls the engine refused before sending (dashed).${vs.length > 1 ? ' Each variant on its own scale.' : ''}`,
-      perVariantRow(vs, 'refused', charts, (v) => refusedChart(v, scales))),
-    section('Engine state', 'Per engine layer: the throttle\'s drop probability (left axis), the retry budget\'s balance (right axis, dashed), and below them a band per layer, red while its breaker was open.',
-      perVariantRow(vs, 'engine', charts, (v) => engineChart(v, scales), { tall: true, empty: 'no engine in this variant (no throttle, budget or breaker to show)' })),
-    section('Latency percentiles', `p50, p95 and p99 over the whole run (latency is kept in histograms, not per second).${same}`,
-      perVariantRow(vs, 'latency', charts, (v) => latencyChart(v, scales))),
+    section(
+      'Amplification and goodput',
+      'One line per variant. Shaded: fault phases; dashed line: arrivals stop, the rest is the drain.',
+      overview,
+    ),
+    section(
+      'Offered load vs upstream attempts',
+      `Per second. Without retries the upstream sees as many attempts as logical leaf calls.${same}`,
+      perVariantRow(vs, 'load', charts, (v) => loadChart(v, scales)),
+    ),
+    section(
+      'Refused upstream and shed locally',
+      `Per second: answers the upstream refused, and calls the engine refused before sending (dashed).${vs.length > 1 ? ' Each variant on its own scale.' : ''}`,
+      perVariantRow(vs, 'refused', charts, (v) => refusedChart(v, scales)),
+    ),
+    section(
+      'Engine state',
+      "Per engine layer: the throttle's drop probability (left axis), the retry budget's balance (right axis, dashed), and below them a band per layer, red while its breaker was open.",
+      perVariantRow(vs, 'engine', charts, (v) => engineChart(v, scales), {
+        tall: true,
+        empty: 'no engine in this variant (no throttle, budget or breaker to show)',
+      }),
+    ),
+    section(
+      'Latency percentiles',
+      `p50, p95 and p99 over the whole run (latency is kept in histograms, not per second).${same}`,
+      perVariantRow(vs, 'latency', charts, (v) => latencyChart(v, scales)),
+    ),
   ].join('\n');
   return { title: `stormlab report: ${file.scenario}`, body, charts };
 }

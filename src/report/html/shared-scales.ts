@@ -16,6 +16,8 @@ export function sharedScales(vs: readonly RunResult[]): SharedScales {
   return {
     end: Math.max(...vs.map((v) => seriesEnd(v.series))),
     load: maxOf(...vs.flatMap((v) => [v.series.offered, v.series.leafCalls, v.series.upstreamAttempts])),
-    latencyMs: maxOf(...vs.flatMap((v) => [v.roots, ...v.layers].map((r) => [r.latencyMs.p50, r.latencyMs.p95, r.latencyMs.p99]))),
+    latencyMs: maxOf(
+      ...vs.flatMap((v) => [v.roots, ...v.layers].map((r) => [r.latencyMs.p50, r.latencyMs.p95, r.latencyMs.p99])),
+    ),
   };
 }

@@ -18,7 +18,8 @@ export function heatmapCells(file: SweepFile): Map<string, SweepPoint> {
     const y = file.params.length > 1 ? file.params[1].values.indexOf(p.values[1]) : 0;
     const key = `${x},${y}`;
     const held = cells.get(key);
-    if (held === undefined || (p.metric !== null && (held.metric === null || better(file, p.metric, held.metric)))) cells.set(key, p);
+    if (held === undefined || (p.metric !== null && (held.metric === null || better(file, p.metric, held.metric))))
+      cells.set(key, p);
   }
   return cells;
 }
@@ -34,26 +35,61 @@ export function heatmapChart(file: SweepFile): EChartsOption {
   const [px, py] = file.params;
   const data: HeatmapSeriesOption['data'] = [...heatmapCells(file)].map(([key, p]) => {
     const [x, y] = key.split(',').map(Number);
-    return { value: [x, y, p.metric === null ? '-' : round3(p.metric)], name: pointName(file, p), label: { formatter: formatMetric(file.metric, p.metric) } };
+    return {
+      value: [x, y, p.metric === null ? '-' : round3(p.metric)],
+      name: pointName(file, p),
+      label: { formatter: formatMetric(file.metric, p.metric) },
+    };
   });
   const values = file.points.flatMap((p) => (p.metric === null ? [] : [p.metric]));
   const min = values.length ? Math.min(...values) : 0;
   const max = values.length ? Math.max(...values) : 1;
   const others = file.params.slice(2).map((p) => p.path);
-  const subtitle = others.length ? `each cell: the best over ${others.join(', ')}` : `${file.higherIsBetter ? 'higher' : 'lower'} is better`;
+  const subtitle = others.length
+    ? `each cell: the best over ${others.join(', ')}`
+    : `${file.higherIsBetter ? 'higher' : 'lower'} is better`;
   return {
     ...frame({ title: `${file.metric} by ${px.path}${py ? ` × ${py.path}` : ''}`, subtitle }),
     legend: { show: false },
     tooltip: { trigger: 'item', confine: true },
     grid: { left: 96, right: 24, top: 64, bottom: 96 },
-    xAxis: { type: 'category', data: px.values.map(String), name: px.path, nameLocation: 'middle', nameGap: 28, splitArea: { show: true } },
-    yAxis: { type: 'category', data: py ? py.values.map(String) : [''], name: py?.path ?? '', nameLocation: 'middle', nameGap: 72, splitArea: { show: true } },
+    xAxis: {
+      type: 'category',
+      data: px.values.map(String),
+      name: px.path,
+      nameLocation: 'middle',
+      nameGap: 28,
+      splitArea: { show: true },
+    },
+    yAxis: {
+      type: 'category',
+      data: py ? py.values.map(String) : [''],
+      name: py?.path ?? '',
+      nameLocation: 'middle',
+      nameGap: 72,
+      splitArea: { show: true },
+    },
     visualMap: {
-      type: 'continuous', dimension: 2, min: round3(min), max: round3(max > min ? max : min + 1), orient: 'horizontal', left: 'center', bottom: 4,
-      itemHeight: 240, text: [file.higherIsBetter ? 'higher (better)' : 'higher (worse)', 'lower'],
+      type: 'continuous',
+      dimension: 2,
+      min: round3(min),
+      max: round3(max > min ? max : min + 1),
+      orient: 'horizontal',
+      left: 'center',
+      bottom: 4,
+      itemHeight: 240,
+      text: [file.higherIsBetter ? 'higher (better)' : 'higher (worse)', 'lower'],
       inRange: { color: file.higherIsBetter ? RAMP : [...RAMP].reverse() },
     },
-    series: [{ type: 'heatmap', name: file.metric, data, label: { show: true, color: '#111827', fontSize: 12 }, itemStyle: { borderColor: '#fff', borderWidth: 1 } }],
+    series: [
+      {
+        type: 'heatmap',
+        name: file.metric,
+        data,
+        label: { show: true, color: '#111827', fontSize: 12 },
+        itemStyle: { borderColor: '#fff', borderWidth: 1 },
+      },
+    ],
   };
 }
 
@@ -64,7 +100,12 @@ export function paretoChart(file: SweepFile): EChartsOption {
     name,
     color,
     symbolSize,
-    data: file.points.filter((p) => p.pareto === pareto).map((p) => ({ value: [round3(p.figures.amplification), round3(p.figures.goodput), round3(p.figures.p99Ms / 1000)], name: pointName(file, p) })),
+    data: file.points
+      .filter((p) => p.pareto === pareto)
+      .map((p) => ({
+        value: [round3(p.figures.amplification), round3(p.figures.goodput), round3(p.figures.p99Ms / 1000)],
+        name: pointName(file, p),
+      })),
   });
   return {
     ...frame({ title: 'Goodput vs amplification', subtitle: 'tooltip: amplification, goodput, root p99 (s)' }),

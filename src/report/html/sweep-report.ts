@@ -11,7 +11,13 @@ import { sweepRows } from './sweep-rows.js';
 
 function header(file: SweepFile): string {
   const params = file.params.map((p) => `${p.path} (${p.values.length})`).join(' × ');
-  const meta = [`sweep of ${params}`, countText(file), `variant ${file.variant}`, `seed ${file.seed}`, `metric ${file.metric} (${file.higherIsBetter ? 'higher' : 'lower'} is better)`];
+  const meta = [
+    `sweep of ${params}`,
+    countText(file),
+    `variant ${file.variant}`,
+    `seed ${file.seed}`,
+    `metric ${file.metric} (${file.higherIsBetter ? 'higher' : 'lower'} is better)`,
+  ];
   return `<header><h1>stormlab sweep report: ${escapeHtml(file.scenario)}</h1><p class="meta">${escapeHtml(meta.join(' · '))}</p></header>`;
 }
 
@@ -25,7 +31,9 @@ function pointsTable(file: SweepFile): string {
   const t = sweepRows(file);
   const head = `<tr>${t.head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`;
   const rows = t.rows.map((cells, i) => {
-    const tds = cells.map((c, j) => `<td${i === t.best && j === t.metricColumn ? ' class="best"' : ''}>${escapeHtml(c)}</td>`);
+    const tds = cells.map(
+      (c, j) => `<td${i === t.best && j === t.metricColumn ? ' class="best"' : ''}>${escapeHtml(c)}</td>`,
+    );
     return `<tr${t.pareto[i] ? ' class="pareto"' : ''}>${tds.join('')}</tr>`;
   });
   return `<div class="card scroll"><table class="points">${head}${rows.join('')}</table></div>`;
@@ -41,9 +49,19 @@ export function sweepReport(file: SweepFile): ReportPage {
   const body = [
     header(file),
     bestLine(file, t.best),
-    section('Heatmap and Pareto front', 'Every point ran the same scenario and seed. Pareto front: no other point has higher goodput, lower amplification and lower p99 at once.',
-      chartGrid(charts.map((chart) => ({ chart, tall: true })), 2)),
-    section('All points', 'Highlighted rows are on the Pareto front; the best value of the metric is in bold.', pointsTable(file)),
+    section(
+      'Heatmap and Pareto front',
+      'Every point ran the same scenario and seed. Pareto front: no other point has higher goodput, lower amplification and lower p99 at once.',
+      chartGrid(
+        charts.map((chart) => ({ chart, tall: true })),
+        2,
+      ),
+    ),
+    section(
+      'All points',
+      'Highlighted rows are on the Pareto front; the best value of the metric is in bold.',
+      pointsTable(file),
+    ),
   ].join('\n');
   return { title: `stormlab sweep report: ${file.scenario}`, body, charts };
 }

@@ -41,14 +41,24 @@ const figureOf = (metric: string): number => FIGURES.findIndex(([, names]) => na
 
 function row(file: SweepFile, p: SweepPoint, own: boolean): string[] {
   const metric = own ? [formatMetric(file.metric, p.metric)] : [];
-  return [...p.values.map(String), ...metric, ...FIGURES.map(([, , format]) => format(p.figures)), p.pareto ? 'yes' : ''];
+  return [
+    ...p.values.map(String),
+    ...metric,
+    ...FIGURES.map(([, , format]) => format(p.figures)),
+    p.pareto ? 'yes' : '',
+  ];
 }
 
 export function sweepRows(file: SweepFile): SweepRows {
   const figure = figureOf(file.metric);
   const own = figure < 0;
   return {
-    head: [...file.params.map((p) => p.path), ...(own ? [file.metric] : []), ...FIGURES.map(([head]) => head), 'pareto'],
+    head: [
+      ...file.params.map((p) => p.path),
+      ...(own ? [file.metric] : []),
+      ...FIGURES.map(([head]) => head),
+      'pareto',
+    ],
     rows: file.points.map((p) => row(file, p, own)),
     pareto: file.points.map((p) => p.pareto),
     best: bestPoint(file),

@@ -5,7 +5,12 @@ import type { SharedScales } from './shared-scales.js';
 import { phaseMarks, timeAxis, timed } from './time-axis.js';
 
 /** A thin line without point symbols: a few hundred bins read as a curve. */
-export function line(name: string, color: string, data: LineSeriesOption['data'], extra: Partial<LineSeriesOption> = {}): LineSeriesOption {
+export function line(
+  name: string,
+  color: string,
+  data: LineSeriesOption['data'],
+  extra: Partial<LineSeriesOption> = {},
+): LineSeriesOption {
   return { type: 'line', name, data, color, showSymbol: false, lineStyle: { width: 1.6 }, ...extra };
 }
 
@@ -14,7 +19,13 @@ function withMarks(series: LineSeriesOption[], v: RunResult): LineSeriesOption[]
   return series.map((s, i) => (i === 0 ? { ...s, ...phaseMarks(v.series, v.durationMs) } : s));
 }
 
-function timeChart(v: RunResult, title: string, end: number, yMax: number | undefined, series: LineSeriesOption[]): EChartsOption {
+function timeChart(
+  v: RunResult,
+  title: string,
+  end: number,
+  yMax: number | undefined,
+  series: LineSeriesOption[],
+): EChartsOption {
   return {
     ...frame({ title: `${v.name} — ${title}` }),
     xAxis: timeAxis(end),
@@ -60,11 +71,28 @@ export function latencyChart(v: RunResult, scales: SharedScales): EChartsOption 
     data: rows.map((r) => round3(r.latencyMs[p] / 1000)),
   });
   return {
-    ...frame({ title: `${v.name} — latency percentiles`, subtitle: 'from the intended start; roots: whole task, layers: per logical call' }),
+    ...frame({
+      title: `${v.name} — latency percentiles`,
+      subtitle: 'from the intended start; roots: whole task, layers: per logical call',
+    }),
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, confine: true },
     // Every layer named, however narrow the chart (ECharts would drop labels it thinks overlap).
-    xAxis: { type: 'category', data: rows.map((r) => r.name), name: 'layer', nameLocation: 'middle', nameGap: 28, axisLabel: { interval: 0, hideOverlap: false } },
-    yAxis: { type: 'value', name: 'latency (s)', nameLocation: 'middle', nameGap: 48, min: 0, max: niceMax(scales.latencyMs / 1000) },
+    xAxis: {
+      type: 'category',
+      data: rows.map((r) => r.name),
+      name: 'layer',
+      nameLocation: 'middle',
+      nameGap: 28,
+      axisLabel: { interval: 0, hideOverlap: false },
+    },
+    yAxis: {
+      type: 'value',
+      name: 'latency (s)',
+      nameLocation: 'middle',
+      nameGap: 48,
+      min: 0,
+      max: niceMax(scales.latencyMs / 1000),
+    },
     series: [bar('p50'), bar('p95'), bar('p99')],
   };
 }

@@ -27,7 +27,9 @@ function promptText(promptTokens: number): string {
 }
 
 /** The reason undici is given when a request is cancelled: one error, not a stack per cancel. */
-const CANCELLED = Object.freeze(Object.assign(new Error('the caller gave up on this request'), { name: 'AbortError', code: 'STORMLAB_CANCELLED' }));
+const CANCELLED = Object.freeze(
+  Object.assign(new Error('the caller gave up on this request'), { name: 'AbortError', code: 'STORMLAB_CANCELLED' }),
+);
 
 /**
  * What `cancel` aborts a request through: the EventEmitter-shaped signal undici also takes
@@ -72,13 +74,16 @@ class CancelSignal {
  */
 export function detailOf(status: number, body: unknown): number {
   const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
-  const e: { type?: unknown; code?: unknown; message?: unknown } = typeof error === 'object' && error !== null ? error : {};
+  const e: { type?: unknown; code?: unknown; message?: unknown } =
+    typeof error === 'object' && error !== null ? error : {};
   if (status === 429) {
-    if (e.code === 'insufficient_quota' || e.type === 'insufficient_quota' || e.type === 'billing_error') return Detail.InsufficientQuota;
+    if (e.code === 'insufficient_quota' || e.type === 'insufficient_quota' || e.type === 'billing_error')
+      return Detail.InsufficientQuota;
     return e.type === 'tokens' || e.code === 'tokens' ? Detail.RateLimitTokens : Detail.RateLimitRequests;
   }
   if (status === 529 || status === 503 || e.type === 'overloaded_error') return Detail.Overloaded;
-  if (status === 400 && (e.code === 'context_length_exceeded' || /prompt is too long/.test(String(e.message)))) return Detail.ContextLength;
+  if (status === 400 && (e.code === 'context_length_exceeded' || /prompt is too long/.test(String(e.message))))
+    return Detail.ContextLength;
   return Detail.None;
 }
 
@@ -160,11 +165,25 @@ export class HttpTransport implements LeafTransport {
     private readonly now: () => number,
     options: HttpTransportOptions = {},
   ) {
-    this.o = { ...HTTP_TRANSPORT_DEFAULTS, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) };
-    if (!Number.isInteger(this.o.connections) || this.o.connections < 1) throw new RangeError(`connections must be a positive integer, got ${this.o.connections}`);
+    this.o = {
+      ...HTTP_TRANSPORT_DEFAULTS,
+      ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+    };
+    if (!Number.isInteger(this.o.connections) || this.o.connections < 1)
+      throw new RangeError(`connections must be a positive integer, got ${this.o.connections}`);
     this.headers = { 'content-type': 'application/json', ...lowerKeys(this.o.headers) };
     this.modelJson = models.map((m) => JSON.stringify(m));
-    this.stats = models.map((name) => ({ name, busy: 0, queued: 0, attempts: 0, byStatus: {}, byDetail: {}, tokensServed: 0, wastedTokens: 0, cancelled: 0 }));
+    this.stats = models.map((name) => ({
+      name,
+      busy: 0,
+      queued: 0,
+      attempts: 0,
+      byStatus: {},
+      byDetail: {},
+      tokensServed: 0,
+      wastedTokens: 0,
+      cancelled: 0,
+    }));
   }
 
   /**
@@ -175,7 +194,12 @@ export class HttpTransport implements LeafTransport {
     const url = new URL(target);
     const prefix = url.pathname.replace(/\/+$/, '');
     this.path = `${prefix}${prefix.endsWith('/v1') ? '' : '/v1'}/chat/completions`;
-    this.pool = new Pool(url.origin, { connections: this.o.connections, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+    this.pool = new Pool(url.origin, {
+      connections: this.o.connections,
+      pipelining: 1,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
   }
 
   modelIndex(name: string): number {
@@ -261,15 +285,26 @@ export class HttpTransport implements LeafTransport {
     this.stats[this.modelOf[reqId]].busy--;
   }
 
-  private async read(reqId: number, ctl: CancelSignal, res: Dispatcher.ResponseData, promptTokens: number): Promise<void> {
+  private async read(
+    reqId: number,
+    ctl: CancelSignal,
+    res: Dispatcher.ResponseData,
+    promptTokens: number,
+  ): Promise<void> {
     const status = res.statusCode;
     let text: string;
     try {
       text = await res.body.text();
-    } catch (err) {
+    } catch {
       // Aborted (nothing to say) or the body broke off after the status: a 200 cut short.
       if (this.controllers[reqId] !== ctl) return;
-      return this.deliver(reqId, status, status === 200 ? Detail.MidStream : Detail.Reset, status === 200 ? promptTokens : 0, -1);
+      return this.deliver(
+        reqId,
+        status,
+        status === 200 ? Detail.MidStream : Detail.Reset,
+        status === 200 ? promptTokens : 0,
+        -1,
+      );
     }
     if (this.controllers[reqId] !== ctl) return;
     if (status === 200) return this.deliver(reqId, 200, Detail.None, totalTokens(text), -1);

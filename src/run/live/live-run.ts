@@ -67,7 +67,10 @@ export class LiveRun implements EventHandler {
   private settle!: (err?: unknown) => void;
   private readonly wastedSeen: number[] = [];
 
-  constructor(readonly spec: RunSpec, options: LiveRunOptions = {}) {
+  constructor(
+    readonly spec: RunSpec,
+    options: LiveRunOptions = {},
+  ) {
     const random = new SeededRandom(spec.seed);
     this.endAt = spec.durationMs + spec.drainMs;
     this.scheduler = new RealScheduler((err) => this.fail(err));
@@ -83,8 +86,20 @@ export class LiveRun implements EventHandler {
     this.transport = new HttpTransport(models, listener, () => this.scheduler.now(), options);
     this.transport.onError = (err) => this.fail(err);
     // The simulator's seed splits: the same roots, fan-outs and token counts in both modes.
-    this.traffic = new TrafficInterpreter(spec.traffic, this.scheduler, this.transport, this.metrics, random.split('traffic'));
-    this.arrivals = new Arrivals(spec.traffic.arrival, spec.durationMs, this.scheduler, (intended, now) => this.traffic.startRoot(intended, now), random);
+    this.traffic = new TrafficInterpreter(
+      spec.traffic,
+      this.scheduler,
+      this.transport,
+      this.metrics,
+      random.split('traffic'),
+    );
+    this.arrivals = new Arrivals(
+      spec.traffic.arrival,
+      spec.durationMs,
+      this.scheduler,
+      (intended, now) => this.traffic.startRoot(intended, now),
+      random,
+    );
     this.traffic.onRootDone = (now) => this.arrivals.userDone(now);
     this.handlerId = this.scheduler.register(this);
     this.scheduler.afterFire = () => this.checkDone();
@@ -142,7 +157,9 @@ export class LiveRun implements EventHandler {
     const now = this.now;
     this.flushWasted(now);
     // A run stopped early is measured over the time it ran, as a simulation stopped early is.
-    const durationMs = this.stopped ? Math.min(this.spec.durationMs, Math.max(1, Math.round(now))) : this.spec.durationMs;
+    const durationMs = this.stopped
+      ? Math.min(this.spec.durationMs, Math.max(1, Math.round(now)))
+      : this.spec.durationMs;
     return { ...this.metrics.result({ name: this.spec.name, durationMs }), live: this.transport.figures() };
   }
 
@@ -182,7 +199,8 @@ export class LiveRun implements EventHandler {
   /** Over once the arrivals are past and no call is left (or the drain ran out, see `handle`). */
   private checkDone(): void {
     if (this.state !== 'running') return;
-    if (this.arrivals.pending === 0 && this.traffic.calls.live === 0 && this.scheduler.now() >= this.spec.durationMs) this.finish();
+    if (this.arrivals.pending === 0 && this.traffic.calls.live === 0 && this.scheduler.now() >= this.spec.durationMs)
+      this.finish();
   }
 
   private finish(): void {

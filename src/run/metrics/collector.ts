@@ -45,7 +45,8 @@ export class MetricsCollector {
   private failed = 0;
 
   constructor(opts: MetricsCollectorOptions) {
-    if (!Array.isArray(opts.layers) || opts.layers.length === 0) throw new OptionError('metrics.layers must name at least one layer, got none');
+    if (!Array.isArray(opts.layers) || opts.layers.length === 0)
+      throw new OptionError('metrics.layers must name at least one layer, got none');
     if (!Array.isArray(opts.models)) throw new OptionError('metrics.models must be an array of model names');
     this.durationMs = checkPositive('metrics.durationMs', opts.durationMs);
     this.layers = [...opts.layers];
@@ -94,7 +95,7 @@ export class MetricsCollector {
   }
 
   /** An attempt made at `layer`; a retry is an attempt after the first. */
-  attempt(layer: number, t: number, isRetry: boolean): void {
+  attempt(layer: number, _t: number, isRetry: boolean): void {
     this.layerStats.attempt(layer, isRetry);
   }
 
@@ -125,7 +126,7 @@ export class MetricsCollector {
   }
 
   /** Tokens the upstream spent on an attempt whose caller had given up or failed. */
-  wasted(tokens: number, t: number, model = -1, layer = -1): void {
+  wasted(tokens: number, _t: number, model = -1, layer = -1): void {
     this.upstream.wasted(model, tokens);
     if (layer >= 0) this.layerStats.wasted(layer, tokens);
   }

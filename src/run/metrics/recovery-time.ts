@@ -12,7 +12,12 @@ export const RECOVERED_SHARE = 0.9;
  * (it never dropped, or dropped only during the fault), and null when it does not come back
  * before `bins` (the run's end) or there is no bin before the first fault to average.
  */
-export function recoveryTime(goodput: ArrayLike<number>, faultActive: ArrayLike<number>, bins: number, binMs: number): number | null {
+export function recoveryTime(
+  goodput: ArrayLike<number>,
+  faultActive: ArrayLike<number>,
+  bins: number,
+  binMs: number,
+): number | null {
   let first = -1;
   let last = -1;
   for (let b = 0; b < Math.min(bins, faultActive.length); b++) {

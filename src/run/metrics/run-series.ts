@@ -3,7 +3,17 @@ import { round6 } from './round.js';
 import { BIN_MS, TimeSeries } from './time-series.js';
 import { STATUS_RESET, STATUS_TIMEOUT } from './upstream-counters.js';
 
-const FIELDS = ['offered', 'ok', 'shed', 'upstreamAttempts', 'leafCalls', 'status429', 'status5xx', 'timeouts', 'faultActive'] as const;
+const FIELDS = [
+  'offered',
+  'ok',
+  'shed',
+  'upstreamAttempts',
+  'leafCalls',
+  'status429',
+  'status5xx',
+  'timeouts',
+  'faultActive',
+] as const;
 type Field = (typeof FIELDS)[number];
 const [OFFERED, OK, SHED, UPSTREAM, LEAF, S429, S5XX, TIMEOUTS, FAULT] = FIELDS.map((_, i) => i);
 /** Engine gauges per layer, flat: layer * GAUGES + gauge. */
@@ -39,7 +49,10 @@ export class RunSeries {
   constructor(layers: readonly string[], expectedMs: number) {
     this.layers = layers;
     this.counters = new TimeSeries(FIELDS, expectedMs);
-    this.gauges = new TimeSeries(layers.flatMap((_, i) => [`${i}.drop`, `${i}.balance`, `${i}.breaker`, `${i}.replicasOpen`]), expectedMs);
+    this.gauges = new TimeSeries(
+      layers.flatMap((_, i) => [`${i}.drop`, `${i}.balance`, `${i}.breaker`, `${i}.replicasOpen`]),
+      expectedMs,
+    );
     this.sampled = new Uint8Array(layers.length);
     this.replicas = new Int32Array(layers.length);
   }
@@ -108,7 +121,12 @@ export class RunSeries {
     const engine = this.layers.flatMap((layer, i): EngineSeries[] => {
       if (!this.sampled[i]) return [];
       const g = i * GAUGES;
-      const e: EngineSeries = { layer, dropProbability: gauge(g + DROP), budgetBalance: gauge(g + BALANCE), breakerOpen: gauge(g + BREAKER) };
+      const e: EngineSeries = {
+        layer,
+        dropProbability: gauge(g + DROP),
+        budgetBalance: gauge(g + BALANCE),
+        breakerOpen: gauge(g + BREAKER),
+      };
       // Only for replicated layers, so a result without replicas is what it always was.
       return [this.replicas[i] > 0 ? { ...e, replicas: this.replicas[i], replicasOpen: gauge(g + REPLICAS_OPEN) } : e];
     });

@@ -94,7 +94,7 @@ export class EventHeap implements Scheduler {
     this.handlers[slot] = handler;
     this.kinds[slot] = kind;
     this.ids[slot] = id;
-    const time = at > this.t ? at : this.t;
+    const time = Math.max(at, this.t);
     const seq = this.seq++;
     this.queued++;
     // A small heap is cheaper than a lane (a few levels, no scan): lanes only take the overflow.
@@ -175,7 +175,11 @@ export class EventHeap implements Scheduler {
   private recent(delay: number): boolean {
     const a = this.miss0;
     const b = this.miss1;
-    if ((a - delay <= LANE_TOLERANCE && delay - a <= LANE_TOLERANCE) || (b - delay <= LANE_TOLERANCE && delay - b <= LANE_TOLERANCE)) return true;
+    if (
+      (a - delay <= LANE_TOLERANCE && delay - a <= LANE_TOLERANCE) ||
+      (b - delay <= LANE_TOLERANCE && delay - b <= LANE_TOLERANCE)
+    )
+      return true;
     this.miss1 = a;
     this.miss0 = delay;
     return false;
@@ -247,7 +251,7 @@ export class EventHeap implements Scheduler {
     for (;;) {
       const first = 4 * i + 1;
       if (first >= last) break;
-      const end = first + 4 < last ? first + 4 : last;
+      const end = Math.min(first + 4, last);
       let c = first;
       let ct = times[first];
       let cs = seqs[first];

@@ -51,11 +51,24 @@ export class Simulation implements EventHandler {
     // The upstream answers the interpreter, built after it (it is the interpreter's transport).
     // Arguments spelled out: a rest/spread forwarder would build an array per response.
     const listener: UpstreamListener = {
-      onResponse: (reqId, status, detail, tokens, retryAfterMs, now) => this.traffic.onResponse(reqId, status, detail, tokens, retryAfterMs, now),
+      onResponse: (reqId, status, detail, tokens, retryAfterMs, now) =>
+        this.traffic.onResponse(reqId, status, detail, tokens, retryAfterMs, now),
     };
     this.upstream = new UpstreamModel(spec.upstream, this.heap, random.split('upstream'), listener);
-    this.traffic = new TrafficInterpreter(spec.traffic, this.heap, this.upstream, this.metrics, random.split('traffic'));
-    this.arrivals = new Arrivals(spec.traffic.arrival, spec.durationMs, this.heap, (intended, now) => this.traffic.startRoot(intended, now), random);
+    this.traffic = new TrafficInterpreter(
+      spec.traffic,
+      this.heap,
+      this.upstream,
+      this.metrics,
+      random.split('traffic'),
+    );
+    this.arrivals = new Arrivals(
+      spec.traffic.arrival,
+      spec.durationMs,
+      this.heap,
+      (intended, now) => this.traffic.startRoot(intended, now),
+      random,
+    );
     this.traffic.onRootDone = (now) => this.arrivals.userDone(now);
     this.sampler = this.heap.register(this);
     this.arrivals.begin();

@@ -23,12 +23,29 @@ export function idempotencyStoreContract({ make, modelRuns = 500 }: IdempotencyS
     const begun = await store.begin(K, 'w1', 1000, 10);
     expect(begun).toStrictEqual({
       outcome: 'acquired',
-      record: { key: K, status: 'in_progress', owner: 'w1', attempts: 1, createdAt: 10, updatedAt: 10, leaseUntil: 1010, expiresAt: 86_400_010 },
+      record: {
+        key: K,
+        status: 'in_progress',
+        owner: 'w1',
+        attempts: 1,
+        createdAt: 10,
+        updatedAt: 10,
+        leaseUntil: 1010,
+        expiresAt: 86_400_010,
+      },
     });
     expect(await store.succeed(K, 'w1', { messageId: 'm-1' }, 50)).toBe(true);
     const again = await store.begin(K, 'w2', 1000, 60);
     expect(again.outcome).toBe('succeeded');
-    expect(again.record).toMatchObject({ status: 'succeeded', owner: 'w1', attempts: 1, createdAt: 10, updatedAt: 50, leaseUntil: 0, receipt: { messageId: 'm-1' } });
+    expect(again.record).toMatchObject({
+      status: 'succeeded',
+      owner: 'w1',
+      attempts: 1,
+      createdAt: 10,
+      updatedAt: 50,
+      leaseUntil: 0,
+      receipt: { messageId: 'm-1' },
+    });
   });
 
   it('refuses a second owner while the lease is live, and lets it retake the key once the lease runs out', async () => {
@@ -85,7 +102,12 @@ export function idempotencyStoreContract({ make, modelRuns = 500 }: IdempotencyS
     const store = make();
     await store.begin(K, 'w1', 100, 0);
     expect(await store.fail(K, 'w1', { error: '503 from upstream', retryable: true }, 10)).toBe(true);
-    expect(await store.get(K, 10)).toMatchObject({ status: 'failed', error: '503 from upstream', retryable: true, leaseUntil: 0 });
+    expect(await store.get(K, 10)).toMatchObject({
+      status: 'failed',
+      error: '503 from upstream',
+      retryable: true,
+      leaseUntil: 0,
+    });
     const retry = await store.begin(K, 'w2', 100, 20);
     expect(retry.outcome).toBe('acquired');
     expect(retry.record).toMatchObject({ owner: 'w2', attempts: 2, status: 'in_progress' });
@@ -106,7 +128,16 @@ export function idempotencyStoreContract({ make, modelRuns = 500 }: IdempotencyS
     expect(await store.succeed(K, 'w1', 'again', 1050)).toBe(false);
     const anew = await store.begin(K, 'w2', 100, 1050);
     expect(anew.outcome).toBe('acquired');
-    expect(anew.record).toStrictEqual({ key: K, status: 'in_progress', owner: 'w2', attempts: 1, createdAt: 1050, updatedAt: 1050, leaseUntil: 1150, expiresAt: 2050 });
+    expect(anew.record).toStrictEqual({
+      key: K,
+      status: 'in_progress',
+      owner: 'w2',
+      attempts: 1,
+      createdAt: 1050,
+      updatedAt: 1050,
+      leaseUntil: 1150,
+      expiresAt: 2050,
+    });
   });
 
   it('never forgets a record while its lease is live, even with a short ttl', async () => {
@@ -146,7 +177,9 @@ export function idempotencyStoreContract({ make, modelRuns = 500 }: IdempotencyS
     await store.succeed(K, 'w1', { at: new Date(0), skip: undefined }, 1);
     expect((await store.get(K, 2))?.receipt).toStrictEqual({ at: '1970-01-01T00:00:00.000Z' });
     await store.begin('other', 'w1', 100, 0);
-    await expect(store.succeed('other', 'w1', { n: 1n }, 1)).rejects.toThrow(/receipt for idempotency key "other" must be JSON-serialisable/);
+    await expect(store.succeed('other', 'w1', { n: 1n }, 1)).rejects.toThrow(
+      /receipt for idempotency key "other" must be JSON-serialisable/,
+    );
     await expect(store.succeed('other', 'w1', { n: 1n }, 1)).rejects.toThrow(OptionError);
     expect((await store.get('other', 2))?.status).toBe('in_progress');
     expect(await store.succeed('other', 'w2', { n: 1n }, 1)).toBe(false);
@@ -215,12 +248,16 @@ export function idempotencyStoreContract({ make, modelRuns = 500 }: IdempotencyS
             const live = [...beliefs[i]].filter(([, until]) => until > now);
             expect(live.length).toBeLessThanOrEqual(1);
             if (live.length === 1) {
-              expect(await store.get(KEYS[i], now)).toMatchObject({ status: 'in_progress', owner: live[0][0], leaseUntil: live[0][1] });
+              expect(await store.get(KEYS[i], now)).toMatchObject({
+                status: 'in_progress',
+                owner: live[0][0],
+                leaseUntil: live[0][1],
+              });
             }
           }
         }
       }),
-      { numRuns: modelRuns }
+      { numRuns: modelRuns },
     );
   });
 }
@@ -243,5 +280,5 @@ export const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ t: fc.constant('succeed' as const), k: key, o: owner }),
   fc.record({ t: fc.constant('fail' as const), k: key, o: owner, retryable: fc.boolean() }),
   fc.record({ t: fc.constant('renew' as const), k: key, o: owner, lease }),
-  fc.record({ t: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 60 }) })
+  fc.record({ t: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 60 }) }),
 );

@@ -40,37 +40,48 @@ await describeWithRedis('RedisIdempotencyStore', () => {
     await Promise.all([a.quit(), b.quit()]);
   });
 
-  idempotencyStoreContract({ make: (options) => new RedisIdempotencyStore({ redis: a, ...options, prefix: prefix('contract') }), modelRuns: 300 });
+  idempotencyStoreContract({
+    make: (options) => new RedisIdempotencyStore({ redis: a, ...options, prefix: prefix('contract') }),
+    modelRuns: 300,
+  });
 
   it('answers exactly as the memory store does, step by step (differential, fractional times)', async () => {
     const step = fc.tuple(op, fc.constantFrom(0, 0.1, 0.25, 1 / 3));
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 20, maxLength: 60 }), fc.integer({ min: 1, max: 200 }), fc.constantFrom(0, 1_764_540_000_000.5), async (steps, ttlMs, start) => {
-        const memory = new MemoryIdempotencyStore({ ttlMs });
-        // Half the steps go through the second client: both processes must see one store.
-        const redis = [new RedisIdempotencyStore({ redis: a, ttlMs, prefix: prefix('diff') }), undefined as unknown as IdempotencyStore];
-        redis[1] = new RedisIdempotencyStore({ redis: b, ttlMs, prefix: (redis[0] as RedisIdempotencyStore).prefix });
-        let now = start;
-        let i = 0;
-        for (const [o, frac] of steps) {
-          if (o.t === 'advance') {
-            now += o.ms + frac;
-            continue;
+      fc.asyncProperty(
+        fc.array(step, { minLength: 20, maxLength: 60 }),
+        fc.integer({ min: 1, max: 200 }),
+        fc.constantFrom(0, 1_764_540_000_000.5),
+        async (steps, ttlMs, start) => {
+          const memory = new MemoryIdempotencyStore({ ttlMs });
+          // Half the steps go through the second client: both processes must see one store.
+          const redis = [
+            new RedisIdempotencyStore({ redis: a, ttlMs, prefix: prefix('diff') }),
+            undefined as unknown as IdempotencyStore,
+          ];
+          redis[1] = new RedisIdempotencyStore({ redis: b, ttlMs, prefix: (redis[0] as RedisIdempotencyStore).prefix });
+          let now = start;
+          let i = 0;
+          for (const [o, frac] of steps) {
+            if (o.t === 'advance') {
+              now += o.ms + frac;
+              continue;
+            }
+            const k = KEYS[o.k];
+            const who = OWNERS[o.o];
+            const run = async (s: IdempotencyStore): Promise<unknown> => {
+              if (o.t === 'begin') return s.begin(k, who, o.lease + frac, now);
+              if (o.t === 'succeed') return s.succeed(k, who, { by: who, at: now, list: [frac] }, now);
+              if (o.t === 'fail') return s.fail(k, who, { error: `e@${now}`, retryable: o.retryable }, now);
+              return s.renew(k, who, o.lease + frac, now);
+            };
+            const r = redis[i++ % 2];
+            expect(await run(r)).toStrictEqual(await run(memory));
+            for (const key of KEYS) expect(await r.get(key, now)).toStrictEqual(await memory.get(key, now));
           }
-          const k = KEYS[o.k];
-          const who = OWNERS[o.o];
-          const run = async (s: IdempotencyStore): Promise<unknown> => {
-            if (o.t === 'begin') return s.begin(k, who, o.lease + frac, now);
-            if (o.t === 'succeed') return s.succeed(k, who, { by: who, at: now, list: [frac] }, now);
-            if (o.t === 'fail') return s.fail(k, who, { error: `e@${now}`, retryable: o.retryable }, now);
-            return s.renew(k, who, o.lease + frac, now);
-          };
-          const r = redis[i++ % 2];
-          expect(await run(r)).toStrictEqual(await run(memory));
-          for (const key of KEYS) expect(await r.get(key, now)).toStrictEqual(await memory.get(key, now));
-        }
-      }),
-      { numRuns: 150 }
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 
@@ -114,7 +125,19 @@ await describeWithRedis('RedisIdempotencyStore', () => {
     expect(await store.get('k', 11)).toBeUndefined();
     expect(await a.exists(`${p}:idem:k`)).toBe(1);
     const anew = await store.begin('k', 'w2', 5, 11);
-    expect(anew).toStrictEqual({ outcome: 'acquired', record: { key: 'k', status: 'in_progress', owner: 'w2', attempts: 1, createdAt: 11, updatedAt: 11, leaseUntil: 16, expiresAt: 21 } });
+    expect(anew).toStrictEqual({
+      outcome: 'acquired',
+      record: {
+        key: 'k',
+        status: 'in_progress',
+        owner: 'w2',
+        attempts: 1,
+        createdAt: 11,
+        updatedAt: 11,
+        leaseUntil: 16,
+        expiresAt: 21,
+      },
+    });
     expect(await a.hexists(`${p}:idem:k`, 'error')).toBe(0);
   });
 
@@ -124,16 +147,25 @@ await describeWithRedis('RedisIdempotencyStore', () => {
     const two = new RedisIdempotencyStore({ redis: b, prefix: p });
     const elsewhere = new RedisIdempotencyStore({ redis: b, prefix: prefix('elsewhere') });
     await one.begin('k', 'w1', 1000, 0);
-    expect(await two.begin('k', 'w2', 1000, 10)).toMatchObject({ outcome: 'in_progress', record: { owner: 'w1', leaseUntil: 1000 } });
+    expect(await two.begin('k', 'w2', 1000, 10)).toMatchObject({
+      outcome: 'in_progress',
+      record: { owner: 'w1', leaseUntil: 1000 },
+    });
     expect((await elsewhere.begin('k', 'w3', 1000, 10)).outcome).toBe('acquired');
     expect(await two.succeed('k', 'w2', 'not mine', 20)).toBe(false);
     expect(await one.succeed('k', 'w1', { id: 7 }, 20)).toBe(true);
-    expect(await two.begin('k', 'w2', 1000, 30)).toMatchObject({ outcome: 'succeeded', record: { owner: 'w1', receipt: { id: 7 } } });
+    expect(await two.begin('k', 'w2', 1000, 30)).toMatchObject({
+      outcome: 'succeeded',
+      record: { owner: 'w1', receipt: { id: 7 } },
+    });
   });
 
   it('lets exactly one of 20 concurrent begins from two processes acquire a key', async () => {
     const p = prefix('race');
-    const stores = [new RedisIdempotencyStore({ redis: a, prefix: p }), new RedisIdempotencyStore({ redis: b, prefix: p })];
+    const stores = [
+      new RedisIdempotencyStore({ redis: a, prefix: p }),
+      new RedisIdempotencyStore({ redis: b, prefix: p }),
+    ];
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => stores[i % 2].begin('k', `w${i}`, 1000, 0)));
     const acquired = results.filter((r) => r.outcome === 'acquired');
     expect(acquired).toHaveLength(1);
@@ -165,13 +197,19 @@ await describeWithRedis('RedisIdempotencyStore', () => {
     const gate = new Promise<string>((resolve) => (release = resolve));
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
-    const first = withIdempotency({ store: one, key: 'k', clock, random: new SeededRandom(1), leaseMs: 30_000, renewEveryMs: 0 }, () => {
-      started();
-      return gate;
-    });
+    const first = withIdempotency(
+      { store: one, key: 'k', clock, random: new SeededRandom(1), leaseMs: 30_000, renewEveryMs: 0 },
+      () => {
+        started();
+        return gate;
+      },
+    );
     await running;
     clock.advance(1000);
-    const err = await withIdempotency({ store: two, key: 'k', clock, random: new SeededRandom(2) }, async () => 'dup').catch((e: unknown) => e);
+    const err = await withIdempotency(
+      { store: two, key: 'k', clock, random: new SeededRandom(2) },
+      async () => 'dup',
+    ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IdempotencyInProgressError);
     expect(err).toMatchObject({ retryAfterMs: 29_000 });
     release('sent');
@@ -179,9 +217,13 @@ await describeWithRedis('RedisIdempotencyStore', () => {
   });
 
   it('validates its client and prefix', () => {
-    expect(() => new RedisIdempotencyStore({ redis: undefined as never })).toThrow('idempotencyStore.redis must be an ioredis client');
+    expect(() => new RedisIdempotencyStore({ redis: undefined as never })).toThrow(
+      'idempotencyStore.redis must be an ioredis client',
+    );
     expect(() => new RedisIdempotencyStore({ redis: a, prefix: '' })).toThrow(OptionError);
-    expect(() => new RedisIdempotencyStore({ redis: a, prefix: '' })).toThrow('idempotencyStore.prefix must be a non-empty string, got ""');
+    expect(() => new RedisIdempotencyStore({ redis: a, prefix: '' })).toThrow(
+      'idempotencyStore.prefix must be a non-empty string, got ""',
+    );
     expect(new RedisIdempotencyStore({ redis: a })).toMatchObject({ prefix: 'stormlab', ttlMs: 86_400_000 });
   });
 });
@@ -196,7 +238,14 @@ describe('RedisIdempotencyStore without Redis', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as { port: number }).port;
     await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
-    dead = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
+    dead = new Redis({
+      host: '127.0.0.1',
+      port,
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
     dead.on('error', () => {});
   });
 
@@ -216,11 +265,14 @@ describe('RedisIdempotencyStore without Redis', () => {
     for (const [operation, call] of calls) {
       const err = await call().then(
         (value) => ({ resolved: value }),
-        (e: unknown) => e
+        (e: unknown) => e,
       );
       expect(err).toBeInstanceOf(StoreUnavailableError);
       expect(err).toBeInstanceOf(StormlabError);
-      expect(err).toMatchObject({ code: 'ERR_STORMLAB_STORE_UNAVAILABLE', store: 'RedisIdempotencyStore (prefix "down")' });
+      expect(err).toMatchObject({
+        code: 'ERR_STORMLAB_STORE_UNAVAILABLE',
+        store: 'RedisIdempotencyStore (prefix "down")',
+      });
       const { message, cause } = err as Error;
       expect(message).toMatch(new RegExp(`^RedisIdempotencyStore \\(prefix "down"\\) could not ${operation}: .+`));
       expect(cause).toBeInstanceOf(Error);
@@ -237,7 +289,10 @@ describe('RedisIdempotencyStore without Redis', () => {
   it('makes withIdempotency fail without running the side effect', async () => {
     const store = new RedisIdempotencyStore({ redis: dead, prefix: 'down' });
     let calls = 0;
-    const run = withIdempotency({ store, key: 'k', clock: new ManualClock(0), random: new SeededRandom(1) }, async () => ++calls);
+    const run = withIdempotency(
+      { store, key: 'k', clock: new ManualClock(0), random: new SeededRandom(1) },
+      async () => ++calls,
+    );
     await expect(run).rejects.toThrow(StoreUnavailableError);
     expect(calls).toBe(0);
   });

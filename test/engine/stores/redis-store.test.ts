@@ -18,7 +18,12 @@ const opened: Redis[] = [];
 const prefixes: string[] = [];
 
 /** A "process": its own client and store on a shared prefix, syncing only when told. */
-function processOn(prefix: string, clock: ManualClock, extra: Partial<ConstructorParameters<typeof RedisStore>[0]> = {}, redis = testRedis()): RedisStore {
+function processOn(
+  prefix: string,
+  clock: ManualClock,
+  extra: Partial<ConstructorParameters<typeof RedisStore>[0]> = {},
+  redis = testRedis(),
+): RedisStore {
   opened.push(redis);
   return new RedisStore({ redis, clock, prefix, syncMs: 0, ...extra });
 }
@@ -69,7 +74,10 @@ await describeWithRedis('RedisStore', () => {
   it('keeps a shared limit near its capacity where separate processes would each take all of it', async () => {
     const clock = new ManualClock(T0);
     const take = async (stores: StateStore[], sync: boolean): Promise<number> => {
-      const limiters = stores.map((store) => new Limiter({ dimensions: [{ name: 'rps', unit: 'requests', rate: 1e-9, per: 'second', burst: 20 }], store }));
+      const limiters = stores.map(
+        (store) =>
+          new Limiter({ dimensions: [{ name: 'rps', unit: 'requests', rate: 1e-9, per: 'second', burst: 20 }], store }),
+      );
       let granted = 0;
       for (let round = 0; round < 20; round++) {
         for (const l of limiters) {
@@ -100,7 +108,10 @@ await describeWithRedis('RedisStore', () => {
     const clock = new ManualClock(T0);
     const prefix = newPrefix('join');
     const stores = [processOn(prefix, clock), processOn(prefix, clock)];
-    const limiters = stores.map((store) => new Limiter({ dimensions: [{ name: 'tpm', unit: 'tokens', rate: 1e-9, per: 'minute', burst: 20_000 }], store }));
+    const limiters = stores.map(
+      (store) =>
+        new Limiter({ dimensions: [{ name: 'tpm', unit: 'tokens', rate: 1e-9, per: 'minute', burst: 20_000 }], store }),
+    );
     for (const s of [...stores, ...stores]) await s.sync(); // each has seen the other join
     const burst = limiters.map((l) => {
       let n = 0;
@@ -115,7 +126,10 @@ await describeWithRedis('RedisStore', () => {
       const clock = new ManualClock(T0);
       const prefix = newPrefix(lost ? 'lost' : 'kept');
       const a = processOn(prefix, clock);
-      const limiter = new Limiter({ dimensions: [{ name: 'rps', unit: 'requests', rate: 10, per: 'second' }], store: a });
+      const limiter = new Limiter({
+        dimensions: [{ name: 'rps', unit: 'requests', rate: 10, per: 'second' }],
+        store: a,
+      });
       await a.sync();
       // 5 s without a sync (Redis away): the local bucket (10, refilling 10/s) paces 60 takes.
       let granted = 0;
@@ -139,10 +153,19 @@ await describeWithRedis('RedisStore', () => {
     const clock = new ManualClock(T0);
     const prefix = newPrefix('idle');
     const a = processOn(prefix, clock);
-    const limiter = new Limiter({ dimensions: [{ name: 'rps', unit: 'requests', rate: 10, per: 'second', keyBy: 'tenant' }], store: a });
+    const limiter = new Limiter({
+      dimensions: [{ name: 'rps', unit: 'requests', rate: 10, per: 'second', keyBy: 'tenant' }],
+      store: a,
+    });
     for (let i = 0; i < 50; i++) limiter.reserve({ keys: { tenant: `t${i}` } }, clock.now());
     await a.sync();
-    const lastSync = async (tenant: string): Promise<number> => Number(await admin.hget((await admin.keys(`${prefix}:b:limit:rps:${tenant}:*`)).find((k) => !k.endsWith(':sharers'))!, 'l'));
+    const lastSync = async (tenant: string): Promise<number> =>
+      Number(
+        await admin.hget(
+          (await admin.keys(`${prefix}:b:limit:rps:${tenant}:*`)).find((k) => !k.endsWith(':sharers'))!,
+          'l',
+        ),
+      );
     expect(await lastSync('t7')).toBe(T0);
     clock.advance(3_000);
     limiter.reserve({ keys: { tenant: 't7' } }, clock.now());
@@ -178,7 +201,11 @@ await describeWithRedis('RedisStore', () => {
     const prefix = newPrefix('outage');
     const proxy = await redisProxy();
     const events: StoreEvent[] = [];
-    const client = new Redis(proxy.url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => 10 });
+    const client = new Redis(proxy.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => 10,
+    });
     await once(client, 'ready');
     const a = processOn(prefix, clock, { onEvent: (e) => events.push(e) }, client);
     const b = processOn(prefix, clock);
@@ -192,7 +219,9 @@ await describeWithRedis('RedisStore', () => {
     for (let i = 0; i < 30; i++) budgetA.recordFirst(clock.now());
     await a.sync();
     expect(a.available).toBe(false);
-    expect(events).toEqual([{ type: 'store_unavailable', at: T0, error: expect.stringMatching(/writeable|closed|connect/i) }]);
+    expect(events).toEqual([
+      { type: 'store_unavailable', at: T0, error: expect.stringMatching(/writeable|closed|connect/i) },
+    ]);
     expect(budgetA.canRetry(clock.now())).toBe(true); // local state still decides
 
     clock.advance(1_500);
@@ -254,7 +283,9 @@ await describeWithRedis('RedisStore', () => {
     const a = processOn(prefix, clock);
     const b = processOn(prefix, clock);
     a.windowCounter('k', { windowMs: 10_000, buckets: 10, fields: 2 });
-    expect(() => a.windowCounter('k', { windowMs: 20_000, buckets: 10, fields: 2 })).toThrow(/store key "k" is already used with other settings/);
+    expect(() => a.windowCounter('k', { windowMs: 20_000, buckets: 10, fields: 2 })).toThrow(
+      /store key "k" is already used with other settings/,
+    );
     const wa = a.windowCounter('k', { windowMs: 10_000, buckets: 10, fields: 2 });
     const wb = b.windowCounter('k', { windowMs: 20_000, buckets: 10, fields: 2 });
     wa.add(0, 1, clock.now());
@@ -270,7 +301,9 @@ await describeWithRedis('RedisStore', () => {
     expect(() => new RedisStore({ redis: {} as Redis, clock })).toThrow('redisStore.redis must be an ioredis client');
     expect(() => new RedisStore({ redis, clock, syncMs: -5 })).toThrow(/redisStore\.syncMs/);
     expect(() => new RedisStore({ redis, clock, prefix: '' })).toThrow(/redisStore\.prefix/);
-    expect(() => new RedisStore({ redis, clock, syncMs: 1000, activeMs: 1500 })).toThrow('redisStore.activeMs must be at least twice redisStore.syncMs (1000), got 1500');
+    expect(() => new RedisStore({ redis, clock, syncMs: 1000, activeMs: 1500 })).toThrow(
+      'redisStore.activeMs must be at least twice redisStore.syncMs (1000), got 1500',
+    );
     expect(() => new RedisStore({ redis, clock: undefined as never })).toThrow('redisStore.clock must be a Clock');
   });
 });
@@ -279,7 +312,15 @@ await describeWithRedis('RedisStore', () => {
  * A TCP proxy to the test Redis on port 0 that a test can cut (refuse and drop connections),
  * restore, or hold (keep what clients send until released).
  */
-async function redisProxy(): Promise<{ url: string; cut(): void; restore(): void; hold(): void; held(): Promise<void>; release(): void; close(): Promise<void> }> {
+async function redisProxy(): Promise<{
+  url: string;
+  cut(): void;
+  restore(): void;
+  hold(): void;
+  held(): Promise<void>;
+  release(): void;
+  close(): Promise<void>;
+}> {
   const target = new URL(REDIS_URL);
   const sockets = new Set<Socket>();
   let open = true;

@@ -21,8 +21,8 @@ describe('SharedTokenBucket', () => {
         for (const o of ops) {
           now += o.dt;
           if (o.kind === 'take') expect(shared.tryTake(o.n, now)).toBe(local.tryTake(o.n, now));
-          else if (o.kind === 'charge') (shared.charge(o.n, now), local.charge(o.n, now));
-          else (shared.refund(o.n, now), local.refund(o.n, now));
+          else if (o.kind === 'charge') shared.charge(o.n, now), local.charge(o.n, now);
+          else shared.refund(o.n, now), local.refund(o.n, now);
           expect(shared.available(now)).toBeCloseTo(local.available(now), 9);
           expect(shared.debt(now)).toBeCloseTo(local.debt(now), 9);
           expect(shared.waitMs(3, now)).toBeCloseTo(local.waitMs(3, now), 6);

@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SharedWindowCounter, type BucketCounts, type WindowDeltas } from '../../../src/engine/stores/shared-window-counter.js';
+import {
+  SharedWindowCounter,
+  type BucketCounts,
+  type WindowDeltas,
+} from '../../../src/engine/stores/shared-window-counter.js';
 import { WindowCounter } from '../../../src/engine/window-counter.js';
 
 const SPEC = { windowMs: 10_000, buckets: 10, fields: 2 };
@@ -26,7 +30,11 @@ function sync(w: SharedWindowCounter, shared: FakeShared, now: number): void {
 
 describe('SharedWindowCounter', () => {
   it('counts like a WindowCounter while it is alone and never synced (property)', () => {
-    const op = fc.record({ dt: fc.integer({ min: 0, max: 3000 }), field: fc.integer({ min: 0, max: 1 }), n: fc.integer({ min: 1, max: 5 }) });
+    const op = fc.record({
+      dt: fc.integer({ min: 0, max: 3000 }),
+      field: fc.integer({ min: 0, max: 1 }),
+      n: fc.integer({ min: 1, max: 5 }),
+    });
     fc.assert(
       fc.property(fc.array(op, { maxLength: 80 }), (ops) => {
         const shared = new SharedWindowCounter(SPEC);

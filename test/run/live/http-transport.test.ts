@@ -50,21 +50,28 @@ async function server(reply: Reply): Promise<{ url: string; seen: Seen[]; held: 
   return { url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, seen, held };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Reply => (res) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Reply =>
+  (res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
 
 /** A transport on `url` whose answers resolve `next()` one by one. */
 function transport(url: string, options: ConstructorParameters<typeof HttpTransport>[3] = {}) {
   const answers: Answer[] = [];
   let wake: (() => void) | undefined;
-  const t = new HttpTransport(['primary', 'secondary'], {
-    onResponse(reqId, status, detail, tokens, retryAfterMs) {
-      answers.push({ reqId, status, detail, tokens, retryAfterMs });
-      wake?.();
+  const t = new HttpTransport(
+    ['primary', 'secondary'],
+    {
+      onResponse(reqId, status, detail, tokens, retryAfterMs) {
+        answers.push({ reqId, status, detail, tokens, retryAfterMs });
+        wake?.();
+      },
     },
-  }, () => 0, options);
+    () => 0,
+    options,
+  );
   t.open(url);
   closers.push(() => t.close());
   const next = async (n = 1): Promise<Answer[]> => {
@@ -106,9 +113,30 @@ describe('HttpTransport', () => {
   });
 
   it.each([
-    ['429 RPM with retry-after-ms', 429, { error: { type: 'requests', code: 'rate_limit_exceeded' } }, { 'retry-after-ms': '250', 'retry-after': '1' }, Detail.RateLimitRequests, 250],
-    ['429 TPM with retry-after seconds', 429, { error: { type: 'tokens', code: 'rate_limit_exceeded' } }, { 'retry-after': '2' }, Detail.RateLimitTokens, 2000],
-    ['429 insufficient_quota', 429, { error: { type: 'insufficient_quota', code: 'insufficient_quota' } }, {}, Detail.InsufficientQuota, -1],
+    [
+      '429 RPM with retry-after-ms',
+      429,
+      { error: { type: 'requests', code: 'rate_limit_exceeded' } },
+      { 'retry-after-ms': '250', 'retry-after': '1' },
+      Detail.RateLimitRequests,
+      250,
+    ],
+    [
+      '429 TPM with retry-after seconds',
+      429,
+      { error: { type: 'tokens', code: 'rate_limit_exceeded' } },
+      { 'retry-after': '2' },
+      Detail.RateLimitTokens,
+      2000,
+    ],
+    [
+      '429 insufficient_quota',
+      429,
+      { error: { type: 'insufficient_quota', code: 'insufficient_quota' } },
+      {},
+      Detail.InsufficientQuota,
+      -1,
+    ],
     ['529 overloaded', 529, { error: { type: 'overloaded_error' } }, {}, Detail.Overloaded, -1],
     ['503', 503, { error: { type: 'server_error' } }, {}, Detail.Overloaded, -1],
     ['500', 500, { error: { type: 'server_error' } }, {}, Detail.None, -1],
@@ -150,7 +178,8 @@ describe('HttpTransport', () => {
   it('a cancelled request is aborted and never answered; its id can be reused at once', async () => {
     let first = true;
     const srv = await server((res) => {
-      if (first) first = false; // hold the first one: it is cancelled
+      if (first)
+        first = false; // hold the first one: it is cancelled
       else json(200, { usage: { total_tokens: 9 } })(res, srv.seen[0]);
     });
     const { t, next, answers } = transport(srv.url);
@@ -187,11 +216,16 @@ describe('HttpTransport', () => {
 });
 
 describe('detailOf', () => {
-  it('reads both providers\' error shapes', () => {
+  it("reads both providers' error shapes", () => {
     expect(detailOf(429, { type: 'error', error: { type: 'rate_limit_error' } })).toBe(Detail.RateLimitRequests);
     expect(detailOf(429, { type: 'error', error: { type: 'billing_error' } })).toBe(Detail.InsufficientQuota);
     expect(detailOf(529, { type: 'error', error: { type: 'overloaded_error' } })).toBe(Detail.Overloaded);
-    expect(detailOf(400, { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 200000 tokens > 199999 maximum' } })).toBe(Detail.ContextLength);
+    expect(
+      detailOf(400, {
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'prompt is too long: 200000 tokens > 199999 maximum' },
+      }),
+    ).toBe(Detail.ContextLength);
     expect(detailOf(400, { error: { code: 'invalid_type' } })).toBe(Detail.None);
     expect(detailOf(429, undefined)).toBe(Detail.RateLimitRequests);
     expect(detailOf(429, 'text')).toBe(Detail.RateLimitRequests);

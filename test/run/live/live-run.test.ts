@@ -16,7 +16,12 @@ afterEach(async () => {
 
 /** A fake upstream for `s` on port 0, drawing from the simulator's seed split. */
 async function fakeFor(s: RunSpec, observer?: FakeUpstreamObserver): Promise<FakeUpstream> {
-  const fake = await createFakeUpstream({ upstream: s.upstream, port: 0, random: new SeededRandom(s.seed).split('upstream'), observer });
+  const fake = await createFakeUpstream({
+    upstream: s.upstream,
+    port: 0,
+    random: new SeededRandom(s.seed).split('upstream'),
+    observer,
+  });
   open.push(fake);
   return fake;
 }
@@ -57,7 +62,9 @@ describe('LiveRun', () => {
   });
 
   it('a full outage under naive 3 attempts × 3 layers: amplification 27.0 exactly, every root failed', async () => {
-    const { result: r } = await live(spec({ layers: 3, policy: naive(3), fanout: 1, rate: 20, durationMs: 2_000, faults: OUTAGE }));
+    const { result: r } = await live(
+      spec({ layers: 3, policy: naive(3), fanout: 1, rate: 20, durationMs: 2_000, faults: OUTAGE }),
+    );
     expect(r.amplification).toBe(27);
     expect(r.successRate).toBe(0);
     expect(r.roots.failed).toBe(r.roots.offered);
@@ -120,6 +127,11 @@ describe('LiveRun', () => {
     expect(v.done).toBe(true);
     expect(v.upstream.models[0].byStatus).toEqual(fake.stats().models[0].byStatus);
     expect(v.snapshot.roots.offered).toBe(10);
-    expect(run.transport.upstreamStats().models[0]).toMatchObject({ name: 'primary', busy: 0, attempts: 10, byStatus: { 200: 10 } });
+    expect(run.transport.upstreamStats().models[0]).toMatchObject({
+      name: 'primary',
+      busy: 0,
+      attempts: 10,
+      byStatus: { 200: 10 },
+    });
   });
 });

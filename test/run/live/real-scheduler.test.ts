@@ -13,7 +13,8 @@ function setup(onError?: (err: unknown) => void) {
       for (const w of waiters) if (log.length >= w.n) w.resolve();
     },
   });
-  const seen = (n: number) => new Promise<void>((resolve) => (log.length >= n ? resolve() : waiters.push({ n, resolve })));
+  const seen = (n: number) =>
+    new Promise<void>((resolve) => (log.length >= n ? resolve() : waiters.push({ n, resolve })));
   return { s, h, log, seen };
 }
 
@@ -55,7 +56,13 @@ describe('RealScheduler', () => {
     s.schedule(0, h, 1, 0);
     await finished;
     // (A timer can fire a little early, before e3 is due: an empty pass, another `after`.)
-    expect(order.filter((e, i) => e !== 'after' || order[i - 1] !== 'after')).toEqual(['e1', 'e2', 'after', 'e3', 'after']);
+    expect(order.filter((e, i) => e !== 'after' || order[i - 1] !== 'after')).toEqual([
+      'e1',
+      'e2',
+      'after',
+      'e3',
+      'after',
+    ]);
   });
 
   it('restart() makes time 0 now; stop() drops what is pending and ignores later events', async () => {

@@ -18,7 +18,14 @@ afterEach(async () => {
 describe('sim and live agree', () => {
   it('same scenario (503s at 30 %, naive 2 attempts × 2 layers): amplification within 5 %, success within 3 points', async () => {
     // ttft 20 ms, no per-token time: about 5 s of traffic, over soon after.
-    const s = spec({ layers: 2, policy: naive(2), fanout: 2, rate: 50, durationMs: 5_000, faults: [{ kind: 'errors', fromMs: 0, toMs: 1e12, rate: 0.3, status: 503 }] });
+    const s = spec({
+      layers: 2,
+      policy: naive(2),
+      fanout: 2,
+      rate: 50,
+      durationMs: 5_000,
+      faults: [{ kind: 'errors', fromMs: 0, toMs: 1e12, rate: 0.3, status: 503 }],
+    });
     s.upstream.models[0] = { ...s.upstream.models[0], ttftMs: 20, tpotMs: 0 };
     const simulation = new Simulation(s);
     const sim = simulation.run();
@@ -27,7 +34,11 @@ describe('sim and live agree', () => {
     // (as `run --mode live` starts it), so a request meets the same fault draw as in the
     // simulation as long as requests reach the model in the same order, which they nearly all
     // do. (Two runs with independent draws would differ by about 4 % (1σ) at this size.)
-    fake = await createFakeUpstream({ upstream: s.upstream, port: 0, random: new SeededRandom(s.seed).split('upstream') });
+    fake = await createFakeUpstream({
+      upstream: s.upstream,
+      port: 0,
+      random: new SeededRandom(s.seed).split('upstream'),
+    });
     run = new LiveRun(s);
     const f = fake;
     await run.start({ url: f.url, stats: () => f.stats() });

@@ -4,7 +4,11 @@ import { MetricsCollector } from '../../../src/run/metrics/collector.js';
 import { initHistograms } from '../../../src/run/metrics/histogram.js';
 
 const made: MetricsCollector[] = [];
-function collector(durationMs = 10_000, layers = ['orchestrator', 'agent', 'llm'], models = ['primary', 'fallback']): MetricsCollector {
+function collector(
+  durationMs = 10_000,
+  layers = ['orchestrator', 'agent', 'llm'],
+  models = ['primary', 'fallback'],
+): MetricsCollector {
   const c = new MetricsCollector({ layers, models, durationMs });
   made.push(c);
   return c;
@@ -79,7 +83,14 @@ describe('MetricsCollector', () => {
     const r = c.result({ name: 'engine' });
     expect(r.goodput).toBe(1.5); // 15 ok within deadline over 10 s
     expect(r.successRate).toBe(0.75);
-    expect(r.roots).toEqual({ offered: 20, ok: 15, late: 2, failed: 1, unfinished: 2, latencyMs: { p50: 207, p95: 6000, p99: 6000, max: 6000 } });
+    expect(r.roots).toEqual({
+      offered: 20,
+      ok: 15,
+      late: 2,
+      failed: 1,
+      unfinished: 2,
+      latencyMs: { p50: 207, p95: 6000, p99: 6000, max: 6000 },
+    });
     expect(r.series.offered.slice(0, 3)).toEqual([10, 10, 0]);
     expect(r.series.ok.slice(0, 3)).toEqual([8, 7, 0]);
     expect(r.series.ok.length).toBe(10);
@@ -101,8 +112,14 @@ describe('MetricsCollector', () => {
   it('counts upstream statuses, 429s by limit, tokens and wasted tokens per model', () => {
     const c = collector();
     const responses: Array<[number, number, number, number]> = [
-      [0, 429, 1, 0], [0, 429, 2, 0], [1, 429, 2, 0], [1, 429, 3, 0],
-      [0, 200, 0, 100], [1, 529, 0, 0], [0, 0, 0, 0], [1, -1, 0, 0],
+      [0, 429, 1, 0],
+      [0, 429, 2, 0],
+      [1, 429, 2, 0],
+      [1, 429, 3, 0],
+      [0, 200, 0, 100],
+      [1, 529, 0, 0],
+      [0, 0, 0, 0],
+      [1, -1, 0, 0],
     ];
     for (const [m, status, detail, tokens] of responses) {
       c.upstreamAttempt(m, 500);
@@ -118,16 +135,32 @@ describe('MetricsCollector', () => {
     expect(upstream.tokensServed).toBe(100);
     expect(upstream.wastedTokens).toBe(80);
     const [primary, fallback] = upstream.models;
-    expect(primary).toMatchObject({ name: 'primary', attempts: 4, wastedTokens: 50, tokensServed: 100, rateLimited: { requests: 1, tokens: 1, quota: 0 } });
-    expect(fallback).toMatchObject({ name: 'fallback', attempts: 4, status: { 429: 2, 529: 1, timeout: 1 }, share: { '429': 0.5, '5xx': 0.25, timeout: 0.25 } });
-    expect([series.upstreamAttempts[0], series.status429[0], series.status5xx[0], series.timeouts[0]]).toEqual([8, 4, 1, 2]);
+    expect(primary).toMatchObject({
+      name: 'primary',
+      attempts: 4,
+      wastedTokens: 50,
+      tokensServed: 100,
+      rateLimited: { requests: 1, tokens: 1, quota: 0 },
+    });
+    expect(fallback).toMatchObject({
+      name: 'fallback',
+      attempts: 4,
+      status: { 429: 2, 529: 1, timeout: 1 },
+      share: { '429': 0.5, '5xx': 0.25, timeout: 0.25 },
+    });
+    expect([series.upstreamAttempts[0], series.status429[0], series.status5xx[0], series.timeouts[0]]).toEqual([
+      8, 4, 1, 2,
+    ]);
   });
 
   it('keeps engine timelines only for the layers that sampled them', () => {
     const c = collector(3000);
-    for (let s = 0; s < 3; s++) c.engineState(1, s * 1000, { dropProbability: s / 3, budgetBalance: 10 - s, breakerOpen: s === 1 });
+    for (let s = 0; s < 3; s++)
+      c.engineState(1, s * 1000, { dropProbability: s / 3, budgetBalance: 10 - s, breakerOpen: s === 1 });
     const { engine } = c.result({ name: 'x' }).series;
-    expect(engine).toEqual([{ layer: 'agent', dropProbability: [0, 0.333333, 0.666667], budgetBalance: [10, 9, 8], breakerOpen: [0, 1, 0] }]);
+    expect(engine).toEqual([
+      { layer: 'agent', dropProbability: [0, 0.333333, 0.666667], budgetBalance: [10, 9, 8], breakerOpen: [0, 1, 0] },
+    ]);
   });
 
   it('measures recovery time after the last fault phase', () => {

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HISTOGRAM_MAX_MS, LatencyHistogram, histogramsUseWasm, initHistograms } from '../../../src/run/metrics/histogram.js';
+import {
+  HISTOGRAM_MAX_MS,
+  LatencyHistogram,
+  histogramsUseWasm,
+  initHistograms,
+} from '../../../src/run/metrics/histogram.js';
 
 /** The exact value at percentile p of sorted values, the HDR way: the smallest value with at least p % at or below it. */
 function exact(sorted: number[], p: number): number {
@@ -31,16 +36,19 @@ describe('LatencyHistogram', () => {
     const kind = wasm ? 'wasm' : 'js';
     it(`${kind}: percentiles match a brute-force sort`, () => {
       fc.assert(
-        fc.property(fc.array(fc.integer({ min: 1, max: HISTOGRAM_MAX_MS }), { minLength: 1, maxLength: 300 }), (values) => {
-          const h = new LatencyHistogram({ wasm });
-          expect(h.kind).toBe(kind);
-          for (const v of values) h.record(v);
-          const sorted = [...values].sort((a, b) => a - b);
-          for (const p of [0.1, 50, 90, 95, 99, 100]) expect(near(h.percentile(p), exact(sorted, p))).toBe(true);
-          expect(h.count).toBe(values.length);
-          expect(near(h.max, sorted[sorted.length - 1])).toBe(true);
-          h.destroy();
-        }),
+        fc.property(
+          fc.array(fc.integer({ min: 1, max: HISTOGRAM_MAX_MS }), { minLength: 1, maxLength: 300 }),
+          (values) => {
+            const h = new LatencyHistogram({ wasm });
+            expect(h.kind).toBe(kind);
+            for (const v of values) h.record(v);
+            const sorted = [...values].sort((a, b) => a - b);
+            for (const p of [0.1, 50, 90, 95, 99, 100]) expect(near(h.percentile(p), exact(sorted, p))).toBe(true);
+            expect(h.count).toBe(values.length);
+            expect(near(h.max, sorted[sorted.length - 1])).toBe(true);
+            h.destroy();
+          },
+        ),
         { numRuns: 60 },
       );
     });
@@ -94,7 +102,12 @@ describe('LatencyHistogram', () => {
     b.destroy();
   });
 
-  for (const [into, from] of [[true, true], [false, false], [true, false], [false, true]] as const) {
+  for (const [into, from] of [
+    [true, true],
+    [false, false],
+    [true, false],
+    [false, true],
+  ] as const) {
     it(`merges ${from ? 'wasm' : 'js'} into ${into ? 'wasm' : 'js'}`, () => {
       const a = new LatencyHistogram({ wasm: into });
       const b = new LatencyHistogram({ wasm: from });

@@ -26,7 +26,11 @@ function feed(c: MetricsCollector, steps: number): void {
 describe('MetricsCollector memory', () => {
   it('stays flat: 10 million calls grow the heap by less than 20 MB', async () => {
     await initHistograms();
-    const c = new MetricsCollector({ layers: ['orchestrator', 'agent', 'llm'], models: ['a', 'b'], durationMs: 600_000 });
+    const c = new MetricsCollector({
+      layers: ['orchestrator', 'agent', 'llm'],
+      models: ['a', 'b'],
+      durationMs: 600_000,
+    });
     feed(c, 10_000); // warm up: JIT, first bins
     const before = process.memoryUsage().heapUsed;
     feed(c, 1_000_000); // 10 million collector calls

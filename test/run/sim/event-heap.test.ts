@@ -60,7 +60,8 @@ describe('EventHeap', () => {
         // Same multiset, and times never go backwards.
         expect([...out].sort((a, b) => a - b)).toEqual(expected.map((e) => e.i).sort((a, b) => a - b));
         const timeOf = new Map(expected.map((e) => [e.i, e.t]));
-        for (let k = 1; k < out.length; k++) expect(timeOf.get(out[k])!).toBeGreaterThanOrEqual(timeOf.get(out[k - 1])!);
+        for (let k = 1; k < out.length; k++)
+          expect(timeOf.get(out[k])!).toBeGreaterThanOrEqual(timeOf.get(out[k - 1])!);
         // Ties among the originally scheduled keep their order.
         const original = out.filter((id) => id < times.length);
         for (let k = 1; k < original.length; k++) {
@@ -75,31 +76,44 @@ describe('EventHeap', () => {
     // lanes once more than a few dozen events wait) and with one-off delays (the heap), with
     // thousands pending, and whole-number times so lanes and heap often tie, run in steps: the
     // order must be a sort by (time, then scheduling order).
-    const delay = fc.oneof(fc.constantFrom(0, 1, 100, 200, 0.1 + 0.2, 1000 / 412), fc.double({ min: 0, max: 300, noNaN: true }));
+    const delay = fc.oneof(
+      fc.constantFrom(0, 1, 100, 200, 0.1 + 0.2, 1000 / 412),
+      fc.double({ min: 0, max: 300, noNaN: true }),
+    );
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.oneof(fc.integer({ min: 0, max: 500 }), fc.double({ min: 0, max: 500, noNaN: true })), fc.array(delay, { minLength: 1, maxLength: 4 })), { minLength: 100, maxLength: 2000, size: 'max' }), fc.integer({ min: 1, max: 400 }), (seeds, step) => {
-        const heap = new EventHeap();
-        const fired: Array<[number, number]> = []; // [time, event number]
-        const ref: Array<{ at: number; seq: number; n: number }> = [];
-        let seq = 0;
-        const chains = seeds.map(([, next]) => next);
-        const add = (at: number, n: number): void => {
-          ref.push({ at: Math.max(at, heap.now()), seq: seq++, n });
-          heap.schedule(at, h, 0, n);
-        };
-        const h = heap.register({
-          handle: (_k, n, now) => {
-            fired.push([now, n]);
-            const chain = chains[n % seeds.length];
-            const hop = Math.floor(n / seeds.length);
-            if (hop < chain.length) add(now + chain[hop], n + seeds.length);
-          },
-        });
-        seeds.forEach(([at], i) => add(at, i));
-        for (let t = 0; heap.pending > 0; t += step) heap.runUntil(t);
-        const expected = [...ref].sort((a, b) => a.at - b.at || a.seq - b.seq).map((e) => [e.at, e.n]);
-        expect(fired).toEqual(expected);
-      }),
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.oneof(fc.integer({ min: 0, max: 500 }), fc.double({ min: 0, max: 500, noNaN: true })),
+            fc.array(delay, { minLength: 1, maxLength: 4 }),
+          ),
+          { minLength: 100, maxLength: 2000, size: 'max' },
+        ),
+        fc.integer({ min: 1, max: 400 }),
+        (seeds, step) => {
+          const heap = new EventHeap();
+          const fired: Array<[number, number]> = []; // [time, event number]
+          const ref: Array<{ at: number; seq: number; n: number }> = [];
+          let seq = 0;
+          const chains = seeds.map(([, next]) => next);
+          const add = (at: number, n: number): void => {
+            ref.push({ at: Math.max(at, heap.now()), seq: seq++, n });
+            heap.schedule(at, h, 0, n);
+          };
+          const h = heap.register({
+            handle: (_k, n, now) => {
+              fired.push([now, n]);
+              const chain = chains[n % seeds.length];
+              const hop = Math.floor(n / seeds.length);
+              if (hop < chain.length) add(now + chain[hop], n + seeds.length);
+            },
+          });
+          seeds.forEach(([at], i) => add(at, i));
+          for (let t = 0; heap.pending > 0; t += step) heap.runUntil(t);
+          const expected = [...ref].sort((a, b) => a.at - b.at || a.seq - b.seq).map((e) => [e.at, e.n]);
+          expect(fired).toEqual(expected);
+        },
+      ),
       { numRuns: 40 },
     );
   });

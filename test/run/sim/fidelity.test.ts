@@ -20,19 +20,36 @@ describe('simulation fidelity', () => {
     [2, 4, 2, 16],
     [3, 2, 3, 9],
     [3, 3, { dist: 'choice', values: [1, 2, 4], weights: [1, 1, 1] }, 27],
-  ] as Array<[number, number, Dist, number]>)('full outage, naive %i attempts × %i layers (fan-out %j) ⇒ amplification %i', (a, L, fanout, expected) => {
-    const r = run(spec({ layers: L, policy: naive(a), fanout, faults: OUTAGE }));
-    expect(r.amplification).toBe(expected);
-    expect(r.successRate).toBe(0);
-    const leaf = r.layers[L - 1];
-    expect(r.upstream.attempts).toBe(leaf.logicalCalls * expected);
-  });
+  ] as Array<[number, number, Dist, number]>)(
+    'full outage, naive %i attempts × %i layers (fan-out %j) ⇒ amplification %i',
+    (a, L, fanout, expected) => {
+      const r = run(spec({ layers: L, policy: naive(a), fanout, faults: OUTAGE }));
+      expect(r.amplification).toBe(expected);
+      expect(r.successRate).toBe(0);
+      const leaf = r.layers[L - 1];
+      expect(r.upstream.attempts).toBe(leaf.logicalCalls * expected);
+    },
+  );
 
   it('engine at full outage: ≤ 1 + ratio per retrying layer, and the throttle cuts upstream attempts further', () => {
-    const budgetOnly = run(spec({ layers: 3, policy: engine(), faults: OUTAGE, engine: { throttle: false, breaker: false, retryBudget: { ratio: 0.1, minRetriesPerSec: 0 } } }));
+    const budgetOnly = run(
+      spec({
+        layers: 3,
+        policy: engine(),
+        faults: OUTAGE,
+        engine: { throttle: false, breaker: false, retryBudget: { ratio: 0.1, minRetriesPerSec: 0 } },
+      }),
+    );
     expect(budgetOnly.amplification).toBeLessThanOrEqual(1.1 ** 3);
     expect(budgetOnly.amplification).toBeGreaterThanOrEqual(1);
-    const withThrottle = run(spec({ layers: 3, policy: engine(), faults: OUTAGE, engine: { breaker: false, retryBudget: { ratio: 0.1, minRetriesPerSec: 0 } } }));
+    const withThrottle = run(
+      spec({
+        layers: 3,
+        policy: engine(),
+        faults: OUTAGE,
+        engine: { breaker: false, retryBudget: { ratio: 0.1, minRetriesPerSec: 0 } },
+      }),
+    );
     expect(withThrottle.amplification).toBeLessThan(budgetOnly.amplification / 2);
     const full = run(spec({ layers: 3, policy: engine(), faults: OUTAGE }));
     expect(full.amplification).toBeLessThan(withThrottle.amplification);
@@ -49,19 +66,30 @@ describe('simulation fidelity', () => {
     expect(guarded.layers.every((l) => Object.keys(l.shed).length === 0)).toBe(true);
   });
 
-  it.each([0.1, 0.3, 0.5, 0.8, 1])('one retrying layer with the budget keeps upstream load ≤ (1 + ratio) × offered at failure rate %f', (rate) => {
-    const faults = [{ kind: 'errors' as const, fromMs: 0, toMs: 1e12, rate, status: { 503: 1 } }];
-    const r = run(
-      spec({
-        layers: 2,
-        policy: (l) => (l === 1 ? engine({ maxAttempts: 10, throttle: false, breaker: false, retryBudget: { ratio: 0.1, minRetriesPerSec: 0 } }) : none),
-        faults,
-        rate: 50,
-      }),
-    );
-    expect(r.upstream.attempts).toBeLessThanOrEqual(1.1 * r.layers[1].logicalCalls + 1);
-    if (rate >= 0.3) expect(r.upstream.attempts).toBeGreaterThan(1.05 * r.layers[1].logicalCalls); // the budget is really used
-  });
+  it.each([0.1, 0.3, 0.5, 0.8, 1])(
+    'one retrying layer with the budget keeps upstream load ≤ (1 + ratio) × offered at failure rate %f',
+    (rate) => {
+      const faults = [{ kind: 'errors' as const, fromMs: 0, toMs: 1e12, rate, status: { 503: 1 } }];
+      const r = run(
+        spec({
+          layers: 2,
+          policy: (l) =>
+            l === 1
+              ? engine({
+                  maxAttempts: 10,
+                  throttle: false,
+                  breaker: false,
+                  retryBudget: { ratio: 0.1, minRetriesPerSec: 0 },
+                })
+              : none,
+          faults,
+          rate: 50,
+        }),
+      );
+      expect(r.upstream.attempts).toBeLessThanOrEqual(1.1 * r.layers[1].logicalCalls + 1);
+      if (rate >= 0.3) expect(r.upstream.attempts).toBeGreaterThan(1.05 * r.layers[1].logicalCalls); // the budget is really used
+    },
+  );
 
   it('counts work done for callers that gave up as wasted, unless the upstream cancels on disconnect', () => {
     const slow = (cancelOnDisconnect: boolean): RunSpec => {
@@ -87,7 +115,11 @@ describe('simulation fidelity', () => {
   });
 
   it('is deterministic, and stopping at a virtual time then going on changes nothing', () => {
-    const s = spec({ layers: 3, policy: engine(), faults: [{ kind: 'errors', fromMs: 5000, toMs: 15_000, rate: 0.5, status: { 503: 0.5, 429: 0.5 } }] });
+    const s = spec({
+      layers: 3,
+      policy: engine(),
+      faults: [{ kind: 'errors', fromMs: 5000, toMs: 15_000, rate: 0.5, status: { 503: 0.5, 429: 0.5 } }],
+    });
     const a = JSON.stringify(run(s));
     const b = JSON.stringify(run(s));
     expect(b).toBe(a);

@@ -23,7 +23,12 @@ function run(s: RunSpec): RunResult {
 function gateway(replicas: number | undefined, state?: EngineState): RunSpec {
   const s = spec({
     layers: 1,
-    policy: engine({ maxAttempts: 1, throttle: false, breaker: false, limits: [{ name: 'rps', unit: 'requests', rate: 10, per: 'second' }] }),
+    policy: engine({
+      maxAttempts: 1,
+      throttle: false,
+      breaker: false,
+      limits: [{ name: 'rps', unit: 'requests', rate: 10, per: 'second' }],
+    }),
     rate: 40,
     engine: state === undefined ? {} : { state },
   });

@@ -3,7 +3,16 @@ import type { RunSpec } from '../../../src/run/sim/simulation.js';
 import type { FaultPhase } from '../../../src/upstream/config.js';
 import type { Dist } from '../../../src/upstream/distribution.js';
 
-export const ENGINE: EngineConfig = { maxAttempts: 3, backoff: {}, retryBudget: {}, throttle: {}, breaker: {}, limits: [], concurrency: false, minAttemptMs: 0 };
+export const ENGINE: EngineConfig = {
+  maxAttempts: 3,
+  backoff: {},
+  retryBudget: {},
+  throttle: {},
+  breaker: {},
+  limits: [],
+  concurrency: false,
+  minAttemptMs: 0,
+};
 
 /** A small spec for the fidelity tests: `layers` layers, each with `policy`, against one model. */
 export function spec(o: {
@@ -37,7 +46,18 @@ export function spec(o: {
     },
     upstream: {
       cancelOnDisconnect: false,
-      models: [{ name: 'primary', slots: 100_000, queue: 0, shedStatus: 529, ttftMs: 20, tpotMs: 1, loadStretch: 0, contextTokens: Infinity }],
+      models: [
+        {
+          name: 'primary',
+          slots: 100_000,
+          queue: 0,
+          shedStatus: 529,
+          ttftMs: 20,
+          tpotMs: 1,
+          loadStretch: 0,
+          contextTokens: Infinity,
+        },
+      ],
       faults: o.faults ?? [],
     },
   };
