@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/engine/random.js';
 import { createFakeUpstream, type FakeUpstream } from 'stormlab/fake-upstream';
 import { guardedFetch } from 'stormlab/undici';
@@ -20,8 +20,14 @@ export function useCompatUpstream(): {
   /** Model requests since `mark()`, by route. */
   since(mark: number): Array<{ route: string; model: string | null; status: number }>;
   mark(): number;
+  /**
+   * Call inside a wiring's describe: its last test checks that with the engine every model
+   * request the server saw went through the guard (one attempt each), and without it none did.
+   */
+  checkWiring(w: Wiring): void;
 } {
   let fu: FakeUpstream | undefined;
+  let attempts = 0;
   beforeAll(async () => {
     fu = await createFakeUpstream({ upstream: { models: [FAST] }, random: new SeededRandom(3), seed: 11 });
   });
@@ -34,9 +40,31 @@ export function useCompatUpstream(): {
   };
   return {
     fu: get,
-    fetchFor: (w) => (w === 'engine' ? guardedFetch({ targets: [get().url], random: new SeededRandom(5) }) : undefined),
+    fetchFor: (w) =>
+      w === 'engine'
+        ? guardedFetch({
+            targets: [get().url],
+            random: new SeededRandom(5),
+            onEvent: (e) => {
+              if (e.type === 'attempt') attempts++;
+            },
+          })
+        : undefined,
     mark: () => get().requests().length,
     since: (mark) => get().requests().slice(mark),
+    checkWiring(w) {
+      let requests = 0;
+      let before = 0;
+      beforeAll(() => {
+        requests = get().requests().length;
+        before = attempts;
+      });
+      it(w === 'engine' ? 'every model request went through the engine' : 'no request went through the engine', () => {
+        const seen = get().requests().length - requests;
+        expect(seen).toBeGreaterThan(0);
+        expect(attempts - before).toBe(w === 'engine' ? seen : 0);
+      });
+    },
   };
 }
 

@@ -72,6 +72,7 @@ describe.each(WIRINGS)('openai SDK (%s)', (wiring) => {
           type: 'function',
           function: {
             name: 'get_weather',
+            description: 'Weather for a city',
             parameters: WEATHER_SCHEMA as unknown as Record<string, unknown>,
             function: (args: unknown) => {
               seen.push(args);
@@ -142,4 +143,6 @@ describe.each(WIRINGS)('openai SDK (%s)', (wiring) => {
     const norm = Math.hypot(...r.data[0].embedding);
     expect(norm).toBeCloseTo(1, 3);
   });
+
+  up.checkWiring(wiring);
 });
