@@ -55,6 +55,8 @@ export interface FakeUpstreamConfig {
   cancelOnDisconnect?: boolean;
   /** More names for models: `{ 'gpt-4o-mini': 'primary' }`. */
   aliases?: Readonly<Record<string, string>>;
+  /** The tool policy to start with (the `toolPolicy` option wins field by field). */
+  toolPolicy?: Partial<ToolPolicy>;
 }
 
 type ModelDefaulted = keyof typeof MODEL_DEFAULTS;
@@ -135,7 +137,11 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
   const scheduler = new RealTimeScheduler(clock, internalError);
   const table = new ExchangeTable();
   const config = upstreamConfig(options.upstream);
-  let toolPolicy = parseToolPolicy(options.toolPolicy ?? {}, TOOL_POLICY_DEFAULTS, 'toolPolicy');
+  let toolPolicy = parseToolPolicy(
+    { ...options.upstream.toolPolicy, ...options.toolPolicy },
+    TOOL_POLICY_DEFAULTS,
+    'toolPolicy',
+  );
   const names = new ModelNames(
     config.models.map((m) => m.name),
     options.upstream.aliases,

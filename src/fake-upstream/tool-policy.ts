@@ -1,18 +1,8 @@
 import { OptionError } from '../engine/errors.js';
+import type { ToolPolicy } from '../upstream/config.js';
 import { isObject } from './dialect.js';
 
-/**
- * How the fake model uses the tools a request offers (`tool_choice: auto`; `required`, `none`
- * and a forced tool are obeyed whatever this says).
- */
-export interface ToolPolicy {
-  /** Tool-calling turns before the model answers in text ("call N tools then answer"). */
-  rounds: number;
-  /** Tool calls in one turn (parallel tool calls). */
-  parallel: number;
-  /** Which tools a turn calls: in the order offered, cycling (`cycle`), or drawn from the seed (`seeded`). */
-  pick: 'cycle' | 'seeded';
-}
+export type { ToolPolicy };
 
 export const TOOL_POLICY_DEFAULTS: ToolPolicy = {
   /** One tool turn, then the answer: the smallest loop that has two model calls. @default 1 */
@@ -23,7 +13,8 @@ export const TOOL_POLICY_DEFAULTS: ToolPolicy = {
   pick: 'cycle',
 };
 
-const LIMITS = { rounds: [0, 100], parallel: [1, 16] } as const;
+/** Bounds of the numeric fields, [min, max]. */
+export const TOOL_POLICY_LIMITS = { rounds: [0, 100], parallel: [1, 16] } as const;
 
 /** A policy from options or a control-API body; fields left out keep `base`. Throws an `OptionError` naming the bad field. */
 export function parseToolPolicy(
@@ -37,7 +28,7 @@ export function parseToolPolicy(
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;
     if (key === 'rounds' || key === 'parallel') {
-      const [lo, hi] = LIMITS[key];
+      const [lo, hi] = TOOL_POLICY_LIMITS[key];
       if (typeof value !== 'number' || !Number.isInteger(value) || value < lo || value > hi)
         throw new OptionError(`${where}.${key}: expected an integer from ${lo} to ${hi}, got ${JSON.stringify(value)}`);
       out[key] = value;

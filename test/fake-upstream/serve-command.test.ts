@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,6 +110,39 @@ describe('stormlab serve', () => {
       ['claude-3-5-haiku-latest', 200, 1],
       ['other', 404, 1],
     ]);
+  });
+
+  it('takes aliases and the tool policy from a scenario; a bad alias there is one line naming the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stormlab-serve-'));
+    const bundled = readFileSync(new URL('../../scenarios/retry-storm.yaml', import.meta.url), 'utf8');
+    const withTools = bundled.replace(
+      'upstream:\n',
+      'upstream:\n  aliases: { gpt-4o-mini: primary }\n  toolPolicy: { rounds: 3, parallel: 2 }\n',
+    );
+    writeFileSync(join(dir, 'tools.yaml'), withTools);
+    const io = captureIo();
+    io.cwd = dir;
+    const server = await startServe(io, { port: '0', scenario: 'tools.yaml' });
+    try {
+      expect(server.toolPolicy()).toEqual({ rounds: 3, parallel: 2, pick: 'cycle' });
+      expect(io.out).toContain('(aliases: gpt-4o-mini=primary)');
+    } finally {
+      await server.close();
+    }
+    writeFileSync(
+      join(dir, 'bad.yaml'),
+      bundled.replace('upstream:\n', 'upstream:\n  aliases: { gpt-4o-mini: nope }\n'),
+    );
+    await expect(startServe(captureIo({ cwd: dir }), { port: '0', scenario: 'bad.yaml' })).rejects.toThrow(
+      'bad.yaml: upstream.models: alias "gpt-4o-mini" points at "nope", which is not a model (primary)',
+    );
+    writeFileSync(
+      join(dir, 'range.yaml'),
+      bundled.replace('upstream:\n', 'upstream:\n  toolPolicy: { rounds: 500 }\n'),
+    );
+    const r = await cli(['serve', '--port', '0', '--scenario', join(dir, 'range.yaml')]);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/upstream\.toolPolicy\.rounds.*an integer from 0 to 100/);
   });
 
   it('runs until asked to stop, then closes cleanly and exits 0', async () => {

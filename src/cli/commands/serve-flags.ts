@@ -54,7 +54,9 @@ export function toolPolicyOf(flags: ServeModelFlags): Partial<ToolPolicy> {
   if (flags.toolRounds !== undefined) p.rounds = integer('--tool-rounds', flags.toolRounds);
   if (flags.parallelTools !== undefined) p.parallel = integer('--parallel-tools', flags.parallelTools);
   try {
-    return parseToolPolicy(p);
+    parseToolPolicy(p);
+    // Only the fields given: a scenario's tool policy keeps the others.
+    return p;
   } catch (e) {
     if (!(e instanceof OptionError)) throw e;
     const flag = e.message.includes('.rounds') ? '--tool-rounds' : '--parallel-tools';

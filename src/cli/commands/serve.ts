@@ -1,3 +1,4 @@
+import { OptionError } from '../../engine/errors.js';
 import { DEFAULT_UPSTREAM } from '../../fake-upstream/default-upstream.js';
 import type { ServedFault } from '../../fake-upstream/fault-phases.js';
 import { createFakeUpstream, type FakeUpstream, type FakeUpstreamConfig } from '../../fake-upstream/server.js';
@@ -59,6 +60,8 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
     });
   } catch (e) {
     log?.close();
+    // A scenario's aliases or tool policy the server refuses: one line naming where they came from.
+    if (e instanceof OptionError) throw new UsageError(`${flags.scenario ?? 'serve'}: upstream.${e.message}`);
     throw listenError(e, port, host);
   }
   if (log !== undefined) {
