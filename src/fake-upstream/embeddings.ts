@@ -4,7 +4,7 @@ import { describeType, isObject, type Dialect, type Invalid, type Parsed } from 
 import { openaiDialect } from './openai-dialect.js';
 
 /** text-embedding-3-small's length, what clients expect when they ask for none. */
-export const EMBEDDING_DIMENSIONS = 1536;
+const EMBEDDING_DIMENSIONS = 1536;
 const MAX_DIMENSIONS = 3072;
 const MAX_INPUTS = 2048;
 

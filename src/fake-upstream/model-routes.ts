@@ -16,7 +16,7 @@ import { sendJson } from './send-json.js';
 import type { ToolPolicy } from './tool-policy.js';
 import { type Provider, readToolRequest } from './tool-request.js';
 
-export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 export type Routes = Record<string, Record<string, Handler>>;
 
 /** What the model routes share with the server. */

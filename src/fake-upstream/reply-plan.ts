@@ -3,7 +3,7 @@ import { valueForSchema } from './json-schema-value.js';
 import type { ToolPolicy } from './tool-policy.js';
 import type { ToolRequest, ToolSpec } from './tool-request.js';
 
-export interface PlannedToolCall {
+interface PlannedToolCall {
   /** The call's id as the provider spells it (`call_…`, `toolu_…`). */
   id: string;
   name: string;

@@ -9,7 +9,7 @@ export interface ToolSpec {
   schema: unknown;
 }
 
-export type ToolChoice = { kind: 'auto' } | { kind: 'none' } | { kind: 'required' } | { kind: 'forced'; name: string };
+type ToolChoice = { kind: 'auto' } | { kind: 'none' } | { kind: 'required' } | { kind: 'forced'; name: string };
 
 /** What a request says about tools and output format, read the same way from every provider. */
 export interface ToolRequest {
