@@ -29,7 +29,10 @@ interface Failure {
 async function arrivals(failure: Failure, call: (url: string) => Promise<unknown>): Promise<number[]> {
   const times: number[] = [];
   const h = await start(
-    { models: MODELS, faults: [{ kind: 'errors', fromMs: 0, status: failure.status, retryAfterMs: failure.retryAfterMs }] },
+    {
+      models: MODELS,
+      faults: [{ kind: 'errors', fromMs: 0, status: failure.status, retryAfterMs: failure.retryAfterMs }],
+    },
     { observer: { submitted: () => void times.push(performance.now()) } },
   );
   await expect(call(h.url)).rejects.toBeTruthy();
@@ -82,9 +85,12 @@ const CLIENTS: Record<Exclude<SdkName, 'openai-v4'>, (url: string) => Promise<un
   'vercel-ai': (url) =>
     generateText({ model: createOpenAI({ baseURL: `${url}/v1`, apiKey: KEY }).chat('gpt-4o-mini'), prompt: 'Hi' }),
   langchain: (url) =>
-    new ChatOpenAI({ model: 'gpt-4o-mini', apiKey: KEY, maxRetries: 2, configuration: { baseURL: `${url}/v1` } }).invoke(
-      'Hi',
-    ),
+    new ChatOpenAI({
+      model: 'gpt-4o-mini',
+      apiKey: KEY,
+      maxRetries: 2,
+      configuration: { baseURL: `${url}/v1` },
+    }).invoke('Hi'),
   'openai-agents': (url) =>
     run(
       new Agent({
@@ -125,7 +131,10 @@ describe('sdk presets match the real packages (slow: real timers)', () => {
 
   it('vercel-ai on the Anthropic provider retries the same way', async () => {
     const anthropic = (url: string) =>
-      generateText({ model: createAnthropic({ baseURL: `${url}/v1`, apiKey: KEY })('claude-3-5-haiku-latest'), prompt: 'Hi' });
+      generateText({
+        model: createAnthropic({ baseURL: `${url}/v1`, apiKey: KEY })('claude-3-5-haiku-latest'),
+        prompt: 'Hi',
+      });
     expectSpacing(await arrivals(outage, anthropic), expected('vercel-ai', outage));
   });
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { classify, classifyStatus } from '../../src/engine/classify.js';
 import type { Random } from '../../src/engine/random.js';
+import { loadScenario } from '../../src/scenario/load-scenario.js';
 import { SDK_NAMES, SDK_PRESETS, sdkPreset, seenOf } from '../../src/traffic/sdk-presets.js';
+import { edit, problemsOf } from '../scenario/helpers.js';
 
 const fixed = (u: number): Random => ({ next: () => u });
 const mid = fixed(0.5);
@@ -101,5 +103,33 @@ describe('sdk presets: the answers each library reads differently', () => {
     }
     expect(SDK_PRESETS.openai.delay(1, seenOf(classifyStatus(409)), fixed(0))).toBe(500);
     expect(SDK_PRESETS.langchain.delay(1, seenOf(classifyStatus(409)), mid)).toBe(-1);
+  });
+});
+
+describe('sdk presets in a scenario', () => {
+  it('retry.sdk picks the preset and its maxRetries; openai when absent', () => {
+    const retry = (to: string) => loadScenario(edit('retry: { policy: sdk }', to)).traffic.layers[1].retry;
+    expect(retry('retry: { policy: sdk }')).toEqual({ policy: 'sdk', sdk: 'openai', maxRetries: 2, runnerRetries: 0 });
+    expect(retry('retry: { policy: sdk, sdk: langchain }')).toEqual({
+      policy: 'sdk',
+      sdk: 'langchain',
+      maxRetries: 6,
+      runnerRetries: 0,
+    });
+    expect(retry('retry: { policy: sdk, sdk: openai-agents, runnerRetries: 3, maxRetries: 1 }')).toEqual({
+      policy: 'sdk',
+      sdk: 'openai-agents',
+      maxRetries: 1,
+      runnerRetries: 3,
+    });
+  });
+
+  it('a misspelt library is one line naming the path and the choices', () => {
+    expect(problemsOf(edit('retry: { policy: sdk }', 'retry: { policy: sdk, sdk: langchian }'))).toEqual([
+      'layers[1].retry.sdk: expected one of openai, openai-v4, anthropic, vercel-ai, langchain, openai-agents, got "langchian" (did you mean langchain?)',
+    ]);
+    expect(problemsOf(edit('retry: { policy: sdk }', 'retry: { policy: sdk, runnerRetries: -1 }'))).toEqual([
+      'layers[1].retry.runnerRetries: expected an integer from 0 to 100, got -1',
+    ]);
   });
 });
