@@ -234,7 +234,90 @@ async function driver(engine: boolean): Promise<Out> {
   };
 }
 
+/**
+ * `held`: `inFlight` streamed requests at once on as many connections, three ways a burst hits
+ * the server: all arrive at once and are answered (first bytes timed from the send); their
+ * connections then close at once (idle, keep-alive); a second wave arrives at once and is
+ * abandoned at once mid-answer (client disconnects: cancellations). `seconds` is the time a
+ * wave may take. `p99Ms` is the first wave's p99 time to first byte, `p50Ms` beside it.
+ */
+async function held(): Promise<Out & { p50Ms: number; maxMs: number }> {
+  const payload = Buffer.from(
+    JSON.stringify({ ...JSON.parse(body()), stream: true, stream_options: { include_usage: true } }),
+  );
+  const opts = {
+    path: '/v1/chat/completions',
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json' },
+    body: payload,
+  };
+  let failed = 0;
+  const errorCodes = new Map<string, number>();
+  const wave = (pool: Pool, abortAfterMs: number): Promise<number[]> =>
+    new Promise((resolve) => {
+      const firsts: number[] = [];
+      const aborts: Array<(err: Error) => void> = [];
+      let left = inFlight;
+      const settle = (): void => {
+        if (--left === 0) resolve(firsts);
+      };
+      for (let i = 0; i < inFlight; i++) {
+        const sent = performance.now();
+        let status = 0;
+        let first = true;
+        pool.dispatch(opts, {
+          onConnect(abort: (err: Error) => void) {
+            aborts.push(abort);
+          },
+          onHeaders(s: number) {
+            status = s;
+            return true;
+          },
+          onData() {
+            if (first) firsts.push(performance.now() - sent);
+            first = false;
+            return true;
+          },
+          onComplete() {
+            if (status !== 200) failed++;
+            settle();
+          },
+          onError(err: Error & { code?: string }) {
+            if (abortAfterMs === 0) {
+              failed++;
+              errorCodes.set(err.code ?? err.name, (errorCodes.get(err.code ?? err.name) ?? 0) + 1);
+            }
+            settle();
+          },
+        });
+      }
+      if (abortAfterMs > 0) setTimeout(() => aborts.forEach((a) => a(new Error('abandoned'))), abortAfterMs);
+      setTimeout(() => resolve(firsts), seconds * 1000).unref();
+    });
+  const c0 = process.cpuUsage();
+  const first = new Pool(url, { connections: inFlight, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+  const times = (await wave(first, 0)).sort((a, b) => a - b);
+  await first.destroy(); // every idle connection closes at once
+  const second = new Pool(url, { connections: inFlight, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+  await wave(second, 1000);
+  await second.destroy();
+  const c = process.cpuUsage(c0);
+  if (errorCodes.size > 0) console.error('held: errors', Object.fromEntries(errorCodes));
+  const at = (q: number): number =>
+    times.length > 0 ? times[Math.min(times.length - 1, Math.floor(q * times.length))] : 0;
+  return {
+    rps: 0,
+    counted: times.length,
+    failed: failed + (inFlight - times.length),
+    cpuUsPerRequest: (c.user + c.system) / (2 * inFlight),
+    p99Ms: at(0.99),
+    p50Ms: at(0.5),
+    maxMs: times.length > 0 ? times[times.length - 1] : 0,
+  };
+}
+
 const MODES: Record<string, () => Promise<Out>> = {
+  held,
   bare,
   dispatch: bareDispatch,
   autocannon: cannon,

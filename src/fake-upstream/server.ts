@@ -19,6 +19,7 @@ import {
   type RelativeTo,
   type ServedFault,
 } from './fault-phases.js';
+import { CONNECTION_GATE_DEFAULTS, gateConnections } from './connection-gate.js';
 import { openaiDialect } from './openai-dialect.js';
 import { prometheusText } from './prometheus-text.js';
 import { readBody } from './read-body.js';
@@ -335,6 +336,8 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
   });
 
+  // Connection bursts (thousands of clients at once) are admitted a batch per loop turn.
+  const gate = gateConnections(server);
   await listen(server, o.port, o.host);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
@@ -357,6 +360,7 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
         scheduler.stop();
         for (const ex of exchanges) ex?.stop();
         server.close(() => resolve());
+        gate.destroyWaiting();
         server.closeAllConnections();
       });
       return closing;
@@ -372,7 +376,7 @@ function dialectOf(req: IncomingMessage): Dialect {
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: CONNECTION_GATE_DEFAULTS.backlog }, () => {
       server.off('error', reject);
       resolve();
     });

@@ -7,8 +7,8 @@
  */
 
 /** Which provider's API a live run speaks. */
-export type LiveApi = 'openai' | 'anthropic';
-export const LIVE_APIS: readonly LiveApi[] = ['openai', 'anthropic'];
+export const LIVE_APIS = ['openai', 'anthropic'] as const;
+export type LiveApi = (typeof LIVE_APIS)[number];
 
 /** The version header Anthropic's API requires (and the fake upstream recognises Anthropic clients by). */
 const ANTHROPIC_VERSION = '2023-06-01';
