@@ -205,11 +205,11 @@ describe('determinism', () => {
 });
 
 describe('stormlab scenarios', () => {
-  it('lists the seven bundled scenarios with their descriptions', async () => {
+  it('lists the eight bundled scenarios with their descriptions', async () => {
     const r = await cli(['scenarios']);
     expectOnlyProgress(r.err);
     expect(r.code).toBe(0);
-    const names = ['brownout', 'fallback', 'metastable', 'replicas', 'retry-storm', 'sdk-stack', 'tpm-burst'];
+    const names = ['brownout', 'fallback', 'metastable', 'replicas', 'retry-storm', 'sdk-stack', 'throughput', 'tpm-burst'];
     const lines = r.out.split('\n').filter((l) => l !== '');
     for (const name of names) {
       const description = (
@@ -218,10 +218,10 @@ describe('stormlab scenarios', () => {
       expect(description.length).toBeGreaterThan(20);
       expect(lines).toContain(`${name.padEnd('retry-storm'.length)}  ${description}`);
     }
-    expect(lines.slice(0, 7).map((l) => l.split(' ')[0])).toEqual(names);
+    expect(lines.slice(0, 8).map((l) => l.split(' ')[0])).toEqual(names);
     // The hint names a scenario the way that works from any directory.
-    expect(lines[7]).toBe('run one: npx stormlab run retry-storm   compare: npx stormlab compare retry-storm');
-    expect(lines).toHaveLength(8);
+    expect(lines[8]).toBe('run one: npx stormlab run retry-storm   compare: npx stormlab compare retry-storm');
+    expect(lines).toHaveLength(9);
   });
 });
 

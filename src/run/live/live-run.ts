@@ -110,6 +110,7 @@ export class LiveRun implements EventHandler {
       this.scheduler,
       (intended, now) => this.traffic.startRoot(intended, now),
       random,
+      0, // real time moves by itself: a closed loop with no think time goes as fast as its answers come
     );
     this.traffic.onRootDone = (now) => this.arrivals.userDone(now);
     this.handlerId = this.scheduler.register(this);

@@ -70,7 +70,8 @@ export class WireFormat {
 }
 
 /**
- * The integer after the last (or first) `key` in `text`, or -1. Answers are read for a number or
+ * The integer after the last (or first) `key` in `text`, or -1 (also when it runs to the end of
+ * `text`: a stream's next chunk may hold more of its digits). Answers are read for a number or
  * two, so they are picked out of the text where they plainly are instead of parsing the JSON.
  */
 export function numberAfter(text: string, key: string, last = true): number {
@@ -81,7 +82,8 @@ export function numberAfter(text: string, key: string, last = true): number {
   let n = 0;
   let digits = 0;
   for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i), digits++) n = n * 10 + c - 48;
-  return digits > 0 ? n : -1;
+  // Digits up to the end of the text may go on in the next chunk of a stream: not read yet.
+  return digits > 0 && i < text.length ? n : -1;
 }
 
 /** Tokens a JSON answer's `usage` says were served: OpenAI's `total_tokens`, or Anthropic's input + output. */
