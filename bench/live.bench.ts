@@ -111,7 +111,6 @@ function load(mode: LoadMode, url: string, inFlight = IN_FLIGHT, seconds = SECON
 const ratio = (a: number, b: number): number => (b > 0 ? a / b : 0);
 const pct = (x: number): string => `${(x * 100).toFixed(0)} %`;
 
-
 /**
  * The live suite. Each figure is compared with its baseline in the same run, rounds
  * interleaved (A, B, A, B, …) so a busy machine slows both alike; the median round counts.

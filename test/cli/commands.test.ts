@@ -209,7 +209,16 @@ describe('stormlab scenarios', () => {
     const r = await cli(['scenarios']);
     expectOnlyProgress(r.err);
     expect(r.code).toBe(0);
-    const names = ['brownout', 'fallback', 'metastable', 'replicas', 'retry-storm', 'sdk-stack', 'throughput', 'tpm-burst'];
+    const names = [
+      'brownout',
+      'fallback',
+      'metastable',
+      'replicas',
+      'retry-storm',
+      'sdk-stack',
+      'throughput',
+      'tpm-burst',
+    ];
     const lines = r.out.split('\n').filter((l) => l !== '');
     for (const name of names) {
       const description = (

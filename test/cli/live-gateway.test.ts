@@ -76,7 +76,7 @@ async function retryingGateway(to: string, attempts: number) {
     req.on('end', async () => {
       const body = Buffer.concat(chunks);
       const headers = { 'content-type': 'application/json' };
-      let answer = { status: 0, body: Buffer.alloc(0) };
+      let answer: { status: number; body: Buffer } = { status: 0, body: Buffer.alloc(0) };
       for (let i = 0; i < attempts; i++) {
         answer = await forward(body, req.url ?? '/', headers);
         if (answer.status < 500 && answer.status !== 429) break;
@@ -145,7 +145,18 @@ describe('stormlab run --mode live --target <gateway> --upstream <stormlab serve
         res.end('no');
       }),
     );
-    const r = await cli(['run', scenario, '--mode', 'live', '--target', gw.url, '--upstream', notStormlab, '--no-ui', '-q']);
+    const r = await cli([
+      'run',
+      scenario,
+      '--mode',
+      'live',
+      '--target',
+      gw.url,
+      '--upstream',
+      notStormlab,
+      '--no-ui',
+      '-q',
+    ]);
     expect(r.code).toBe(2);
     expect(r.err).toBe(
       `stormlab: --upstream ${notStormlab}: GET /_stormlab/stats answered 404 (not a stormlab serve?)\n`,
@@ -173,6 +184,7 @@ describe('a target that refuses most requests', () => {
     expect(r.files.has('out.json')).toBe(false);
     const lines = r.err.split('\n').filter((l) => l !== '');
     expect(lines).toEqual([
+      expect.stringMatching(/^note: the scenario's fault phases are not injected into /),
       expect.stringMatching(
         new RegExp(
           `^stormlab: --target ${url}: 2\\d of the first 2\\d answers were 4xx refusals \\(first: 404 "Unknown request URL: POST /v1/chat/completions\\."\\); check the URL and its path, the model names, and auth \\(--header\\)$`,

@@ -48,7 +48,9 @@ export function liveSettings(flags: LiveFlags): LiveSettings {
   checkUrl('--target', flags.target);
   checkUrl('--upstream', flags.upstream);
   if (flags.upstream !== undefined && flags.target === undefined)
-    throw new UsageError('--upstream: only with --target (the gateway in front of it); without --target the fake upstream runs in-process');
+    throw new UsageError(
+      '--upstream: only with --target (the gateway in front of it); without --target the fake upstream runs in-process',
+    );
   return { target: flags.target, headers, connections, upstream: flags.upstream };
 }
 

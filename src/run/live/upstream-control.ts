@@ -57,7 +57,10 @@ export class UpstreamControl {
     });
     this.timer = setInterval(() => {
       this.polling ??= this.readStats()
-        .then((s) => void (this.latest = s), () => void this.pollErrors++)
+        .then(
+          (s) => void (this.latest = s),
+          () => void this.pollErrors++,
+        )
         .finally(() => (this.polling = undefined));
     }, POLL_MS);
     this.timer.unref();
@@ -73,7 +76,8 @@ export class UpstreamControl {
     } catch {
       this.pollErrors++; // the last good reading stands
     }
-    if (this.saved !== undefined) await this.call('PUT', '/_stormlab/faults', { faults: this.saved, relativeTo: 'start' });
+    if (this.saved !== undefined)
+      await this.call('PUT', '/_stormlab/faults', { faults: this.saved, relativeTo: 'start' });
   }
 
   /** The upstream per scenario model since `begin`: in flight now, and answers, tokens and waste counted since. */
@@ -118,7 +122,9 @@ export class UpstreamControl {
   private async readStats(): Promise<ModelCounters[]> {
     const body = (await this.call('GET', '/_stormlab/stats')) as { models?: unknown };
     if (!Array.isArray(body?.models))
-      throw new UpstreamControlError(`${this.url}: GET /_stormlab/stats answered without "models": not a stormlab serve`);
+      throw new UpstreamControlError(
+        `${this.url}: GET /_stormlab/stats answered without "models": not a stormlab serve`,
+      );
     return (body.models as Array<Partial<ModelCounters>>).map((m) => ({
       name: String(m.name),
       busy: num(m.busy),
