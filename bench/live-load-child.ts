@@ -296,10 +296,15 @@ async function held(): Promise<Out & { p50Ms: number; maxMs: number }> {
     });
   const c0 = process.cpuUsage();
   const first = new Pool(url, { connections: inFlight, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+  const log = (m: string) => process.env.STALL_LOG && console.error(`${m} at ${new Date().toISOString()}`);
+  log('wave 1 sent');
   const times = (await wave(first, 0)).sort((a, b) => a - b);
+  log('wave 1 done; closing');
   await first.destroy(); // every idle connection closes at once
+  log('closed');
   const second = new Pool(url, { connections: inFlight, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
   await wave(second, 1000);
+  log('wave 2 abandoned');
   await second.destroy();
   const c = process.cpuUsage(c0);
   if (errorCodes.size > 0) console.error('held: errors', Object.fromEntries(errorCodes));

@@ -113,6 +113,8 @@ setInterval(() => {
   const c = process.cpuUsage();
   const cpu = (c.user + c.system) / 1000;
   if (lastCpu > 0 && cpu - lastCpu - PROBE_MS > maxCpuStall) maxCpuStall = cpu - lastCpu - PROBE_MS;
+  if (process.env.STALL_LOG && lastCpu > 0 && cpu - lastCpu > 30)
+    console.error(`stall ${(cpu - lastCpu).toFixed(0)} ms cpu at ${new Date().toISOString()} open ${open}`);
   lastCpu = cpu;
 }, PROBE_MS).unref();
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
