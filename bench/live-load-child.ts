@@ -296,6 +296,7 @@ async function held(): Promise<Out & { p50Ms: number; maxMs: number }> {
     });
   const c0 = process.cpuUsage();
   const first = new Pool(url, { connections: inFlight, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+  // STALL_LOG=1: the phases on stderr, with the time (to match the server's stall log).
   const log = (m: string) => process.env.STALL_LOG && console.error(`${m} at ${new Date().toISOString()}`);
   log('wave 1 sent');
   const times = (await wave(first, 0)).sort((a, b) => a - b);
@@ -313,7 +314,7 @@ async function held(): Promise<Out & { p50Ms: number; maxMs: number }> {
   return {
     rps: 0,
     counted: times.length,
-    failed: failed + (inFlight - times.length),
+    failed: Math.max(failed, inFlight - times.length), // an error or a stream that never started
     cpuUsPerRequest: (c.user + c.system) / (2 * inFlight),
     p99Ms: at(0.99),
     p50Ms: at(0.5),

@@ -113,6 +113,7 @@ setInterval(() => {
   const c = process.cpuUsage();
   const cpu = (c.user + c.system) / 1000;
   if (lastCpu > 0 && cpu - lastCpu - PROBE_MS > maxCpuStall) maxCpuStall = cpu - lastCpu - PROBE_MS;
+  // STALL_LOG=1: each stall of more than 30 ms CPU on stderr, with the time (to match it to a phase of the load).
   if (process.env.STALL_LOG && lastCpu > 0 && cpu - lastCpu > 30)
     console.error(`stall ${(cpu - lastCpu).toFixed(0)} ms cpu at ${new Date().toISOString()} open ${open}`);
   lastCpu = cpu;
