@@ -88,7 +88,7 @@ class Attempt {
     if (status < 200) return true; // 1xx: the answer is still to come
     this.status = status;
     if (status !== 200) this.rawHeaders = rawHeaders;
-    else if (this.t.stream) this.scan = new StreamScan();
+    else if (this.t.stream && isEventStream(rawHeaders)) this.scan = new StreamScan(); // else a JSON answer after all
     return true;
   }
 
@@ -346,6 +346,14 @@ function errorMessage(body: unknown, text: string): string {
     typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : (error ?? undefined);
   const m = typeof message === 'string' ? message : text.trim();
   return m.length > 160 ? `${m.slice(0, 157)}...` : m;
+}
+
+/** Whether raw headers say `content-type: text/event-stream` (a gateway may answer a stream request with JSON). */
+function isEventStream(raw: Buffer[]): boolean {
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    if (raw[i].length === 12 && raw[i].toString('latin1').toLowerCase() === 'content-type')
+      return raw[i + 1].includes('event-stream');
+  return false;
 }
 
 /** undici's raw headers (name, value, name, value, …) as the lower-case map `parseRetryAfter` reads. */

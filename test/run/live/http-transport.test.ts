@@ -268,6 +268,13 @@ describe('HttpTransport: APIs and streams', () => {
     expect(srv.seen[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
+  it('a JSON answer to a stream request (a gateway that does not stream) is read as JSON', async () => {
+    const srv = await server(json(200, { usage: { total_tokens: 33 } }));
+    const { t, next } = transport(srv.url, { stream: true });
+    t.submit(1, 0, 30, 3, 0);
+    expect(await next()).toEqual([{ reqId: 1, status: 200, detail: Detail.None, tokens: 33, retryAfterMs: -1 }]);
+  });
+
   it('counts refusals (4xx but 408, 429 and context length) and keeps the first one', async () => {
     const statuses = [404, 429, 400, 401];
     const srv = await server((res, seen) => {
