@@ -40,6 +40,10 @@ function scenarioOptions(cmd: Command): Command {
     )
     .option('--connections <n>', "live: connections of the HTTP pool (default: the scenario's live.connections, 256)")
     .option(
+      '--upstream <url>',
+      "live, with --target: the stormlab serve behind that gateway; the scenario's faults are injected there and what reaches it is measured",
+    )
+    .option(
       '--expect <"metric op value">',
       'an expectation to judge, besides the scenario\'s expect: list, e.g. "variants.engine.amplification < 1.5" (repeatable); exit 1 when one fails',
       collect,

@@ -16,6 +16,7 @@ import { controlRoutes } from './control-routes.js';
 import { jsonReader, type Refuse, refuser } from './json-request.js';
 import { modelRoutes, type Routes } from './model-routes.js';
 import { ModelNames, type UnknownModels } from './model-names.js';
+import { CONNECTION_GATE_DEFAULTS, gateConnections } from './connection-gate.js';
 import { openaiDialect } from './openai-dialect.js';
 import { RealTimeScheduler } from './real-time-scheduler.js';
 import { RequestLog, type RequestLogEntry } from './request-log.js';
@@ -243,6 +244,8 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
   });
 
+  // Connection bursts (thousands of clients at once) are admitted a batch per loop turn.
+  const gate = gateConnections(server);
   await listen(server, o.port, o.host);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
@@ -271,6 +274,7 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
         scheduler.stop();
         table.stopAll();
         server.close(() => resolve());
+        gate.destroyWaiting();
         server.closeAllConnections();
       });
       return closing;
@@ -346,7 +350,7 @@ function dialectOf(req: IncomingMessage): Dialect {
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: CONNECTION_GATE_DEFAULTS.backlog }, () => {
       server.off('error', reject);
       resolve();
     });

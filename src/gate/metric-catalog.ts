@@ -10,6 +10,8 @@ type Scope<T> = (r: RunResult) => T | undefined;
 
 const PERCENTILES = ['p50', 'p95', 'p99'] as const;
 const LIVE = ['poolConnections', 'maxPending', 'meanPending', 'requestErrors'] as const;
+/** The second hop of a gateway under test (`--upstream`). */
+const HOP = ['sent', 'reached', 'amplification'] as const;
 const STATUS = /^(.*\.)?status\.(\d{3}|reset|timeout|other)$/;
 
 /**
@@ -36,6 +38,10 @@ export class MetricCatalog {
       this.addUpstream(`upstream.models.${name}`, (r) => r.upstream.models.find((m) => m.name === name));
     this.addShed('', (r) => r.layers);
     for (const key of LIVE) this.add(`live.${key}`, 'count', false, (r) => r.live?.[key] ?? null);
+    for (const key of HOP) {
+      const unit = key === 'amplification' ? 'times' : 'count';
+      this.add(`live.upstream.${key}`, unit, false, (r) => r.live?.upstream?.[key] ?? null);
+    }
   }
 
   static ofScenario(s: Scenario): MetricCatalog {

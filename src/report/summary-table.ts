@@ -57,6 +57,17 @@ function wasted(v: RunResult): Cell {
   );
 }
 
+/** With a gateway under test: what reached the upstream behind it, and the gateway's own amplification. */
+function hopRows(vs: RunResult[]): Row[] {
+  if (!vs.some((v) => v.live?.upstream !== undefined)) return [];
+  const hop = (f: (h: NonNullable<NonNullable<RunResult['live']>['upstream']>) => Cell) => (v: RunResult) =>
+    v.live?.upstream === undefined ? cell('—') : f(v.live.upstream);
+  return [
+    { label: 'reached upstream', cells: vs.map(hop((h) => cell(formatCount(h.reached)))) },
+    { label: 'gateway amplification', cells: vs.map(hop((h) => amp(h.amplification))) },
+  ];
+}
+
 function runRows(vs: RunResult[]): Row[] {
   const row = (label: string, f: (v: RunResult) => Cell): Row => ({ label, cells: vs.map(f) });
   return [
@@ -68,6 +79,7 @@ function runRows(vs: RunResult[]): Row[] {
     row('root p95', (v) => cell(formatMs(v.roots.latencyMs.p95))),
     row('root p99', (v) => cell(formatMs(v.roots.latencyMs.p99))),
     row('upstream attempts', (v) => cell(formatCount(v.upstream.attempts))),
+    ...hopRows(vs),
     row('429 share', (v) => share(v.upstream.share['429'])),
     row('5xx share', (v) => share(v.upstream.share['5xx'])),
     row('timeout share', (v) => share(v.upstream.share.timeout)),

@@ -217,6 +217,7 @@ describe('stormlab scenarios', () => {
       'replicas',
       'retry-storm',
       'sdk-stack',
+      'throughput',
       'tpm-burst',
     ];
     const width = Math.max(...names.map((n) => n.length));

@@ -148,6 +148,20 @@ export interface LiveFigures {
   meanPending: number;
   /** Requests that got no HTTP answer (connection refused or reset, socket errors). */
   requestErrors: number;
+  /** With a gateway under test (`--target` with `--upstream`): the second hop, behind the gateway. */
+  upstream?: UpstreamHop;
+}
+
+/** What reached the upstream behind a gateway, beside what the harness sent the gateway. */
+export interface UpstreamHop {
+  /** Requests the harness sent the gateway (its leaf attempts). */
+  sent: number;
+  /** Chat requests the upstream received over the run (its own counter, read through its control API). */
+  reached: number;
+  /** reached ÷ sent: the gateway's own amplification (1 when it neither retries nor hedges). */
+  amplification: number;
+  /** The upstream's answers by status (0 = reset). */
+  status: Record<string, number>;
 }
 
 /** Wall-clock figures: the only part of a result file that may differ between identical runs. */
