@@ -6,6 +6,7 @@ import type { Random } from '../engine/random.js';
 import { preciseClock } from '../platform/system-clock.js';
 import { systemRandom } from '../platform/system-random.js';
 import type { ModelConfig, UpstreamConfig } from '../upstream/config.js';
+import { RequestFlag } from '../upstream/response.js';
 import { MODEL_DEFAULTS } from '../upstream/upstream-model.js';
 import { anthropicDialect } from './anthropic-dialect.js';
 import type { Dialect, Invalid } from './dialect.js';
@@ -20,6 +21,7 @@ import {
   type ServedFault,
 } from './fault-phases.js';
 import { openaiDialect } from './openai-dialect.js';
+import { endsWithPrefill } from './prefill.js';
 import { prometheusText } from './prometheus-text.js';
 import { readBody } from './read-body.js';
 import { RealTimeScheduler } from './real-time-scheduler.js';
@@ -142,6 +144,16 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
       }
       observer.answered?.(host.names[ex.modelIndex], status);
     },
+    onStream(id, event, ms, tokens) {
+      const ex = exchanges[id];
+      if (ex === undefined || ex.answered) return;
+      try {
+        ex.streamEvent(event, ms, tokens);
+      } catch (err) {
+        internalError(err);
+        ex.res.destroy();
+      }
+    },
   });
   const ctx: ExchangeContext = {
     host,
@@ -227,9 +239,9 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
       exchanges[slot] = ex;
       res.on('close', () => finish(ex));
       ex.model = host.current;
-      const serviceEnd = host.submit(slot, model, request.promptTokens, request.maxTokens);
+      const flags = (request.stream ? RequestFlag.Stream : 0) | (endsWithPrefill(body.value) ? RequestFlag.Prefill : 0);
+      host.submit(slot, model, request.promptTokens, request.maxTokens, flags);
       observer.submitted?.(request.model);
-      if (serviceEnd >= 0) ex.pace(serviceEnd);
     };
 
   const stats = (): FakeUpstreamStats => ({

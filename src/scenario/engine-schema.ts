@@ -16,6 +16,7 @@ import {
   switchOn,
   text,
 } from './schema-kit.js';
+import { streamLimitsSchema } from './stream-schema.js';
 
 /** Engine defaults for layers whose retry policy is `engine`, as the Guard's defaults. */
 export const ENGINE_DEFAULTS: Readonly<Required<EngineConfig>> = Object.freeze({
@@ -28,6 +29,7 @@ export const ENGINE_DEFAULTS: Readonly<Required<EngineConfig>> = Object.freeze({
   concurrency: false,
   minAttemptMs: 0,
   state: 'local',
+  stream: {},
 });
 
 /** Where a replicated layer's engines keep their state: each its own, or one store for all. */
@@ -134,6 +136,7 @@ function engineFields() {
     concurrency: orFalse(concurrency(), 'a mapping of concurrency options'),
     minAttemptMs: duration(),
     state: oneOf(ENGINE_STATES),
+    stream: streamLimitsSchema(),
   };
 }
 
@@ -152,6 +155,8 @@ export function engineSchema(): z.ZodType<EngineConfig> {
       concurrency: f.concurrency.default(false),
       minAttemptMs: f.minAttemptMs.default(d.minAttemptMs),
       state: f.state.default(d.state),
+      // Absent unless given: most scenarios do not stream.
+      stream: f.stream.optional(),
     },
     'a mapping of engine options',
   ) as z.ZodType<EngineConfig>;
