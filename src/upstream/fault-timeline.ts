@@ -196,7 +196,11 @@ export class FaultTimeline {
     for (const key of REQUIRED[f.kind] ?? []) {
       if (f[key] === undefined) throw new OptionError(`${name}.${key} is required for kind ${f.kind}`);
     }
-    if (f.ttftMs !== undefined) this.times[i] = checkNumber(`${name}.ttftMs`, f.ttftMs, 0, Number.MAX_SAFE_INTEGER);
+    if (f.ttftMs !== undefined) {
+      this.times[i] = checkNumber(`${name}.ttftMs`, f.ttftMs, 0);
+      if (f.ttftMs === Infinity)
+        throw new OptionError(`${name}.ttftMs must be finite (a first token that never comes is a hang), got Infinity`);
+    }
     if (f.kind === 'stall') {
       const ms = f.stallMs ?? Infinity;
       this.times[i] = ms === Infinity ? ms : checkPositive(`${name}.stallMs`, ms);
