@@ -407,7 +407,8 @@ export class UpstreamModel implements EventHandler {
    * after its `afterTokens` (a forever stall never ends). FIRST and STALL events only for
    * streamed requests, and only strictly before the answer.
    */
-  private shaped(r: number, n: number, stretch: number, now: number): void {
+  private shaped(r: number, output: number, stretch: number, now: number): void {
+    let n = output;
     const model = this.model[r];
     const m = this.models[model];
     const scale = stretch * this.faults.latencyFactor(model, now);
