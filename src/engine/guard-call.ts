@@ -167,17 +167,23 @@ export class GuardCall {
         this.more().reservation = r;
         if (g.listener) g.emit({ type: 'reserve', at: now, target: g.names[t], tokens: r.tokens });
       }
+      let probe = false;
       if (g.breakers !== undefined) {
-        const b = this.x?.breakerKey === undefined ? g.breakers[t] : g.breakerFor(t, this.x.breakerKey);
+        const b = this.breaker();
         this.ticket = b.tryAcquire(now);
         if (this.ticket < 0) {
           this.releaseReservation(now);
           if (this.fallBack(now, 'breaker_open')) continue;
           return this.shed('breaker', now, b.retryAfterMs(now));
         }
+        probe = b.probing;
       }
-      if (g.throttles !== undefined && !g.throttles[t].tryAcquire(now)) {
+      // A breaker's probe is not the throttle's to drop: it is how recovery is noticed.
+      if (probe) g.throttles?.[t].admit();
+      else if (g.throttles !== undefined && !g.throttles[t].tryAcquire(now)) {
         this.dropTicket(now);
+        // At its cap the throttle hands the target to its breaker, which probes for recovery.
+        if (g.breakers !== undefined && g.throttles[t].saturated(now)) g.breakers[t].open('throttle_saturated', now);
         this.releaseReservation(now);
         if (this.fallBack(now, 'throttled')) continue;
         return this.shed('throttle', now, undefined);
