@@ -33,7 +33,7 @@ export interface GuardSnapshot {
   budget?: { firsts: number; retries: number; balance: number };
   targets: Array<{
     name: string;
-    throttle?: { requests: number; accepts: number; dropProbability: number };
+    throttle?: { requests: number; inFlight?: number; accepts: number; dropProbability: number };
     breaker?: ReturnType<CircuitBreaker['snapshot']>;
   }>;
   limits: ReturnType<Limiter['snapshot']>;
