@@ -135,6 +135,11 @@ export class GuardCall {
     return d;
   }
 
+  /** The handle of a `defer()` made by the attempt in flight, if any. */
+  get deferred(): DeferredOutcome | undefined {
+    return this.x?.deferred;
+  }
+
   /**
    * Counts a malformed event in the attempt's stream (skipped, not a failure): emits
    * `stream_malformed` for the current target.

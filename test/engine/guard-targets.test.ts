@@ -149,7 +149,8 @@ describe('state per target (origin + model)', () => {
 });
 
 describe('context length and content filter', () => {
-  const tooLong = () => new HttpError(400, { code: 'context_length_exceeded', message: 'maximum context length is 8192' });
+  const tooLong = () =>
+    new HttpError(400, { code: 'context_length_exceeded', message: 'maximum context length is 8192' });
 
   it('moves a context-length error to the next target with a larger window, skipping smaller ones', async () => {
     const { guard, clock } = setup({
@@ -256,7 +257,10 @@ describe('onTimeout', () => {
   });
 
   it('a stream stall fails over like a timeout; a cut stream is retried on its target', async () => {
-    const { guard, clock } = setup({ targets: ['primary', 'fallback'], backoff: { strategy: 'exponential', baseMs: 1 } });
+    const { guard, clock } = setup({
+      targets: ['primary', 'fallback'],
+      backoff: { strategy: 'exponential', baseMs: 1 },
+    });
     const tried: string[] = [];
     let cuts = 1;
     const r = await drive(
@@ -330,6 +334,27 @@ describe('deferred outcomes (a stream committed before it ends)', () => {
     });
   });
 
+  it('keeps its concurrency slot until settled', async () => {
+    const { guard, clock } = setup({ concurrency: { maxInFlight: 1, maxQueue: 4, maxWaitMs: 60_000 } });
+    let handle!: ReturnType<AttemptContext['defer']>;
+    await drive(
+      clock,
+      guard.run(async (ctx) => {
+        handle = ctx.defer();
+        return 'streaming';
+      }),
+    );
+    let second = false;
+    const next = guard.run(async () => {
+      second = true;
+      return 'second';
+    });
+    await drive(clock, Promise.resolve());
+    expect(second).toBe(false); // queued behind the stream still in flight
+    handle.settle('success');
+    await expect(drive(clock, next)).resolves.toBe('second');
+  });
+
   it('works on the simulator’s synchronous path (start / next / defer / complete / settle)', () => {
     const { guard, clock } = setup({ maxAttempts: 1 });
     const call = guard.start(clock.now());
@@ -349,7 +374,11 @@ describe('deferred outcomes (a stream committed before it ends)', () => {
           maxLength: 30,
         }),
         async (plan) => {
-          const { guard, clock } = setup({ maxAttempts: 1, breaker: { minimumCalls: 1000 }, throttle: { minRequests: 1000 } });
+          const { guard, clock } = setup({
+            maxAttempts: 1,
+            breaker: { minimumCalls: 1000 },
+            throttle: { minRequests: 1000 },
+          });
           const late: Array<() => void> = [];
           let answered = 0;
           for (const p of plan) {
