@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BACKOFF_STRATEGIES, type BackoffOptions } from '../engine/backoff.js';
+import { GUARD_DEFAULTS } from '../engine/guard-options.js';
 import type { EngineConfig, RetryPolicy } from '../traffic/config.js';
 import {
   duration,
@@ -18,16 +19,16 @@ import {
 } from './schema-kit.js';
 import { streamLimitsSchema } from './stream-schema.js';
 
-/** Engine defaults for layers whose retry policy is `engine`, as the Guard's defaults. */
+/** Engine defaults for layers whose retry policy is `engine`: the Guard's own (one source). */
 export const ENGINE_DEFAULTS: Readonly<Required<EngineConfig>> = Object.freeze({
-  maxAttempts: 3,
+  maxAttempts: GUARD_DEFAULTS.maxAttempts,
   backoff: {},
-  retryBudget: {},
-  throttle: {},
-  breaker: {},
-  limits: [],
-  concurrency: false,
-  minAttemptMs: 0,
+  retryBudget: GUARD_DEFAULTS.retryBudget,
+  throttle: GUARD_DEFAULTS.throttle,
+  breaker: GUARD_DEFAULTS.breaker,
+  limits: [...GUARD_DEFAULTS.limits],
+  concurrency: GUARD_DEFAULTS.concurrency,
+  minAttemptMs: GUARD_DEFAULTS.minAttemptMs,
   state: 'local',
   stream: {},
 });
