@@ -1,4 +1,4 @@
-import { classifyStatus, type Classification } from '../engine/classify.js';
+import { classOf, classifyStatus, type Classification } from '../engine/classify.js';
 import { Detail } from '../upstream/response.js';
 import { MID_STREAM as BROKEN, TIMEOUT } from './outcomes.js';
 
@@ -15,14 +15,15 @@ import { MID_STREAM as BROKEN, TIMEOUT } from './outcomes.js';
 const OK = classifyStatus(200);
 
 /**
- * The engine's error class for a stream it abandons: `cut` (ended without its terminal event),
- * `stall` (no event for `idleMs`), `first-token` (none within `firstTokenMs`). The one place the
- * simulator maps these onto the engine's classification: today a cut is a connection error and
- * a stall a timeout (both retried, both counted by the breaker); the engine's own `stream_cut`
- * and `stream_stall` classes replace them here when it has them.
+ * The engine's error class for a stream it abandons, as its stream guard reports it: a stream
+ * ended without its terminal event is `stream_cut` (retried, then failed over), no event for
+ * `idleMs` is `stream_stall` and no first token within `firstTokenMs` a `timeout` — both of
+ * which fail over at once when there is a next target (`onTimeout: 'fallback'`). All three
+ * count as failures for the breaker. The one place the simulator maps stream faults onto the
+ * engine's classification.
  */
 export function engineStreamError(kind: 'cut' | 'stall' | 'first-token'): Classification {
-  return kind === 'cut' ? BROKEN : TIMEOUT;
+  return kind === 'cut' ? classOf('stream_cut') : kind === 'stall' ? classOf('stream_stall') : TIMEOUT;
 }
 
 const ENGINE_CUT = engineStreamError('cut');
