@@ -266,8 +266,9 @@ export class UpstreamModel implements EventHandler {
     m.cancelled++;
     const s = this.state[r];
     if (s === HANGING) return this.release(r);
-    if (s === STALLED || (s === SERVING && this.sfault[r] === FaultCode.Stall && this.sMs[r] === Infinity)) {
-      // Stalled forever: its work never ends, so its slot is freed now, whatever cancelOnDisconnect.
+    // Stalled forever, its work never ends: its slot or queue place is freed now, whatever cancelOnDisconnect.
+    const forever = this.sfault[r] === FaultCode.Stall && this.sMs[r] === Infinity;
+    if (s === STALLED || (forever && s === SERVING)) {
       m.wastedTokens += this.tokens[r];
       m.busy--;
       this.startNext(m, now);
@@ -275,7 +276,7 @@ export class UpstreamModel implements EventHandler {
       this.state[r] = DROPPED; // its STALL event, still to come, reclaims it
       return;
     }
-    if (!this.cancelOnDisconnect || s === ANSWERING) {
+    if ((!this.cancelOnDisconnect && !forever) || s === ANSWERING) {
       this.gaveUp[r] = 1;
       return;
     }
