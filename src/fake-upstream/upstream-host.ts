@@ -1,6 +1,6 @@
 import { OptionError } from '../engine/errors.js';
 import type { Random } from '../engine/random.js';
-import type { ModelConfig, UpstreamConfig } from '../upstream/config.js';
+import type { UpstreamConfig } from '../upstream/config.js';
 import { FaultTimeline } from '../upstream/fault-timeline.js';
 import type { QuotaView } from '../upstream/quota.js';
 import type { UpstreamListener } from '../upstream/response.js';

@@ -238,7 +238,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       }
       c.firstAt[id] = -1;
       const first = layer.stream.firstTokenMs;
-      if (first < timeout) this.scheduler.schedule(now + first, this.handlerId, K_FIRST_TOKEN | this.serialBits(id), id);
+      if (first < timeout)
+        this.scheduler.schedule(now + first, this.handlerId, K_FIRST_TOKEN | this.serialBits(id), id);
       this.transport.submit(req, model, c.prompt[id], c.completion[id], now, RequestFlag.Stream);
       return;
     }

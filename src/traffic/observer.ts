@@ -29,6 +29,13 @@ export interface TrafficObserver {
 export interface LeafTransport {
   modelIndex(name: string): number;
   /** `flags`: `RequestFlag` bits (a streamed request is told its first token and stalls through `onStream`). */
-  submit(reqId: number, model: number, promptTokens: number, maxOutputTokens: number, now: number, flags?: number): void;
+  submit(
+    reqId: number,
+    model: number,
+    promptTokens: number,
+    maxOutputTokens: number,
+    now: number,
+    flags?: number,
+  ): void;
   cancel(reqId: number, now: number): void;
 }

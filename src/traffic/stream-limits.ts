@@ -10,4 +10,7 @@ export interface StreamLimits {
 }
 
 /** No limit unless the scenario's `engine.stream` sets one: a cut is still an error to the engine. */
-export const STREAM_LIMIT_DEFAULTS: Readonly<StreamLimits> = Object.freeze({ firstTokenMs: Infinity, idleMs: Infinity });
+export const STREAM_LIMIT_DEFAULTS: Readonly<StreamLimits> = Object.freeze({
+  firstTokenMs: Infinity,
+  idleMs: Infinity,
+});

@@ -295,7 +295,10 @@ describe('fake upstream: stream fault phases through the control API', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       });
-    const ok = await put([{ kind: 'stall', afterTokens: 3, stallMs: null }, { kind: 'cut', afterTokens: 9 }]);
+    const ok = await put([
+      { kind: 'stall', afterTokens: 3, stallMs: null },
+      { kind: 'cut', afterTokens: 9 },
+    ]);
     expect(ok.status).toBe(200);
     expect((await json(ok)).faults).toEqual([
       { kind: 'stall', afterTokens: 3, fromMs: expect.any(Number), toMs: null, rate: 1 },
