@@ -98,7 +98,7 @@ export class Exchange {
     const completion = Math.max(0, tokens - this.chat.promptTokens);
     if (status !== 200) return this.fail(status, detail, retryAfterMs);
     if (detail === Detail.MidStream) return this.breakOff(completion);
-    if (detail === Detail.Cut) return this.chat.stream ? this.cut() : this.breakOff(completion);
+    if (detail === Detail.Cut) return this.chat.stream ? this.cut(completion) : this.breakOff(completion);
     this.finish(completion, detail);
   }
 
@@ -153,7 +153,8 @@ export class Exchange {
   }
 
   /** A stream cut: its content so far, then a clean end of the body — no finish, no `[DONE]`, no error. */
-  private cut(): void {
+  private cut(completion: number): void {
+    if (!this.paced) this.resize(completion);
     this.open();
     this.sendChunks(this.chunks);
     this.res.end();

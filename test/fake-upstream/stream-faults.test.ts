@@ -38,7 +38,12 @@ describe('fake upstream: stream faults, OpenAI chat completions', () => {
   it('cut: the official SDK reads it as a complete answer (what a truncated success is)', async () => {
     const h = await withFault({ kind: 'cut', afterTokens: 5 });
     const client = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: 'test', maxRetries: 0 });
-    const stream = await client.chat.completions.create({ model: 'm', messages: USER, max_tokens: 20, stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'Say something about retry storms.' }],
+      max_tokens: 20,
+      stream: true,
+    });
     let content = '';
     const finishes: unknown[] = [];
     for await (const chunk of stream) {
