@@ -120,7 +120,7 @@ describe('state per target (origin + model)', () => {
   });
 
   it('property: whatever the first model answers, the second is never shed and its state stays healthy', async () => {
-    const answer = fc.constantFrom(200, 429, 500, 503, 529, 'timeout');
+    const answer = fc.constantFrom<number | 'timeout'>(200, 429, 500, 503, 529, 'timeout');
     await fc.assert(
       fc.asyncProperty(
         fc.array(answer, { minLength: 1, maxLength: 60 }),
@@ -185,8 +185,18 @@ describe('state per target (origin + model)', () => {
     expect(shed).toBeInstanceOf(ShedError);
     expect(shed.reason).toBe('breaker');
     // Other keys, and calls without one, still go.
-    await expect(drive(clock, guard.run(async () => 'b', { breakerKey: 'tool-b' }))).resolves.toBe('b');
-    await expect(drive(clock, guard.run(async () => 'plain'))).resolves.toBe('plain');
+    await expect(
+      drive(
+        clock,
+        guard.run(async () => 'b', { breakerKey: 'tool-b' }),
+      ),
+    ).resolves.toBe('b');
+    await expect(
+      drive(
+        clock,
+        guard.run(async () => 'plain'),
+      ),
+    ).resolves.toBe('plain');
   });
 });
 
