@@ -46,8 +46,8 @@ export interface CircuitBreakerOptions {
    */
   maxOpenMs: number;
   /**
-   * Probe successes needed to close. Probes go one at a time (the next only after the last
-   * succeeded), so a dead downstream gets one probe per open interval. @default 3
+   * Probe successes needed to close. The first probe goes alone, so a dead downstream gets one
+   * probe per open interval; once it succeeded, the others may go together. @default 3
    */
   halfOpenProbes: number;
   /** Called synchronously on every transition. @default undefined */
@@ -128,7 +128,7 @@ const FIELDS = 4;
  * carries a stale ticket and is dropped.
  *
  * Open duration after the n-th consecutive trip: min(maxOpenMs, openMs · multiplier^(n−1)).
- * Half-open, probes go one at a time: a dead downstream sees one call per open interval.
+ * Half-open, the first probe goes alone: a dead downstream sees one call per open interval.
  *
  * Clearing the window on close: the store's window cannot be emptied (it may be shared), but
  * only closed-state calls are written to it, so everything in it at close time was written at
@@ -186,8 +186,10 @@ export class CircuitBreaker {
       if (now < this.openUntil) return -1;
       this.toHalfOpen();
     }
-    // One probe at a time: the next goes only once the last one succeeded.
-    if (this.probesGranted > this.probesSucceeded || this.probesGranted >= this.opts.halfOpenProbes) return -1;
+    // The first probe goes alone (a dead downstream sees one per open interval); once it has
+    // succeeded, the rest of the probes may go together, so closing takes two round trips.
+    if (this.probesGranted >= this.opts.halfOpenProbes || (this.probesSucceeded === 0 && this.probesGranted > 0))
+      return -1;
     this.probesGranted++;
     return this.gen;
   }
@@ -222,13 +224,15 @@ export class CircuitBreaker {
   }
 
   /**
-   * Time until a call could go (0 if it could now). While half-open with a probe out it
-   * cannot be known — it depends on the probe — so the base `openMs` is given as an estimate.
+   * Time until a call could go (0 if it could now). While half-open with the probes it may
+   * hand out taken it cannot be known — it depends on them — so the base `openMs` is given.
    */
   retryAfterMs(now: number): number {
     const state = this.state(now);
     if (state === 'open') return this.openUntil - now;
-    if (state === 'half_open' && this.probesGranted > this.probesSucceeded) return this.opts.openMs;
+    const taken =
+      this.probesGranted >= this.opts.halfOpenProbes || (this.probesSucceeded === 0 && this.probesGranted > 0);
+    if (state === 'half_open' && taken) return this.opts.openMs;
     return 0;
   }
 

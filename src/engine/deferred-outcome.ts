@@ -49,7 +49,7 @@ export class DeferredOutcome {
       return undefined;
     }
     this.state = 'done';
-    this.let();
+    this.free();
     const g = this.core!;
     const now = g.clock.now();
     const cls = toClassification(outcome, now);
@@ -96,10 +96,10 @@ export class DeferredOutcome {
   }
 
   /** @internal The attempt failed or was given up on: it was recorded already; settle is a no-op. */
-  void(): void {
+  drop(): void {
     this.state = 'done';
     this.early = undefined;
-    this.let();
+    this.free();
   }
 
   /** @internal Something to free when the outcome is in (or the handle is voided). */
@@ -108,7 +108,7 @@ export class DeferredOutcome {
     else this.held = release;
   }
 
-  private let(): void {
+  private free(): void {
     const release = this.held;
     this.held = undefined;
     release?.();

@@ -217,7 +217,7 @@ export class GuardCall {
       const d = x.deferred;
       x.deferred = undefined;
       if (cls.action === 'done') return this.handOver(d, latencyMs);
-      d.void();
+      d.drop();
     }
     if (this.ticket >= 0) {
       this.breaker().record(this.ticket, cls.breaker, latencyMs, now);
@@ -258,7 +258,7 @@ export class GuardCall {
     const d = this.x?.deferred;
     if (d !== undefined) {
       this.x!.deferred = undefined;
-      d.void();
+      d.drop();
     }
     this.dropTicket(now);
     this.releaseReservation(now);

@@ -174,9 +174,9 @@ export class GuardCore {
   /** `throttle`: the target's, which forgets the outage when this breaker closes again. */
   private makeBreaker(target: string, storeKey: string, throttle?: AdaptiveThrottle): CircuitBreaker {
     const onTransition = (t: BreakerTransition): void => {
-      // The throttle's refusals from an outage are the breaker's business once it opens, and
-      // history once it closes again: either way the throttle starts afresh.
-      if (throttle !== undefined && (t.to === 'closed' || t.from === 'closed')) throttle.forget(t.at);
+      // Closed again after its probes succeeded, the target is healthy: the throttle's refusals
+      // from the outage are history and must not go on dropping its calls for a window.
+      if (throttle !== undefined && t.to === 'closed') throttle.forget(t.at);
       if (!this.listener) return;
       if (t.to === 'open')
         this.emit({ type: 'trip', at: t.at, target, cause: t.cause as never, openMs: t.openMs ?? 0 });

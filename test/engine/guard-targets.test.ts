@@ -119,6 +119,48 @@ describe('state per target (origin + model)', () => {
     await expect(drive(clock, miniOnly.run(fn))).resolves.toBe('gpt-4o-mini');
   });
 
+  it('property: whatever the first model answers, the second is never shed and its state stays healthy', async () => {
+    const answer = fc.constantFrom<number | 'timeout'>(200, 429, 500, 503, 529, 'timeout');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(answer, { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 1, max: 99 }),
+        async (plan, seed) => {
+          const clock = new ManualClock(0);
+          const events: GuardEvent[] = [];
+          const guard = new Guard({
+            clock,
+            random: new SeededRandom(seed),
+            targets: MODELS,
+            attemptTimeoutMs: 1_000,
+            breaker: { minimumCalls: 3 },
+            throttle: { minRequests: 3 },
+            onEvent: (e) => events.push(e),
+          });
+          let i = 0;
+          const fn = (ctx: AttemptContext) =>
+            new Promise<string>((resolve, reject) => {
+              if (ctx.target.model === 'gpt-4o-mini') return resolve('mini');
+              const a = plan[i++ % plan.length];
+              if (a === 'timeout') return ctx.signal!.addEventListener('abort', () => reject(ctx.signal!.reason));
+              if (a === 200) return resolve('4o');
+              reject(new HttpError(a));
+            });
+          for (let n = 0; n < plan.length; n++) {
+            await expect(drive(clock, guard.run(fn))).resolves.toMatch(/^(4o|mini)$/);
+            clock.advance(250);
+          }
+          const mini = guard.snapshot(clock.now()).targets[1];
+          expect(mini.breaker!.state).toBe('closed');
+          expect(mini.breaker!.failures).toBe(0);
+          expect(mini.throttle!.dropProbability).toBe(0);
+          expect(events.some((e) => e.type === 'shed')).toBe(false);
+        },
+      ),
+      { seed: 5, numRuns: 40 },
+    );
+  });
+
   it('targets naming the same origin and model share one breaker and throttle', () => {
     const { guard } = setup({
       targets: [
@@ -143,8 +185,18 @@ describe('state per target (origin + model)', () => {
     expect(shed).toBeInstanceOf(ShedError);
     expect(shed.reason).toBe('breaker');
     // Other keys, and calls without one, still go.
-    await expect(drive(clock, guard.run(async () => 'b', { breakerKey: 'tool-b' }))).resolves.toBe('b');
-    await expect(drive(clock, guard.run(async () => 'plain'))).resolves.toBe('plain');
+    await expect(
+      drive(
+        clock,
+        guard.run(async () => 'b', { breakerKey: 'tool-b' }),
+      ),
+    ).resolves.toBe('b');
+    await expect(
+      drive(
+        clock,
+        guard.run(async () => 'plain'),
+      ),
+    ).resolves.toBe('plain');
   });
 });
 
