@@ -1,3 +1,5 @@
+import { RequestFlag } from '../upstream/response.js';
+import { endsWithPrefill } from './prefill.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { anthropicDialect } from './anthropic-dialect.js';
 import { anthropicReply } from './anthropic-reply.js';
@@ -89,9 +91,9 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       c.table.add(ex);
       res.on('close', () => c.finish(ex));
       ex.model = host.current;
-      const serviceEnd = host.submit(slot, index, request.promptTokens, request.maxTokens);
+      const flags = (request.stream ? RequestFlag.Stream : 0) | (endsWithPrefill(body.value) ? RequestFlag.Prefill : 0);
+      host.submit(slot, index, request.promptTokens, request.maxTokens, flags);
       c.submitted(request.model);
-      if (serviceEnd >= 0) ex.pace(serviceEnd);
     };
 
   return {

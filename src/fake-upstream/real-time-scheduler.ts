@@ -50,9 +50,6 @@ export class RealTimeScheduler implements Scheduler {
   private cancelTimer: (() => void) | null = null;
   private timerAt = Infinity;
   private stopped = false;
-  /** How many events were ever scheduled, and the time of the last one (see `UpstreamHost.submit`). */
-  scheduledCount = 0;
-  lastScheduledAt = 0;
 
   /** `onError` hears what a handler threw; the events behind it still fire. */
   constructor(
@@ -87,8 +84,6 @@ export class RealTimeScheduler implements Scheduler {
 
   schedule(at: number, handler: number, kind: number, id: number): void {
     if (this.stopped) return;
-    this.scheduledCount++;
-    this.lastScheduledAt = at;
     this.pending[handler]++;
     this.push({ at, seq: this.seq++, handler, kind, id });
     if (at < this.timerAt) this.arm(at);

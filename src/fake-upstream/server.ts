@@ -161,6 +161,16 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
       }
       observer.answered?.(host.names[ex.modelIndex], status);
     },
+    onStream(id, event, ms, tokens) {
+      const ex = table.get(id);
+      if (ex === undefined || ex.answered) return;
+      try {
+        ex.streamEvent(event, ms, tokens);
+      } catch (err) {
+        internalError(err);
+        ex.res.destroy();
+      }
+    },
   });
   const exchange: ExchangeContext = {
     host,

@@ -106,6 +106,8 @@ export class MetricCatalog {
     // A run that never recovered has no recovery time: null, judged as "never" (see evaluate).
     this.add('recoveryMs', 'ms', false, (r) => r.recoveryMs, ['recovery']);
     this.add('durationMs', 'ms', false, (r) => r.durationMs, ['duration']);
+    // A run with no streamed layer has none: a cut body that is not streamed is an error to every caller.
+    this.add('truncatedSuccesses', 'count', false, (r) => r.truncatedSuccesses ?? 0, ['truncated']);
     for (const key of ['offered', 'ok', 'late', 'failed', 'unfinished'] as const) {
       this.add(`roots.${key}`, 'count', key === 'ok', (r) => r.roots[key]);
     }
@@ -184,6 +186,16 @@ export class MetricCatalog {
       false,
       num((l) => l.wastedTokens),
     );
+    this.add(
+      `${at}.truncatedSuccesses`,
+      'count',
+      false,
+      num((l) => l.truncatedSuccesses ?? 0),
+      [`${at}.truncated`],
+    );
+    // Streamed layers only; null (a skipped check) for a layer that is not streamed.
+    for (const p of PERCENTILES)
+      this.add(`${at}.ttftMs.${p}`, 'ms', false, (r) => layer(r)?.ttftMs?.[p] ?? null, [`${at}.ttft.${p}`]);
     this.addShed(`${at}.`, (r) => {
       const l = layer(r);
       return l === undefined ? undefined : [l];

@@ -84,7 +84,16 @@ function runRows(vs: RunResult[]): Row[] {
     row('5xx share', (v) => share(v.upstream.share['5xx'])),
     row('timeout share', (v) => share(v.upstream.share.timeout)),
     row('wasted tokens', wasted),
+    // Runs with a streamed layer only.
+    ...(vs.some((v) => v.truncatedSuccesses !== undefined)
+      ? [row('truncated successes', (v) => truncated(v.truncatedSuccesses))]
+      : []),
   ];
+}
+
+/** A count of cut streams taken as answers: any is bad (a wrong answer that reads as a right one). */
+function truncated(n: number | undefined): Cell {
+  return n === undefined ? cell('—') : cell(formatCount(n), n === 0 ? 'good' : 'bad');
 }
 
 /** Rows for one layer, matched by name across variants ('—' where a variant lacks it). */
@@ -109,6 +118,14 @@ function layerRows(name: string, vs: RunResult[]): Row[] {
     row('p99', (l) => cell(formatMs(l.latencyMs.p99))),
     row('wasted tokens', (l) => cell(formatCount(l.wastedTokens))),
     ...shedRows,
+    ...(layers.some((l) => l?.truncatedSuccesses !== undefined)
+      ? [row('truncated successes', (l) => truncated(l.truncatedSuccesses))]
+      : []),
+    ...(layers.some((l) => l?.ttftMs !== undefined)
+      ? (['p50', 'p95', 'p99'] as const).map((p) =>
+          row(`ttft ${p}`, (l) => cell(l.ttftMs === undefined ? '—' : formatMs(l.ttftMs[p]))),
+        )
+      : []),
   ];
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BACKOFF_STRATEGIES, type BackoffOptions } from '../engine/backoff.js';
+import { GUARD_DEFAULTS } from '../engine/guard-options.js';
 import type { EngineConfig, RetryPolicy } from '../traffic/config.js';
 import { SDK_NAMES, SDK_PRESETS } from '../traffic/sdk-presets.js';
 import {
@@ -17,18 +18,20 @@ import {
   switchOn,
   text,
 } from './schema-kit.js';
+import { streamLimitsSchema } from './stream-schema.js';
 
-/** Engine defaults for layers whose retry policy is `engine`, as the Guard's defaults. */
+/** Engine defaults for layers whose retry policy is `engine`: the Guard's own (one source). */
 export const ENGINE_DEFAULTS: Readonly<Required<EngineConfig>> = Object.freeze({
-  maxAttempts: 3,
+  maxAttempts: GUARD_DEFAULTS.maxAttempts,
   backoff: {},
-  retryBudget: {},
-  throttle: {},
-  breaker: {},
-  limits: [],
-  concurrency: false,
-  minAttemptMs: 0,
+  retryBudget: GUARD_DEFAULTS.retryBudget,
+  throttle: GUARD_DEFAULTS.throttle,
+  breaker: GUARD_DEFAULTS.breaker,
+  limits: [...GUARD_DEFAULTS.limits],
+  concurrency: GUARD_DEFAULTS.concurrency,
+  minAttemptMs: GUARD_DEFAULTS.minAttemptMs,
   state: 'local',
+  stream: {},
 });
 
 /** Where a replicated layer's engines keep their state: each its own, or one store for all. */
@@ -134,6 +137,7 @@ function engineFields() {
     concurrency: orFalse(concurrency(), 'a mapping of concurrency options'),
     minAttemptMs: duration(),
     state: oneOf(ENGINE_STATES),
+    stream: streamLimitsSchema(),
   };
 }
 
@@ -152,6 +156,8 @@ export function engineSchema(): z.ZodType<EngineConfig> {
       concurrency: f.concurrency.default(false),
       minAttemptMs: f.minAttemptMs.default(d.minAttemptMs),
       state: f.state.default(d.state),
+      // Absent unless given: most scenarios do not stream.
+      stream: f.stream.optional(),
     },
     'a mapping of engine options',
   ) as z.ZodType<EngineConfig>;

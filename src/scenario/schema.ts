@@ -89,6 +89,7 @@ const layerSchema = () =>
         .array(text('a model name'), { error: expecting('a list of model names') })
         .min(1, { error: 'expected at least one model name' })
         .optional(),
+      stream: bool().optional(),
     },
     'a layer like {name: agent, fanout: 3}',
   ).transform(
@@ -100,6 +101,7 @@ const layerSchema = () =>
       // Only when replicated: a one-replica layer is what it was before replicas existed.
       ...(l.replicas === 1 ? {} : { replicas: l.replicas }),
       ...(l.models === undefined ? {} : { models: l.models }),
+      ...(l.stream === true ? { stream: true } : {}),
     }),
   );
 

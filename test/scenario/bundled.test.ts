@@ -14,6 +14,7 @@ const NAMES = [
   'replicas',
   'retry-storm',
   'sdk-stack',
+  'stream-faults',
   'throughput',
   'tpm-burst',
 ];
