@@ -1,9 +1,12 @@
 import { OptionError } from '../engine/errors.js';
+import { checkNumber } from '../engine/options.js';
 import { Guard } from '../engine/guard.js';
 import type { GuardOptions } from '../engine/guard-options.js';
 import type { TokenEstimator } from '../engine/token-estimator.js';
 import { systemClock } from '../platform/system-clock.js';
 import { systemRandom } from '../platform/system-random.js';
+import { HTTP_DEFAULTS } from './http-defaults.js';
+import { COMMIT_POLICIES, type CommitPolicy } from './stream-gate.js';
 
 /** What `keys` sees of a request: enough to pick a tenant or a model bucket. */
 export interface HttpRequestInfo {
@@ -45,7 +48,29 @@ export interface EngineHttpOptions extends Omit<GuardOptions, 'clock' | 'random'
    * @default 4 MiB
    */
   maxBufferedRequestBytes?: number;
+  /**
+   * Longest wait for a non-streamed answer's headers, which come only once the whole answer is
+   * written. A timeout is a `timeout`: it falls back when there is a next target.
+   * @default 30_000
+   */
+  headersTimeoutMs?: number;
+  /** The stream guard for server-sent event answers; `false` passes streams through unguarded. */
+  stream?: StreamGuardOptions | false;
 }
+
+/** How streamed answers (OpenAI chat completions, Anthropic messages, the Responses API) are guarded. */
+export interface StreamGuardOptions {
+  /** When the caller gets the stream: at its first content token, or whole at its end. @default 'first-token' */
+  commit?: CommitPolicy;
+  /** Longest wait for a streamed answer's headers. @default 10_000 */
+  headersTimeoutMs?: number;
+  /** Longest time from the attempt's start to the first content token (a stall: `stream_stall`). @default 20_000 */
+  firstTokenMs?: number;
+  /** Longest gap between two events of a stream (a stall: `stream_stall`). @default 15_000 */
+  idleMs?: number;
+}
+
+export type ResolvedStreamOptions = Required<StreamGuardOptions>;
 
 /** The parts the fetch wrapper and the interceptor share. */
 export interface HttpGuard {
@@ -55,6 +80,9 @@ export interface HttpGuard {
   readonly origins: ReadonlySet<string> | undefined;
   readonly keys: EngineHttpOptions['keys'];
   readonly maxBufferedRequestBytes: number;
+  readonly headersTimeoutMs: number;
+  /** Undefined when streams pass through unguarded. */
+  readonly stream: ResolvedStreamOptions | undefined;
 }
 
 const DEFAULT_MAX_BUFFERED = 4 * 1024 * 1024;
@@ -73,13 +101,37 @@ export function createHttpGuard(options: EngineHttpOptions = {}): HttpGuard {
     throw new OptionError(`maxBufferedRequestBytes must be a finite number >= 0, got ${String(max)}`);
   if (options.keys !== undefined && typeof options.keys !== 'function')
     throw new OptionError(`keys must be a function, got ${typeof options.keys}`);
+  const headersTimeoutMs = options.headersTimeoutMs ?? HTTP_DEFAULTS.headersTimeoutMs;
+  checkNumber('headersTimeoutMs', headersTimeoutMs, 0, Infinity, { minExclusive: true });
   return {
     guard,
     estimator: options.estimator,
     origins: targets && new Set(targets),
     keys: options.keys,
     maxBufferedRequestBytes: max,
+    headersTimeoutMs,
+    stream: resolveStream(options.stream),
   };
+}
+
+function resolveStream(o: StreamGuardOptions | false | undefined): ResolvedStreamOptions | undefined {
+  if (o === false) return undefined;
+  if (o !== undefined && (o === null || typeof o !== 'object'))
+    throw new OptionError(`stream must be an object or false, got ${JSON.stringify(o)}`);
+  const r = {
+    commit: o?.commit ?? HTTP_DEFAULTS.commit,
+    headersTimeoutMs: o?.headersTimeoutMs ?? HTTP_DEFAULTS.streamHeadersTimeoutMs,
+    firstTokenMs: o?.firstTokenMs ?? HTTP_DEFAULTS.firstTokenMs,
+    idleMs: o?.idleMs ?? HTTP_DEFAULTS.idleMs,
+  };
+  if (!COMMIT_POLICIES.includes(r.commit))
+    throw new OptionError(
+      `stream.commit must be one of ${COMMIT_POLICIES.join(', ')}, got ${JSON.stringify(r.commit)}`,
+    );
+  checkNumber('stream.headersTimeoutMs', r.headersTimeoutMs, 0, Infinity, { minExclusive: true });
+  checkNumber('stream.firstTokenMs', r.firstTokenMs, 0, Infinity, { minExclusive: true });
+  checkNumber('stream.idleMs', r.idleMs, 0, Infinity, { minExclusive: true });
+  return r;
 }
 
 /** `https://api.example.com/` → `https://api.example.com`; a path, query or non-URL is refused. */

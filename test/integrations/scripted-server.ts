@@ -89,6 +89,11 @@ export function engineSetup() {
     random: new SeededRandom(7),
     backoff: { strategy: 'exponential' as const, baseMs: 1, capMs: 1 },
     onEvent: (e: GuardEvent) => events.push(e),
+    // `run` jumps the virtual clock to the next timer whenever the event loop is idle, which real
+    // I/O often is: the integrations' own timers are off here; the tests of them set them and
+    // move the clock by hand.
+    headersTimeoutMs: Infinity,
+    stream: { headersTimeoutMs: Infinity, firstTokenMs: Infinity, idleMs: Infinity },
   };
   /** Settles `work` whose waits are on the virtual clock and whose I/O is real. */
   const run = <T>(work: Promise<T>): Promise<T> => drive(clock, work, 1_000_000);
