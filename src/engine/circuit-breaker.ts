@@ -83,10 +83,12 @@ function checkRatio(name: string, value: unknown): number | false {
 }
 
 /** Fills in defaults (an `undefined` option means the default) and checks every range. */
-export function resolveCircuitBreakerOptions(options: Partial<CircuitBreakerOptions> = {}): CircuitBreakerOptions {
-  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+export function resolveCircuitBreakerOptions(
+  options: Partial<CircuitBreakerOptions> = {},
+  n = 'circuitBreaker',
+): CircuitBreakerOptions {
+  const given = Object.fromEntries(Object.entries(options ?? {}).filter(([, v]) => v !== undefined));
   const o: CircuitBreakerOptions = { ...CIRCUIT_BREAKER_DEFAULTS, ...given };
-  const n = 'circuitBreaker';
   checkPositive(`${n}.windowMs`, o.windowMs);
   checkInteger(`${n}.buckets`, o.buckets, 1, 100_000);
   checkInteger(`${n}.minimumCalls`, o.minimumCalls, 1);
@@ -99,7 +101,7 @@ export function resolveCircuitBreakerOptions(options: Partial<CircuitBreakerOpti
   checkNumber(`${n}.maxOpenMs`, o.maxOpenMs, o.openMs);
   checkInteger(`${n}.halfOpenProbes`, o.halfOpenProbes, 1);
   if (o.onTransition !== undefined && typeof o.onTransition !== 'function') {
-    throw new OptionError(`${n}.onTransition must be a function, got ${typeof o.onTransition}`);
+    throw new OptionError(`${n}.onTransition must be a function, got ${typeof o.onTransition}`, `${n}.onTransition`);
   }
   return o;
 }
@@ -152,16 +154,18 @@ export class CircuitBreaker {
   /**
    * `key` names the breaker (in snapshots and events); its counts live in `store` under
    * `storeKey`, which a guard prefixes with its own name so that guards sharing a store do
-   * not share breakers by accident.
+   * not share breakers by accident. `optionName` is what option errors call the options (a
+   * guard calls them `breaker`).
    */
   constructor(
     key: string,
     options: Partial<CircuitBreakerOptions> = {},
     store: StateStore = new MemoryStore(),
     storeKey = `circuitBreaker:${key}`,
+    optionName = 'circuitBreaker',
   ) {
-    this.key = checkNonEmptyString('circuitBreaker.key', key);
-    this.opts = resolveCircuitBreakerOptions(options);
+    this.key = checkNonEmptyString(`${optionName}.key`, key);
+    this.opts = resolveCircuitBreakerOptions(options, optionName);
     const spec = { windowMs: this.opts.windowMs, buckets: this.opts.buckets, fields: FIELDS };
     this.window = store.windowCounter(storeKey, spec);
   }

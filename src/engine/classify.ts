@@ -1,7 +1,8 @@
+import type { BreakerOutcome } from './circuit-breaker.js';
 import { header, type HeaderSource } from './headers.js';
 import { parseRetryAfter } from './retry-after.js';
 
-/** The LLM error taxonomy (DESIGN.md, "Classification"). */
+/** The LLM error taxonomy (ARCHITECTURE.md, "Classification"). */
 export type ErrorClass =
   | 'success'
   | 'rate_limited'
@@ -10,6 +11,8 @@ export type ErrorClass =
   | 'server_error'
   | 'timeout'
   | 'connection'
+  | 'stream_cut'
+  | 'stream_stall'
   | 'context_length'
   | 'content_filter'
   | 'auth'
@@ -27,6 +30,8 @@ export const ERROR_CLASSES: readonly ErrorClass[] = [
   'server_error',
   'timeout',
   'connection',
+  'stream_cut',
+  'stream_stall',
   'context_length',
   'content_filter',
   'auth',
@@ -40,19 +45,19 @@ export const ERROR_CLASSES: readonly ErrorClass[] = [
 /** done (success) | retry (same target, later) | fallback (next target, no retry here) | fail (give up). */
 export type ErrorAction = 'done' | 'retry' | 'fallback' | 'fail';
 
-/** What the circuit breaker records. `throttled` feeds its 429-share trigger; `ignored` records nothing. */
-export type BreakerVerdict = 'success' | 'failure' | 'throttled' | 'ignored';
-
 export interface Classification {
   readonly class: ErrorClass;
   readonly action: ErrorAction;
-  readonly breaker: BreakerVerdict;
+  /** What the circuit breaker records. */
+  readonly breaker: BreakerOutcome;
   /** An accept for the adaptive throttle: the upstream took the work (2xx and 4xx caller errors). */
   readonly accept: boolean;
   /** False when the throttle should not count the request at all (the caller cancelled it). */
   readonly counted: boolean;
   readonly retryAfterMs?: number;
   readonly status?: number;
+  /** The provider's own words, for refusals the caller must see (content filter, context length). */
+  readonly reason?: string;
 }
 
 export interface AttemptResult {
@@ -71,7 +76,7 @@ export interface AttemptResult {
 }
 
 type Policy = Pick<Classification, 'action' | 'breaker' | 'accept' | 'counted'>;
-const policy = (action: ErrorAction, breaker: BreakerVerdict, accept: boolean, counted = true): Policy => ({
+const policy = (action: ErrorAction, breaker: BreakerOutcome, accept: boolean, counted = true): Policy => ({
   action,
   breaker,
   accept,
@@ -94,6 +99,8 @@ const POLICIES: { readonly [K in ErrorClass]: Policy } = {
   server_error: policy('retry', 'failure', false),
   timeout: policy('retry', 'failure', false),
   connection: policy('retry', 'failure', false),
+  stream_cut: policy('retry', 'failure', false),
+  stream_stall: policy('retry', 'failure', false),
   context_length: policy('fallback', 'success', true),
   content_filter: policy('fail', 'success', true),
   auth: policy('fail', 'ignored', true),
@@ -109,9 +116,24 @@ function make(
   action: ErrorAction,
   status: number | undefined,
   retryAfterMs: number | undefined,
+  reason?: string,
 ): Classification {
   const p = POLICIES[cls];
-  return { class: cls, action, breaker: p.breaker, accept: p.accept, counted: p.counted, retryAfterMs, status };
+  const c: Classification = {
+    class: cls,
+    action,
+    breaker: p.breaker,
+    accept: p.accept,
+    counted: p.counted,
+    retryAfterMs,
+    status,
+  };
+  return reason === undefined ? c : { ...c, reason };
+}
+
+/** The shared, frozen classification of a class with its default action (no status, no retry-after). */
+export function classOf(cls: ErrorClass): Classification {
+  return BY_CLASS[cls];
 }
 
 const BY_CLASS = Object.fromEntries(
@@ -183,7 +205,15 @@ export function classify(result: AttemptResult, nowEpochMs?: number): Classifica
     if (cls === 'success' && result.error != null) cls = 'unknown';
   }
   if (cls === 'cancelled') return BY_CLASS.cancelled;
-  return finish(cls, status, headers, nowEpochMs);
+  const reason = cls === 'content_filter' || cls === 'context_length' ? reasonOf(body, err) : undefined;
+  return finish(cls, status, headers, nowEpochMs, reason);
+}
+
+/** The provider's message for a refusal: the error body's, else the thrown error's. */
+function reasonOf(body: unknown, err: ErrorLike | undefined): string | undefined {
+  const m = readError(body, true)?.message;
+  if (m) return m;
+  return typeof err?.message === 'string' && err.message !== '' ? err.message : undefined;
 }
 
 function finish(
@@ -191,6 +221,7 @@ function finish(
   status: number | undefined,
   headers: HeaderSource,
   nowEpochMs: number | undefined,
+  reason?: string,
 ): Classification {
   let action = defaultAction(cls, status);
   let retryAfterMs: number | undefined;
@@ -199,8 +230,8 @@ function finish(
     retryAfterMs = parseRetryAfter(headers, nowEpochMs ?? NaN);
   }
   const base = status === undefined ? BY_CLASS[cls] : classifyStatus(status);
-  if (base.class === cls && base.action === action && retryAfterMs === undefined) return base;
-  return make(cls, action, status, retryAfterMs);
+  if (base.class === cls && base.action === action && retryAfterMs === undefined && reason === undefined) return base;
+  return make(cls, action, status, retryAfterMs, reason);
 }
 
 /**
@@ -246,6 +277,8 @@ const CODE_CLASS = new Map<string, ErrorClass>([
   ...['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'].map(
     (c) => [c, 'timeout'] as const,
   ),
+  ['ERR_STORMLAB_STREAM_CUT', 'stream_cut'],
+  ['ERR_STORMLAB_STREAM_STALL', 'stream_stall'],
 ]);
 
 const NAME_CLASS = new Map<string, ErrorClass>([
@@ -264,7 +297,8 @@ function thrownClass(error: ErrorLike, callerAborted: boolean | undefined): Erro
   let e: unknown = error;
   for (let depth = 0; depth < 8 && e != null && typeof e === 'object'; depth++) {
     const c = oneThrownClass(e as ErrorLike, callerAborted);
-    if (c === 'timeout' || c === 'cancelled') return c;
+    // A stream fault is the engine's own verdict on the attempt: it wins over what caused it.
+    if (c === 'timeout' || c === 'cancelled' || c === 'stream_cut' || c === 'stream_stall') return c;
     found ??= c;
     e = (e as ErrorLike).cause;
   }
@@ -340,11 +374,20 @@ function messageClass(message: string): ErrorClass | undefined {
   if (
     m.includes('prompt is too long') ||
     m.includes('maximum context length') ||
+    m.includes('exceed context limit') ||
     m.includes('context window') ||
     (m.includes('context') && m.includes('token'))
   )
     return 'context_length';
   if (m.includes('exceeded your current quota') || m.includes('credit balance is too low')) return 'quota_exhausted';
+  // Azure OpenAI's prompt filter, OpenAI's safety system, and gateways that rename the code.
+  if (
+    m.includes('content management policy') ||
+    m.includes('content policy') ||
+    m.includes('contentpolicyviolation') ||
+    m.includes('safety system')
+  )
+    return 'content_filter';
   return undefined;
 }
 

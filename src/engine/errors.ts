@@ -8,10 +8,39 @@ export class StormlabError extends Error {
   }
 }
 
-/** An option outside its range; the message names the option and the value. */
+/**
+ * An option outside its range; the message names the option and the value. `option` is the
+ * option's dotted path as the thrower knows it (`breaker.maxOpenMs`, `guard.targets[1].model`)
+ * and `problem` the rest of the message, so a caller that names options differently (a
+ * scenario file, a CLI flag) can say `${its own name} ${problem}` without parsing the message.
+ */
 export class OptionError extends StormlabError {
-  constructor(message: string) {
+  readonly option: string | undefined;
+  readonly problem: string;
+  constructor(message: string, option?: string) {
     super('ERR_STORMLAB_OPTION', message);
+    this.option = option;
+    this.problem =
+      option !== undefined && message.startsWith(`${option} `) ? message.slice(option.length + 1) : message;
+  }
+}
+
+/** How a stream attempt went wrong; both are retryable and count as failures of their target. */
+export type StreamFault = 'stream_cut' | 'stream_stall';
+
+/**
+ * A streamed answer that ended without its terminal signal (`stream_cut`: the connection
+ * closed or broke mid-stream) or stopped sending events (`stream_stall`: no first token, or
+ * an idle gap, within the stream guard's limits). Thrown by an attempt before it commits the
+ * stream to the caller (then the guard retries or fails over), or passed to a deferred
+ * outcome's `settle` after (then only the target's breaker and throttle learn of it).
+ * Classified as the class of the same name.
+ */
+export class StreamError extends StormlabError {
+  readonly kind: StreamFault;
+  constructor(kind: StreamFault, message: string, options?: { cause?: unknown }) {
+    super(kind === 'stream_cut' ? 'ERR_STORMLAB_STREAM_CUT' : 'ERR_STORMLAB_STREAM_STALL', message, options);
+    this.kind = kind;
   }
 }
 

@@ -1,9 +1,12 @@
 import { planRetry } from './backoff.js';
+import type { CircuitBreaker } from './circuit-breaker.js';
 import type { Classification } from './classify.js';
+import { DeferredOutcome } from './deferred-outcome.js';
 import type { ShedReason } from './errors.js';
 import type { GuardEvent } from './guard-events.js';
 import type { GuardCore } from './guard-core.js';
 import type { Reservation } from './limiter.js';
+import type { Target } from './target.js';
 
 /**
  * What a call should do next. Numbers, not objects, so the simulator can drive millions of
@@ -35,7 +38,7 @@ export type StepCode = (typeof Step)[keyof typeof Step];
  */
 export class GuardCall {
   /** Index of the current target in the guard's fallback chain. */
-  target = 0;
+  targetIndex = 0;
   /** Attempts made on the current target (1 during the first). */
   attempt = 0;
   /** Attempts made on all targets. */
@@ -53,10 +56,17 @@ export class GuardCall {
    */
   private x: CallExtras | undefined;
 
-  constructor(core: GuardCore, deadlineAt: number, tokens: number, keys: Record<string, string> | undefined) {
+  constructor(
+    core: GuardCore,
+    deadlineAt: number,
+    tokens: number,
+    keys: Record<string, string> | undefined,
+    breakerKey?: string,
+  ) {
     this.g = core;
     this.deadlineAt = deadlineAt;
-    this.x = tokens === 0 && keys === undefined ? undefined : extras(tokens, keys);
+    this.x = tokens === 0 && keys === undefined && breakerKey === undefined ? undefined : extras(tokens, keys);
+    if (breakerKey !== undefined) this.x!.breakerKey = breakerKey;
   }
 
   /** After `Step.Shed`: why. */
@@ -93,19 +103,45 @@ export class GuardCall {
     return this.x?.keys;
   }
 
+  /** The current target: its name, origin, model, context window, rewrite. */
+  get target(): Target {
+    return this.g.targets[this.targetIndex];
+  }
+
   /** Name of the current target. */
   get targetName(): string {
-    return this.g.targets[this.target];
+    return this.g.names[this.targetIndex];
   }
 
   /** True when the call has moved past the first target of the fallback chain. */
   get degraded(): boolean {
-    return this.target > 0;
+    return this.targetIndex > 0;
   }
 
   /** Whether the attempt about to be made (or being made) is a retry on its target. */
   get isRetry(): boolean {
     return this.retrying;
+  }
+
+  /**
+   * Called by an attempt that hands its answer to the caller before the answer is complete
+   * (a stream committed at its first token): when the attempt returns, the call ends, and the
+   * target's breaker and throttle wait for the returned handle's `settle(outcome)`. See
+   * `DeferredOutcome`. Calls that never defer pay nothing for it.
+   */
+  defer(): DeferredOutcome {
+    const d = new DeferredOutcome();
+    this.more().deferred = d;
+    return d;
+  }
+
+  /**
+   * Counts a malformed event in the attempt's stream (skipped, not a failure): emits
+   * `stream_malformed` for the current target.
+   */
+  malformed(): void {
+    const g = this.g;
+    if (g.listener) g.emit({ type: 'stream_malformed', at: g.clock.now(), target: g.names[this.targetIndex] });
   }
 
   /** Milliseconds of the deadline left at `now`. */
@@ -117,7 +153,7 @@ export class GuardCall {
   next(now: number): StepCode {
     const g = this.g;
     for (;;) {
-      const t = this.target;
+      const t = this.targetIndex;
       if (this.retrying && g.budget !== undefined && !g.budget.canRetry(now)) {
         // No retry here; a first attempt at the next target needs no budget.
         if (this.fallBack(now, 'budget')) continue;
@@ -129,14 +165,15 @@ export class GuardCall {
         const r = g.limiter.reserve({ tokens: this.tokens, keys: this.keys }, now);
         if (!r.ok) return this.shed('limit', now, r.retryAfterMs);
         this.more().reservation = r;
-        if (g.listener) g.emit({ type: 'reserve', at: now, target: g.targets[t], tokens: r.tokens });
+        if (g.listener) g.emit({ type: 'reserve', at: now, target: g.names[t], tokens: r.tokens });
       }
       if (g.breakers !== undefined) {
-        this.ticket = g.breakers[t].tryAcquire(now);
+        const b = this.x?.breakerKey === undefined ? g.breakers[t] : g.breakerFor(t, this.x.breakerKey);
+        this.ticket = b.tryAcquire(now);
         if (this.ticket < 0) {
           this.releaseReservation(now);
           if (this.fallBack(now, 'breaker_open')) continue;
-          return this.shed('breaker', now, g.breakers[t].retryAfterMs(now));
+          return this.shed('breaker', now, b.retryAfterMs(now));
         }
       }
       if (g.throttles !== undefined && !g.throttles[t].tryAcquire(now)) {
@@ -151,7 +188,7 @@ export class GuardCall {
       }
       this.attempt++;
       this.attempts++;
-      if (g.listener) g.emit({ type: 'attempt', at: now, target: g.targets[t], attempt: this.attempt });
+      if (g.listener) g.emit({ type: 'attempt', at: now, target: g.names[t], attempt: this.attempt });
       return Step.Attempt;
     }
   }
@@ -163,17 +200,39 @@ export class GuardCall {
    */
   complete(cls: Classification, latencyMs: number, usedTokens: number, now: number): StepCode {
     const g = this.g;
-    const t = this.target;
+    const t = this.targetIndex;
+    const x = this.x;
+    if (x?.deferred !== undefined) {
+      const d = x.deferred;
+      x.deferred = undefined;
+      if (cls.action === 'done') return this.handOver(d, latencyMs);
+      d.void();
+    }
     if (this.ticket >= 0) {
-      g.breakers![t].record(this.ticket, cls.breaker, latencyMs, now);
+      this.breaker().record(this.ticket, cls.breaker, latencyMs, now);
       this.ticket = -1;
     }
     if (g.throttles !== undefined) g.throttles[t].record(cls.accept, now);
-    if (this.x?.reservation !== undefined) this.settleReservation(cls, usedTokens, now);
-    if (cls.action !== 'done') this.more().last = cls;
+    if (x?.reservation !== undefined) this.settleReservation(cls, usedTokens, now);
+    if (cls.action === 'done') return Step.Done;
+    this.more().last = cls;
+    switch (cls.class) {
+      case 'timeout':
+      case 'stream_stall':
+        // A silent target: go elsewhere first; retry here only when there is nowhere to go.
+        if (cls.action === 'retry' && g.options.onTimeout === 'fallback' && this.fallBack(now, cls.class))
+          return this.waitFor(0);
+        break;
+      case 'context_length':
+        if (cls.action === 'fallback')
+          return this.fallBack(now, cls.class, g.targets[t].contextWindow ?? -1) ? this.waitFor(0) : Step.Fail;
+        break;
+      case 'content_filter':
+        if (g.options.onContentFilter === 'fallback')
+          return this.fallBack(now, cls.class) ? this.waitFor(0) : Step.Fail;
+        break;
+    }
     switch (cls.action) {
-      case 'done':
-        return Step.Done;
       case 'fail':
         return Step.Fail;
       case 'fallback':
@@ -185,9 +244,32 @@ export class GuardCall {
 
   /** The caller gave up on an attempt in flight: free what it held; the throttle counts no accept. */
   abandon(now: number): void {
+    const d = this.x?.deferred;
+    if (d !== undefined) {
+      this.x!.deferred = undefined;
+      d.void();
+    }
     this.dropTicket(now);
     this.releaseReservation(now);
-    this.g.throttles?.[this.target].record(false, now);
+    this.g.throttles?.[this.targetIndex].record(false, now);
+  }
+
+  /** A deferred attempt returned: the call is done; its ticket, slot and reservation go to the handle. */
+  private handOver(d: DeferredOutcome, latencyMs: number): StepCode {
+    const g = this.g;
+    const t = this.targetIndex;
+    const x = this.x!;
+    const ticket = this.ticket;
+    this.ticket = -1;
+    const r = x.reservation;
+    x.reservation = undefined;
+    d.arm(g, t, ticket >= 0 ? this.breaker() : undefined, ticket, g.throttles?.[t], r, latencyMs);
+    return Step.Done;
+  }
+
+  /** The breaker this call uses on its current target. */
+  private breaker(): CircuitBreaker {
+    return this.g.breakerFor(this.targetIndex, this.x?.breakerKey);
   }
 
   private planNext(cls: Classification, now: number): StepCode {
@@ -210,7 +292,7 @@ export class GuardCall {
       g.emit({
         type: 'retry',
         at: now,
-        target: g.targets[this.target],
+        target: g.names[this.targetIndex],
         attempt: this.attempt,
         delayMs: plan.delayMs,
         class: cls.class,
@@ -223,13 +305,23 @@ export class GuardCall {
     return Step.Wait;
   }
 
-  /** Moves to the next available target, as a fresh call there. False if there is none. */
-  private fallBack(now: number, why: Extract<GuardEvent, { type: 'fallback' }>['why']): boolean {
+  /**
+   * Moves to the next available target (breaker not open; with `minWindow`, a context window
+   * larger than it), as a fresh call there. False if there is none.
+   */
+  private fallBack(now: number, why: Extract<GuardEvent, { type: 'fallback' }>['why'], minWindow = -1): boolean {
     const g = this.g;
-    const next = g.chain.next(this.target, now);
+    const key = this.x?.breakerKey;
+    let next = -1;
+    for (let i = this.targetIndex + 1; i < g.targets.length; i++) {
+      if (minWindow >= 0 && !((g.targets[i].contextWindow ?? 0) > minWindow)) continue;
+      if (g.breakers !== undefined && g.breakerFor(i, key).state(now) === 'open') continue;
+      next = i;
+      break;
+    }
     if (next < 0) return false;
-    if (g.listener) g.emit({ type: 'fallback', at: now, from: g.targets[this.target], to: g.targets[next], why });
-    this.target = next;
+    if (g.listener) g.emit({ type: 'fallback', at: now, from: g.names[this.targetIndex], to: g.names[next], why });
+    this.targetIndex = next;
     this.attempt = 0;
     this.retrying = false;
     this.delayMs = 0;
@@ -246,7 +338,7 @@ export class GuardCall {
     x.retryAfterMs = retryAfterMs;
     const g = this.g;
     if (g.listener) {
-      const e: GuardEvent = { type: 'shed', at: now, target: g.targets[this.target], reason, retry: this.retrying };
+      const e: GuardEvent = { type: 'shed', at: now, target: g.names[this.targetIndex], reason, retry: this.retrying };
       if (retryAfterMs !== undefined) e.retryAfterMs = retryAfterMs;
       g.emit(e);
     }
@@ -255,7 +347,7 @@ export class GuardCall {
 
   private dropTicket(now: number): void {
     if (this.ticket < 0) return;
-    this.g.breakers![this.target].record(this.ticket, 'ignored', 0, now);
+    this.breaker().record(this.ticket, 'ignored', 0, now);
     this.ticket = -1;
   }
 
@@ -274,7 +366,8 @@ export class GuardCall {
     const actual = usedTokens >= 0 ? usedTokens : cls.action === 'done' ? r.tokens : 0;
     r.reconcile(actual, now);
     const g = this.g;
-    if (g.listener) g.emit({ type: 'reconcile', at: now, target: g.targets[this.target], reserved: r.tokens, actual });
+    if (g.listener)
+      g.emit({ type: 'reconcile', at: now, target: g.names[this.targetIndex], reserved: r.tokens, actual });
   }
 }
 
@@ -286,6 +379,8 @@ interface CallExtras {
   last: Classification | undefined;
   signal: AbortSignal | undefined;
   reservation: Reservation | undefined;
+  breakerKey: string | undefined;
+  deferred: DeferredOutcome | undefined;
 }
 
 function extras(tokens: number, keys: Record<string, string> | undefined): CallExtras {
@@ -297,5 +392,7 @@ function extras(tokens: number, keys: Record<string, string> | undefined): CallE
     last: undefined,
     signal: undefined,
     reservation: undefined,
+    breakerKey: undefined,
+    deferred: undefined,
   };
 }

@@ -11,6 +11,7 @@ import { Limiter } from './limiter.js';
 import type { Random } from './random.js';
 import { RetryBudget } from './retry-budget.js';
 import { MemoryStore, type StateStore } from './store.js';
+import type { Target } from './target.js';
 
 export interface StartOptions {
   /** Absolute deadline on the guard's clock. @default now + the guard's timeoutMs */
@@ -19,6 +20,12 @@ export interface StartOptions {
   tokens?: number;
   /** Keys that pick the limiter's buckets, e.g. `{ tenant: 't1', model: 'gpt-4o' }`. */
   keys?: Record<string, string>;
+  /**
+   * A breaker of its own for this kind of call on each target (a tool, a tenant): calls with
+   * the same key share it, calls without one use the target's. Keys are meant to be a small,
+   * bounded set (never one per request). The throttle stays per target. @default none
+   */
+  breakerKey?: string;
 }
 
 export interface GuardSnapshot {
@@ -42,49 +49,66 @@ export class GuardCore {
   readonly clock: Clock;
   readonly random: Random;
   readonly store: StateStore;
-  readonly targets: readonly string[];
+  readonly targets: readonly Target[];
+  /** `targets[i].name`, for events. */
+  readonly names: readonly string[];
   readonly maxAttempts: number;
   readonly minAttemptMs: number;
   /** Default deadline of a call, ms from its start. */
   readonly timeoutMs: number;
   readonly backoff: Backoff;
-  readonly chain: FallbackChain<string>;
+  readonly chain: FallbackChain<Target>;
   readonly budget: RetryBudget | undefined;
   readonly throttles: AdaptiveThrottle[] | undefined;
   readonly breakers: CircuitBreaker[] | undefined;
   readonly limiter: Limiter | undefined;
   readonly concurrency: ConcurrencyLimiter | undefined;
+  /** Breakers of calls that pass a `breakerKey`, per target, made on first use. */
+  private readonly keyed: Array<Map<string, CircuitBreaker>> | undefined;
   listener: GuardListener | undefined = undefined;
   private listeners: GuardListener[] = [];
 
-  constructor(options: GuardOptions) {
+  constructor(options: GuardOptions = {}) {
     const o = resolveGuardOptions(options);
     this.options = o;
     this.clock = o.clock;
     this.random = o.random;
     this.store = options.store ?? new MemoryStore();
     this.targets = o.targets;
+    this.names = o.targets.map((t) => t.name);
     this.maxAttempts = o.maxAttempts;
     this.minAttemptMs = o.minAttemptMs;
     this.timeoutMs = o.timeoutMs;
     this.backoff = new Backoff(o.backoff, o.random);
     const prefix = o.name;
     this.budget = o.retryBudget === false ? undefined : new RetryBudget(o.retryBudget, this.store, `${prefix}:budget`);
+    // One throttle and one breaker per state key: targets naming the same origin and model share them.
+    const throttleOf = new Map<string, AdaptiveThrottle>();
+    const breakerOf = new Map<string, CircuitBreaker>();
     this.throttles =
       o.throttle === false
         ? undefined
-        : o.targets.map((t) => new AdaptiveThrottle(o.throttle || {}, o.random, this.store, `${prefix}:throttle:${t}`));
+        : o.targets.map((t) =>
+            getOrMake(
+              throttleOf,
+              t.key,
+              () => new AdaptiveThrottle(o.throttle || {}, o.random, this.store, `${prefix}:throttle:${t.key}`),
+            ),
+          );
     this.breakers =
       o.breaker === false
         ? undefined
-        : o.targets.map((t) => this.makeBreaker(t, o.breaker || {}, `${prefix}:breaker:${t}`));
+        : o.targets.map((t) =>
+            getOrMake(breakerOf, t.key, () => this.makeBreaker(t.name, `${prefix}:breaker:${t.key}`)),
+          );
+    this.keyed = o.breaker === false ? undefined : o.targets.map(() => new Map());
     this.limiter = o.limits.length > 0 ? new Limiter({ dimensions: o.limits, store: this.store }) : undefined;
     this.concurrency = o.concurrency === false ? undefined : new ConcurrencyLimiter(o.concurrency);
     const breakers = this.breakers;
     this.chain = new FallbackChain(
-      o.targets.map((name, i) => ({
-        name,
-        value: name,
+      o.targets.map((t, i) => ({
+        name: t.name,
+        value: t,
         available: breakers ? (now: number) => breakers[i].state(now) !== 'open' : undefined,
       })),
     );
@@ -94,7 +118,20 @@ export class GuardCore {
   /** Begins a logical call at `now`; drive it with `call.next(now)` and `call.complete(...)`. */
   start(now: number, opts?: StartOptions): GuardCall {
     if (opts === undefined) return new GuardCall(this, now + this.timeoutMs, 0, undefined);
-    return new GuardCall(this, opts.deadlineAt ?? now + this.timeoutMs, opts.tokens ?? 0, opts.keys);
+    return new GuardCall(this, opts.deadlineAt ?? now + this.timeoutMs, opts.tokens ?? 0, opts.keys, opts.breakerKey);
+  }
+
+  /** The breaker a call with `breakerKey` uses on target `index` (the target's own without a key). */
+  breakerFor(index: number, breakerKey: string | undefined): CircuitBreaker {
+    if (breakerKey === undefined) return this.breakers![index];
+    const map = this.keyed![index];
+    let b = map.get(breakerKey);
+    if (b === undefined) {
+      const t = this.targets[index];
+      b = this.makeBreaker(`${t.name}#${breakerKey}`, `${this.options.name}:breaker:${t.key}#${breakerKey}`);
+      map.set(breakerKey, b);
+    }
+    return b;
   }
 
   /** Adds a listener for `GuardEvent`s; returns a function that removes it. */
@@ -116,7 +153,7 @@ export class GuardCore {
     return {
       at: now,
       budget: this.budget?.snapshot(now),
-      targets: this.targets.map((name, i) => ({
+      targets: this.targets.map(({ name }, i) => ({
         name,
         throttle: this.throttles?.[i].snapshot(now),
         breaker: this.breakers?.[i].snapshot(now),
@@ -132,13 +169,28 @@ export class GuardCore {
     for (const l of this.listeners) l(event);
   };
 
-  private makeBreaker(target: string, options: object, storeKey: string): CircuitBreaker {
+  private makeBreaker(target: string, storeKey: string): CircuitBreaker {
     const onTransition = (t: BreakerTransition): void => {
       if (!this.listener) return;
       if (t.to === 'open')
         this.emit({ type: 'trip', at: t.at, target, cause: t.cause as never, openMs: t.openMs ?? 0 });
       else this.emit({ type: 'recover', at: t.at, target, state: t.to });
     };
-    return new CircuitBreaker(target, { ...options, onTransition }, this.store, storeKey);
+    return new CircuitBreaker(
+      target,
+      { ...(this.options.breaker || {}), onTransition },
+      this.store,
+      storeKey,
+      'breaker',
+    );
   }
+}
+
+function getOrMake<V>(map: Map<string, V>, key: string, make: () => V): V {
+  let v = map.get(key);
+  if (v === undefined) {
+    v = make();
+    map.set(key, v);
+  }
+  return v;
 }

@@ -28,7 +28,11 @@ export type GuardEvent =
   /** Tokens reserved from the limiter before an attempt. */
   | { type: 'reserve'; at: number; target: string; tokens: number }
   /** A reservation settled against the tokens the upstream reported. */
-  | { type: 'reconcile'; at: number; target: string; reserved: number; actual: number };
+  | { type: 'reconcile'; at: number; target: string; reserved: number; actual: number }
+  /** A deferred attempt (a stream committed early) reported its final outcome. */
+  | { type: 'settle'; at: number; target: string; class: ErrorClass }
+  /** A malformed stream event was skipped (counted, not a failure). */
+  | { type: 'stream_malformed'; at: number; target: string };
 
 export type GuardEventType = GuardEvent['type'];
 export type GuardListener = (event: GuardEvent) => void;

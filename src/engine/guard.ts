@@ -4,6 +4,8 @@ import { ShedError, StormlabError } from './errors.js';
 import { Step, type GuardCall } from './guard-call.js';
 import { GuardCore, type StartOptions } from './guard-core.js';
 import type { GuardOptions } from './guard-options.js';
+import type { DeferredOutcome } from './deferred-outcome.js';
+import type { Target } from './target.js';
 import { withIdempotency } from './with-idempotency.js';
 
 const SUCCESS = classifyStatus(200);
@@ -14,12 +16,22 @@ const WAIT = Symbol('wait');
 export interface AttemptContext {
   /** 1 for the first attempt on the current target. */
   readonly attempt: number;
-  /** Name of the target this attempt goes to (the first name of `targets` unless degraded). */
+  /** The target this attempt goes to (the primary unless degraded): origin, model, rewrite. */
+  readonly target: Target;
+  /** `target.name`. */
   readonly targetName: string;
   /** Aborts when the attempt times out, the deadline passes or the caller aborts. */
   readonly signal: AbortSignal | undefined;
   readonly deadlineAt: number;
   readonly degraded: boolean;
+  /**
+   * For an attempt that hands its answer over before it is complete (a stream at its first
+   * token): call before returning, then `settle` the handle with the final outcome. The call
+   * ends when the attempt returns; the target's breaker and throttle learn the outcome later.
+   */
+  defer(): DeferredOutcome;
+  /** Counts a malformed stream event on this target (a `stream_malformed` event, not a failure). */
+  malformed(): void;
 }
 
 export interface RunOptions<R> extends StartOptions {
@@ -41,7 +53,10 @@ export interface GuardResult<R> {
   ok: boolean;
   /** True when a fallback target answered. */
   degraded: boolean;
+  /** Name of the target that answered. */
   target: string;
+  /** The target that answered (its origin, model, context window). */
+  answeredBy: Target;
   attempts: number;
   /** True when the value is a stored receipt of an earlier run with the same idempotency key. */
   replayed: boolean;
@@ -68,7 +83,7 @@ export class Guard extends GuardCore {
   /** No deadline, no attempt timeout, no concurrency limit: calls without options take `execPlain`. */
   private readonly plain: boolean;
 
-  constructor(options: GuardOptions) {
+  constructor(options: GuardOptions = {}) {
     super(options);
     this.idem = options.idempotency;
     this.untimed = this.options.attemptTimeoutMs === Infinity;
@@ -245,7 +260,15 @@ export class Guard extends GuardCore {
   }
 
   private result<R>(call: GuardCall, value: R, ok: boolean): GuardResult<R> {
-    return { value, ok, degraded: call.degraded, target: call.targetName, attempts: call.attempts, replayed: false };
+    return {
+      value,
+      ok,
+      degraded: call.degraded,
+      target: call.targetName,
+      answeredBy: call.target,
+      attempts: call.attempts,
+      replayed: false,
+    };
   }
 
   /** Waits for a concurrency slot; a refusal is a shed like any other. */

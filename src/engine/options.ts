@@ -11,7 +11,7 @@ function show(value: unknown): string {
 }
 
 function fail(name: string, expected: string, value: unknown): never {
-  throw new OptionError(`${name} must be ${expected}, got ${show(value)}`);
+  throw new OptionError(`${name} must be ${expected}, got ${show(value)}`, name);
 }
 
 export function checkNumber(

@@ -31,5 +31,9 @@ export * from '../engine/token-bucket.js';
 export * from '../engine/token-estimator.js';
 export * from '../engine/window-counter.js';
 export * from '../engine/with-idempotency.js';
+export * from '../engine/deferred-outcome.js';
+export * from '../engine/target.js';
+// The engine's Guard with systemClock and systemRandom() as defaults (shadows the star export above).
+export { Guard } from '../platform/system-guard.js';
 export { preciseClock, systemClock } from '../platform/system-clock.js';
 export { systemRandom } from '../platform/system-random.js';

@@ -188,7 +188,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
         this.finish(id, Code.NoRetry, now);
         return;
       }
-      c.target[id] = gc.target;
+      c.target[id] = gc.targetIndex;
       isRetry = gc.attempts > 1;
       const left = c.deadline[id] - now;
       if (left < timeout) timeout = left;

@@ -7,6 +7,7 @@ import {
   type AttemptResult,
   type ErrorClass,
 } from '../../src/engine/classify.js';
+import { StreamError } from '../../src/engine/errors.js';
 
 const err = (message: string, props: Record<string, unknown> = {}): Error => Object.assign(new Error(message), props);
 const named = (name: string, props: Record<string, unknown> = {}): Error => {
@@ -187,6 +188,67 @@ describe('classify: bodies', () => {
   });
 });
 
+describe('classify: LLM refusals and stream faults', () => {
+  const openai = (code: string, message: string) => ({ error: { message, type: 'invalid_request_error', code } });
+  const anthropicMsg = (message: string) => ({ type: 'error', error: { type: 'invalid_request_error', message } });
+
+  it.each([
+    [
+      'OpenAI context_length_exceeded',
+      openai('context_length_exceeded', "This model's maximum context length is 8192 tokens."),
+    ],
+    ['Anthropic prompt is too long', anthropicMsg('prompt is too long: 208656 tokens > 200000 maximum')],
+    [
+      'Anthropic max_tokens over the limit',
+      anthropicMsg('input length and `max_tokens` exceed context limit: 197626 + 8192 > 200000'),
+    ],
+  ])('%s → context_length, fallback, with the provider’s reason', (_, body) => {
+    const c = cls({ status: 400, body });
+    expect(c).toMatchObject({ class: 'context_length', action: 'fallback', breaker: 'success', accept: true });
+    expect(c.reason).toBe((body as { error: { message: string } }).error.message);
+  });
+
+  it.each([
+    [
+      'OpenAI content_filter',
+      openai('content_filter', 'The response was filtered due to the prompt triggering the content management policy.'),
+    ],
+    [
+      'OpenAI content_policy_violation',
+      openai('content_policy_violation', 'Your request was rejected as a result of our safety system.'),
+    ],
+    [
+      'a gateway that renames the code',
+      { error: { message: 'ContentPolicyViolationError: content management policy', code: '400' } },
+    ],
+  ])('%s → content_filter, fail (not retried), with the provider’s reason', (_, body) => {
+    const c = cls({ status: 400, body });
+    expect(c).toMatchObject({ class: 'content_filter', action: 'fail', breaker: 'success' });
+    expect(c.reason).toBe((body as { error: { message: string } }).error.message);
+  });
+
+  it('reads the reason from a thrown SDK error too', () => {
+    const e = err('400 prompt is too long', {
+      status: 400,
+      error: anthropicMsg('prompt is too long: 3 tokens > 2 maximum').error,
+    });
+    expect(cls({ error: e })).toMatchObject({
+      class: 'context_length',
+      reason: 'prompt is too long: 3 tokens > 2 maximum',
+    });
+  });
+
+  it.each([
+    ['stream_cut', new StreamError('stream_cut', 'cut after 40 events')],
+    ['stream_stall', new StreamError('stream_stall', 'no event for 30000 ms')],
+  ] as const)('a StreamError %s → its class: retry, breaker failure, no accept', (kind, error) => {
+    expect(cls({ error })).toMatchObject({ class: kind, action: 'retry', breaker: 'failure', accept: false });
+    // the engine's verdict wins over what caused it (an abort, a socket error)
+    const wrapped = new StreamError(kind, 'x', { cause: err('y', { code: 'ETIMEDOUT' }) });
+    expect(cls({ error: wrapped }).class).toBe(kind);
+  });
+});
+
 describe('classify: thrown errors', () => {
   it.each([
     ['ECONNRESET', 'connection'],
@@ -363,6 +425,7 @@ describe('classify: invariants', () => {
   });
 
   it('reaches every class of the taxonomy', () => {
+    // (stream classes are reached in 'classify: LLM refusals and stream faults' below)
     expect([...seen].sort()).toEqual([...ERROR_CLASSES].sort());
   });
 });

@@ -50,6 +50,7 @@ describe('Guard.run', () => {
       ok: true,
       degraded: false,
       target: 'default',
+      answeredBy: expect.objectContaining({ name: 'default', index: 0, key: 'default' }),
       attempts: 1,
       replayed: false,
     });

@@ -58,7 +58,7 @@ describe('RetryBudget', () => {
 
   it('rejects bad options naming the option and the value', () => {
     expect(() => new RetryBudget({ ratio: -1 })).toThrow(
-      new OptionError('retryBudget.ratio must be a number >= 0 and <= 1000, got -1'),
+      new OptionError('retryBudget.ratio must be a number >= 0 and <= 1000, got -1', 'retryBudget.ratio'),
     );
     expect(() => new RetryBudget({ windowMs: 0 })).toThrow(/retryBudget.windowMs must be a number > 0, got 0/);
     expect(() => new RetryBudget({ buckets: 1.5 })).toThrow(
