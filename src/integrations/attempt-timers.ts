@@ -1,5 +1,6 @@
 import type { Clock } from '../engine/clock.js';
-import { HeadersTimeoutError, StreamStallError } from './stream-errors.js';
+import { StreamError } from '../engine/errors.js';
+import { HeadersTimeoutError } from './stream-errors.js';
 
 /**
  * The integration's own timers for one HTTP attempt, on the guard's clock: the header wait and
@@ -13,7 +14,7 @@ export class AttemptTimers {
   private ours: Error | undefined = undefined;
   private cancelHeaders: (() => void) | undefined = undefined;
   private cancelFirst: (() => void) | undefined = undefined;
-  private stallSink: ((e: StreamStallError) => void) | undefined = undefined;
+  private stallSink: ((e: StreamError) => void) | undefined = undefined;
   private readonly unlink: (() => void) | undefined;
 
   constructor(
@@ -51,7 +52,7 @@ export class AttemptTimers {
   firstToken(ms: number): void {
     if (ms === Infinity) return;
     this.cancelFirst = this.clock.setTimer(ms, () => {
-      const e = new StreamStallError(`no content token within ${Math.round(ms)} ms`);
+      const e = new StreamError('stream_stall', `no content token within ${Math.round(ms)} ms`);
       if (this.stallSink) this.stallSink(e);
       else this.cut(e);
     });
@@ -62,7 +63,7 @@ export class AttemptTimers {
     this.cancelFirst = undefined;
   }
 
-  onStall(fn: (e: StreamStallError) => void): void {
+  onStall(fn: (e: StreamError) => void): void {
     this.stallSink = fn;
   }
 

@@ -11,14 +11,14 @@ import {
   type ResolvedStreamOptions,
 } from './engine-http-options.js';
 import { fetchRequest, inputUrl, type FetchRequest } from './fetch-body.js';
-import { GuardedStream, type StreamEnd } from './guarded-stream.js';
+import { faultCode, GuardedStream, type StreamEnd } from './guarded-stream.js';
 import { answerResult, brokenStreamResult, MAX_ERROR_BODY_BYTES } from './http-answer.js';
 import { estimateRequestTokens, isStreamRequest, readJsonBody, requestKeys } from './request-estimate.js';
 import { SseUsage, usageFromBody } from './response-usage.js';
 import { publicShedError, shedAnswer } from './shed-answer.js';
-import { StreamCutError, StreamStallError } from './stream-errors.js';
 import { providerOfPath } from './stream-event.js';
 import { StreamGate } from './stream-gate.js';
+import { targetRequest } from './target-request.js';
 import { readUpTo, tapStream, type TapEnd } from './tap-stream.js';
 
 /** A guarded `fetch`, with the guard behind it (for `subscribe`, `snapshot`). */
@@ -90,14 +90,7 @@ export function guardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
       header: lazyHeaders(req.init.headers),
     };
     const path = pathOf(url);
-    const call = new FetchCall(
-      h,
-      base,
-      req,
-      isStreamRequest(json),
-      h.origins === undefined ? undefined : path,
-      streams,
-    );
+    const call = new FetchCall(h, base, req, json, path, streams);
     const run = h.guard.run((ctx) => call.attempt(ctx), {
       tokens: estimateRequestTokens(json, h.estimator),
       keys: requestKeys(h, info),
@@ -134,19 +127,39 @@ class FetchCall {
     private readonly h: HttpGuard,
     private readonly base: typeof fetch,
     private readonly req: FetchRequest,
-    private readonly streaming: boolean,
-    /** Path + query to put behind each target origin; undefined when targets are not origins. */
-    private readonly path: string | undefined,
+    private readonly json: unknown,
+    /** Path + query, put behind a target's origin. */
+    private readonly path: string,
     private readonly counts: StreamCounts,
   ) {
     this.committed = new Promise((resolve) => (this.commit = resolve));
+    this.streaming = isStreamRequest(json);
+  }
+
+  private readonly streaming: boolean;
+
+  /** The attempt's URL and init for its target: origin, model, `rewrite`; from the original each time. */
+  private forTarget(ctx: AttemptContext): { url: string; init: RequestInit } {
+    const init = this.req.init;
+    const t = targetRequest(ctx.target, this.req.url, this.path, init.method ?? 'GET', this.json, () =>
+      Object.fromEntries(new Headers(init.headers).entries()),
+    );
+    if (t.body === undefined && t.headers === undefined) return { url: t.url, init };
+    return {
+      url: t.url,
+      init: {
+        ...init,
+        ...(t.body === undefined ? {} : { body: t.body }),
+        ...(t.headers ? { headers: t.headers } : {}),
+      },
+    };
   }
 
   async attempt(ctx: AttemptContext): Promise<FetchAnswer> {
     this.discard();
     // The attempt's signal follows the caller's only from when the attempt starts.
     this.req.init.signal?.throwIfAborted();
-    const url = this.path === undefined ? this.req.url : ctx.targetName + this.path;
+    const { url, init } = this.forTarget(ctx);
     const a = new AttemptTimers(this.h.guard.clock, ctx.signal ?? this.req.init.signal ?? undefined);
     const sg = this.h.stream;
     const guardStream = sg !== undefined && this.streaming;
@@ -155,7 +168,7 @@ class FetchCall {
       if (guardStream) a.firstToken(sg.firstTokenMs);
       let res: Response;
       try {
-        res = await this.base(url, { ...this.req.init, signal: a.signal });
+        res = await this.base(url, { ...init, signal: a.signal });
       } catch (err) {
         throw a.reason() ?? err;
       } finally {
@@ -228,6 +241,7 @@ class FetchCall {
     const first = await stream.untilCommit();
     const count = (): void => {
       this.counts.malformed += gate.malformed;
+      for (let i = 0; i < gate.malformed; i++) ctx.malformed();
       gate.malformed = 0;
     };
     count();
@@ -237,7 +251,7 @@ class FetchCall {
       // Should the guard give up here, the caller gets what was held and an error event: never a clean end.
       const tail =
         first.how === 'failed' && first.upstream === undefined
-          ? [gate.errorEvent(codeOf(first.error), `stormlab: ${messageOf(first.error)}`)]
+          ? [gate.errorEvent(faultCode(first.error), `stormlab: ${messageOf(first.error)}`)]
           : [];
       const body = streamOf([...gate.heldBytes(), ...tail]);
       const response = respond(res, body, headers, true);
@@ -299,12 +313,6 @@ function brokenResult(end: StreamEnd, cancelled: boolean): AttemptResult {
   if (end.how === 'broken' && end.upstream !== undefined)
     return answerResult(500, NO_RETRY, JSON.stringify(end.upstream));
   return brokenStreamResult(end.how === 'complete' ? undefined : end.error, cancelled);
-}
-
-function codeOf(err: unknown): string {
-  if (err instanceof StreamStallError) return 'stream_stall';
-  if (err instanceof StreamCutError) return 'stream_cut';
-  return 'timeout';
 }
 
 function messageOf(err: unknown): string {

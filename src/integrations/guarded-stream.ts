@@ -1,5 +1,5 @@
 import type { Clock } from '../engine/clock.js';
-import { StreamCutError, StreamStallError } from './stream-errors.js';
+import { StreamError } from '../engine/errors.js';
 import type { StreamGate } from './stream-gate.js';
 
 type ReadResult = { done: true; value?: Uint8Array } | { done: false; value: Uint8Array };
@@ -26,7 +26,7 @@ export const FINISH_GRACE_MS = 1000;
  */
 export class GuardedStream {
   /** Set by a timer (first token, idle) before it cancels the read: the reason the stream failed. */
-  private stalled: StreamStallError | undefined = undefined;
+  private stalled: StreamError | undefined = undefined;
   private ended = false;
 
   constructor(
@@ -43,7 +43,7 @@ export class GuardedStream {
   ) {}
 
   /** The first-token timer fired (or any other stall): the pending read ends as a stall. */
-  stall(error: StreamStallError): void {
+  stall(error: StreamError): void {
     if (this.ended || this.stalled) return;
     this.stalled = error;
     this.reader.cancel(error).catch(() => {});
@@ -135,7 +135,7 @@ export class GuardedStream {
             if (this.gate.finished) {
               this.reader.cancel().catch(() => {});
             } else {
-              this.stall(new StreamStallError(`no event for ${ms} ms`));
+              this.stall(new StreamError('stream_stall', `no event for ${ms} ms`));
             }
           });
     try {
@@ -145,7 +145,7 @@ export class GuardedStream {
     } catch (error) {
       if (this.stalled) return { how: 'failed', error: this.stalled, upstream: undefined };
       if (this.callerAborted()) return { how: 'cancelled', error };
-      const error2 = this.attemptAborted() ?? new StreamCutError('stream broke', { cause: error });
+      const error2 = this.attemptAborted() ?? new StreamError('stream_cut', 'stream broke', { cause: error });
       return { how: 'failed', error: error2, upstream: undefined };
     } finally {
       cancel?.();
@@ -162,8 +162,8 @@ export class GuardedStream {
     return out;
   }
 
-  private cutError(): StreamCutError {
-    return new StreamCutError('stream closed before its terminal signal');
+  private cutError(): StreamError {
+    return new StreamError('stream_cut', 'stream closed before its terminal signal');
   }
 
   /** After commit: the caller's stream ends with an in-band error event in the provider's shape. */
@@ -173,8 +173,7 @@ export class GuardedStream {
     finish: (end: StreamEnd) => void,
   ): void {
     this.release();
-    const code =
-      error instanceof StreamStallError ? 'stream_stall' : error instanceof StreamCutError ? 'stream_cut' : 'timeout';
+    const code = faultCode(error);
     const message = error instanceof Error ? error.message : String(error);
     c.enqueue(this.gate.errorEvent(code, `stormlab: ${message}`));
     c.close();
@@ -196,4 +195,9 @@ export class GuardedStream {
 /** The attempt's error for a provider error event: classified from the event's body by the caller. */
 function upstreamError(): Error {
   return new Error('the provider sent an error event');
+}
+
+/** The `code` of the in-band error event for why a stream failed. */
+export function faultCode(err: unknown): string {
+  return err instanceof StreamError ? err.kind : 'timeout';
 }

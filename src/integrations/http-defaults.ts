@@ -17,4 +17,11 @@ export const HTTP_DEFAULTS = {
   firstTokenMs: 20_000,
   idleMs: 15_000,
   commit: 'first-token' as CommitPolicy,
+  /**
+   * The breaker trips at outage, not at a brownout: with retries, a provider failing half its
+   * requests fails about half the attempts, and at the engine's 0.5 the breaker opened and shed
+   * calls that would have succeeded. At 0.8 it stays closed through partial failure (the
+   * throttle and the retry budget pace that) and opens when nearly everything fails.
+   */
+  breaker: { failureRatio: 0.8, throttledRatio: 0.8 },
 } as const;

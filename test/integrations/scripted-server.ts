@@ -202,6 +202,9 @@ export const anthropicText = (text: string): string =>
 
 export const anthropicEnd = (): string[] => [
   anthropicEvent('content_block_stop', { index: 0 }),
-  anthropicEvent('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } }),
+  anthropicEvent('message_delta', {
+    delta: { stop_reason: 'end_turn', stop_sequence: null },
+    usage: { output_tokens: 5 },
+  }),
   anthropicEvent('message_stop'),
 ];

@@ -24,15 +24,14 @@ function openai(origin: string, options: GuardedFetchOptions) {
 
 const ask = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'Capital of France?' }] };
 
-/** Reads an OpenAI SDK stream; returns the text and the error that ended it, if any. */
-async function read(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>) {
-  let text = '';
+/** Reads an OpenAI SDK stream; returns the text and the error that ended it, if any. `seen` follows it. */
+async function read(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>, seen = { text: '' }) {
   try {
-    for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+    for await (const c of stream) seen.text += c.choices[0]?.delta?.content ?? '';
   } catch (error) {
-    return { text, error };
+    return { text: seen.text, error };
   }
-  return { text, error: undefined };
+  return { text: seen.text, error: undefined };
 }
 
 describe('the stream guard through guardedFetch and the OpenAI SDK', () => {
@@ -59,11 +58,13 @@ describe('the stream guard through guardedFetch and the OpenAI SDK', () => {
   it('a finish without [DONE] on a connection left open is finalised after a short quiet', async () => {
     const s = await serve([{ sse: [roleChunk, delta('Paris.'), delta('', 'stop')], stall: true }]);
     const { base, clock } = engineSetup();
-    const { client } = openai(s.origin, { ...base, targets: [s.origin], stream: { idleMs: 15_000 } });
+    const { client } = openai(s.origin, { ...base, targets: [s.origin], stream: { ...base.stream, idleMs: 15_000 } });
     const stream = await client.chat.completions.create({ ...ask, stream: true });
     let done = false;
-    const reading = read(stream).then((r) => ((done = true), r));
-    await until(() => clock.pendingTimers() > 0);
+    const seen = { text: '' };
+    const reading = read(stream, seen).then((r) => ((done = true), r));
+    // The SDK has the text; the guard waits on the upstream (after the finish: the short quiet).
+    await until(() => seen.text === 'Paris.' && clock.nextTimerAt() === clock.now() + FINISH_GRACE_MS);
     clock.advance(FINISH_GRACE_MS);
     await until(() => done);
     expect(await reading).toEqual({ text: 'Paris.', error: undefined });
@@ -83,11 +84,12 @@ describe('the stream guard through guardedFetch and the OpenAI SDK', () => {
   it('a stall after the first token ends the stream at idleMs with an in-band stream_stall error', async () => {
     const s = await serve([{ sse: [roleChunk, delta('Par')], stall: true }]);
     const { base, clock, of } = engineSetup();
-    const { client } = openai(s.origin, { ...base, targets: [s.origin], stream: { idleMs: 5000 } });
+    const { client } = openai(s.origin, { ...base, targets: [s.origin], stream: { ...base.stream, idleMs: 5000 } });
     const stream = await client.chat.completions.create({ ...ask, stream: true });
     let done = false;
-    const reading = read(stream).then((r) => ((done = true), r));
-    await until(() => clock.pendingTimers() > 0);
+    const seen = { text: '' };
+    const reading = read(stream, seen).then((r) => ((done = true), r));
+    await until(() => seen.text === 'Par' && clock.nextTimerAt() === clock.now() + 5000);
     clock.advance(4999);
     await new Promise((r) => setImmediate(r));
     expect(done).toBe(false);
@@ -108,24 +110,37 @@ describe('the stream guard through guardedFetch and the OpenAI SDK', () => {
     );
     expect(res.headers.get('x-stormlab-target')).toBe(s.origin);
     const body = await run(res.text());
-    expect(body).toBe(openaiStream('Paris.').map((e) => `data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`).join(''));
+    expect(body).toBe(
+      openaiStream('Paris.')
+        .map((e) => `data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`)
+        .join(''),
+    );
   });
 
   it('the Responses API event stream completes through the SDK', async () => {
-    const ev = (type: string, body: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;
+    const ev = (type: string, body: Record<string, unknown>) =>
+      `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;
     const response = { id: 'resp_1', object: 'response', status: 'completed', output: [], model: 'gpt-4o-mini' };
     const s = await serve([
       {
         events: [
           ev('response.created', { response: { ...response, status: 'in_progress' }, sequence_number: 0 }),
-          ev('response.output_text.delta', { item_id: 'm', output_index: 0, content_index: 0, delta: 'Paris.', sequence_number: 1 }),
+          ev('response.output_text.delta', {
+            item_id: 'm',
+            output_index: 0,
+            content_index: 0,
+            delta: 'Paris.',
+            sequence_number: 1,
+          }),
           ev('response.completed', { response, sequence_number: 2 }),
         ],
       },
     ]);
     const { base, run } = engineSetup();
     const { client } = openai(s.origin, { ...base, targets: [s.origin] });
-    const stream = await run(client.responses.create({ model: 'gpt-4o-mini', input: 'Capital of France?', stream: true }));
+    const stream = await run(
+      client.responses.create({ model: 'gpt-4o-mini', input: 'Capital of France?', stream: true }),
+    );
     const types: string[] = [];
     await run(
       (async () => {
@@ -157,7 +172,8 @@ describe('the stream guard through guardedFetch and the Anthropic SDK', () => {
     let text = '';
     const error = await run(
       (async () => {
-        for await (const e of stream) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
+        for await (const e of stream)
+          if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
       })(),
     ).catch((e: unknown) => e);
     expect(text).toBe('Par');
@@ -179,6 +195,8 @@ describe('the stream guard through guardedFetch and the Anthropic SDK', () => {
         .stream({ model: 'claude-3-5-haiku-latest', max_tokens: 50, messages: [{ role: 'user', content: 'Hi' }] })
         .finalMessage(),
     );
-    expect(message.content).toEqual([{ type: 'text', text: 'Paris.', citations: undefined }].map(({ type, text }) => ({ type, text })));
+    expect(message.content).toEqual(
+      [{ type: 'text', text: 'Paris.', citations: undefined }].map(({ type, text }) => ({ type, text })),
+    );
   });
 });

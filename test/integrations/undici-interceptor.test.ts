@@ -192,7 +192,7 @@ describe('stormlab undici interceptor', () => {
     expect(of('reconcile')).toEqual([expect.objectContaining({ reserved: estimateChatTokens(body), actual: 31 })]);
   });
 
-  it('does not retry a stream that breaks after its 200 was passed on', async () => {
+  it('does not retry a stream that breaks after its first token; the caller gets an in-band error', async () => {
     const s = await serve([
       { sse: [{ choices: [{ delta: { content: 'Par' } }] }], cut: true },
       { json: completion('never') },
@@ -202,7 +202,9 @@ describe('stormlab undici interceptor', () => {
       post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody({ stream: true })),
     );
     expect(res.statusCode).toBe(200);
-    await expect(run(res.body.text())).rejects.toThrow();
+    const text = await run(res.body.text());
+    expect(text).toContain('"Par"');
+    expect(text).toMatch(/data: \{"error":\{[^\n]*"code":"stream_cut"\}\}\n\n$/);
     expect(s.requests).toHaveLength(1);
     expect(of('attempt')).toHaveLength(1);
     expect(of('retry')).toEqual([]);
