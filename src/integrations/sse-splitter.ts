@@ -4,7 +4,6 @@ export interface SseEvent {
   data: string | undefined;
 }
 
-const LF = 0x0a;
 const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
@@ -29,19 +28,37 @@ export class SseSplitter {
   /**
    * Feeds one chunk. Returns the buffer the event ranges refer to and the offset after the last
    * complete event in it (the bytes before it were all given to `onEvent`, or are blank lines).
+   * `onEvent` also gets the buffer as a latin1 string (one char per byte, so offsets agree):
+   * scanning a string stays inside the JIT, where scanning a Buffer crosses into C++ each call.
    */
-  push(chunk: Uint8Array, onEvent: (buf: Buffer, start: number, end: number) => void): { buf: Buffer; end: number } {
+  push(
+    chunk: Uint8Array,
+    onEvent: (buf: Buffer, text: string, start: number, end: number) => void,
+  ): { buf: Buffer; end: number } {
     const c = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const buf = this.held.length === 0 ? c : Buffer.concat([this.held, c]);
+    const text = buf.toString('latin1');
     let eventAt = 0;
     let pos = this.held.length === 0 ? 0 : this.lineAt;
-    for (let nl = buf.indexOf(LF, pos); nl >= 0; nl = buf.indexOf(LF, pos)) {
-      const blank = nl === pos || (nl === pos + 1 && buf[pos] === CR);
-      pos = nl + 1;
-      if (!blank) continue;
-      // A blank line right after another (or at the start) ends no event: it rides along.
-      if (nl > eventAt && !(nl === eventAt + 1 && buf[eventAt] === CR)) onEvent(buf, eventAt, pos);
-      eventAt = pos;
+    if (text.indexOf('\r', pos) < 0) {
+      // The common case, LF only: jump from blank line to blank line.
+      for (let nl = text.indexOf('\n\n', pos); nl >= 0; nl = text.indexOf('\n\n', pos)) {
+        pos = nl + 2;
+        if (nl > eventAt) onEvent(buf, text, eventAt, pos);
+        eventAt = pos;
+      }
+      // Resume at the last byte: it may be the first LF of the next blank line.
+      pos = Math.max(eventAt, text.length - 1);
+    } else {
+      for (let nl = text.indexOf('\n', pos); nl >= 0; nl = text.indexOf('\n', pos)) {
+        const blank = nl === pos || (nl === pos + 1 && text.charCodeAt(pos) === CR);
+        pos = nl + 1;
+        if (!blank) continue;
+        // A blank line right after another (or at the start) ends no event: it rides along.
+        if (nl > eventAt && !(nl === eventAt + 1 && text.charCodeAt(eventAt) === CR)) onEvent(buf, text, eventAt, pos);
+        eventAt = pos;
+      }
+      // Resume at the start of the unfinished line.
     }
     this.held = eventAt === buf.length ? EMPTY : buf.subarray(eventAt);
     this.lineAt = pos - eventAt;
@@ -63,25 +80,28 @@ export class SseSplitter {
 /** An event larger than this is dropped whole (and, being unfinished, never forwarded). */
 export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
 
-/** Reads the `event:` and `data:` fields of `buf[start..end)`; comments and other fields are skipped. */
-export function sseFields(buf: Buffer, start: number, end: number): SseEvent {
+/**
+ * Reads the `event:` and `data:` fields of `buf[start..end)` (`text` is `buf` in latin1);
+ * comments and other fields are skipped. Data is decoded as UTF-8.
+ */
+export function sseFields(buf: Buffer, text: string, start: number, end: number): SseEvent {
   let event: string | undefined;
   let data: string | undefined;
   let pos = start;
   while (pos < end) {
-    let nl = buf.indexOf(LF, pos);
+    let nl = text.indexOf('\n', pos);
     if (nl < 0 || nl > end) nl = end;
-    const lineEnd = nl > pos && buf[nl - 1] === CR ? nl - 1 : nl;
-    if (lineEnd > pos && buf[pos] !== COLON) {
-      let colon = buf.indexOf(COLON, pos);
+    const lineEnd = nl > pos && text.charCodeAt(nl - 1) === CR ? nl - 1 : nl;
+    if (lineEnd > pos && text.charCodeAt(pos) !== COLON) {
+      let colon = text.indexOf(':', pos);
       if (colon < 0 || colon > lineEnd) colon = lineEnd;
       let valueAt = colon + 1;
-      if (valueAt < lineEnd && buf[valueAt] === SPACE) valueAt++;
-      const nameLen = colon - pos;
-      if (nameLen === 4 && buf[pos] === 0x64 /* d */ && buf.toString('latin1', pos, colon) === 'data') {
+      if (valueAt < lineEnd && text.charCodeAt(valueAt) === SPACE) valueAt++;
+      const name = colon - pos === 4 || colon - pos === 5 ? text.slice(pos, colon) : '';
+      if (name === 'data') {
         const value = valueAt >= lineEnd ? '' : buf.toString('utf8', valueAt, lineEnd);
         data = data === undefined ? value : `${data}\n${value}`;
-      } else if (nameLen === 5 && buf.toString('latin1', pos, colon) === 'event') {
+      } else if (name === 'event') {
         event = valueAt >= lineEnd ? '' : buf.toString('utf8', valueAt, lineEnd);
       }
     }

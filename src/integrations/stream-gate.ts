@@ -1,5 +1,6 @@
 import type { SseUsage } from './response-usage.js';
 import { SseSplitter, sseFields } from './sse-splitter.js';
+import { PlainDeltas } from './plain-deltas.js';
 import { errorEvent, EventFlag, readStreamEvent, type StreamProvider } from './stream-event.js';
 
 /**
@@ -30,6 +31,7 @@ export type GateState =
  */
 export class StreamGate {
   private readonly splitter = new SseSplitter();
+  private readonly plain = new PlainDeltas();
   private held: Uint8Array[] = [];
   private state: GateState = 'open';
   committed = false;
@@ -63,9 +65,11 @@ export class StreamGate {
     if (this.state !== 'open') return [];
     let skips: number[] | undefined;
     let stopAt = -1;
-    const { buf, end } = this.splitter.push(chunk, (b, start, stop) => {
+    const { buf, end } = this.splitter.push(chunk, (b, text, start, stop) => {
       if (stopAt >= 0) return;
-      const info = readStreamEvent(sseFields(b, start, stop));
+      // After the first token a plain delta needs no parse (see PlainDeltas).
+      if (this.content && this.plain.test(b, text, start, stop)) return;
+      const info = readStreamEvent(sseFields(b, text, start, stop));
       const f = info.flags;
       if (f === 0 && info.json === undefined) return;
       if (info.provider !== undefined) this.provider = info.provider;

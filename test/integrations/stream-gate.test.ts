@@ -17,7 +17,7 @@ describe('SseSplitter', () => {
   it('finds whole events across chunk boundaries, LF and CRLF alike, and holds the unfinished one', () => {
     const s = new SseSplitter();
     const seen: string[] = [];
-    const on = (b: Buffer, a: number, z: number) => seen.push(JSON.stringify(sseFields(b, a, z)));
+    const on = (b: Buffer, t: string, a: number, z: number) => seen.push(JSON.stringify(sseFields(b, t, a, z)));
     const all = 'event: a\ndata: 1\n\n: comment\r\ndata: 2\r\ndata: 3\r\n\r\ndata: {"x":"é"}\n\ndata: tail';
     const bytes = enc.encode(all);
     // One byte at a time: every boundary falls inside a chunk somewhere.
@@ -87,6 +87,17 @@ describe('StreamGate', () => {
     const out = g.push(enc.encode(`${data(chunk('A'))}data: {"choices":[{"de\n\n${data(chunk('B'))}data: {"cho`));
     expect(text(out)).toBe(data(chunk('A')) + data(chunk('B')));
     expect(g.malformed).toBe(1);
+  });
+
+  it('after the first token, deltas are checked without a parse yet still caught when truncated', () => {
+    const g = new StreamGate('first-token', 'openai', undefined);
+    g.push(enc.encode(data(chunk('A'))));
+    const truncated = 'data: {"choices":[{"delta":{"content":"x"},"finish_reason":null}\n\n';
+    const brace = data({ choices: [{ index: 0, delta: { content: '{' }, finish_reason: null }] });
+    const out = g.push(enc.encode(data(chunk('B')) + truncated + brace + data(chunk('', 'stop'))));
+    expect(text(out)).toBe(data(chunk('B')) + brace + data(chunk('', 'stop')));
+    expect(g.malformed).toBe(1);
+    expect(g.finished).toBe(true);
   });
 
   it('a clean close is complete after a finish without [DONE], a cut without one', () => {
