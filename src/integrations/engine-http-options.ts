@@ -103,6 +103,8 @@ export function createHttpGuard(options: EngineHttpOptions = {}): HttpGuard {
     random: options.random ?? systemRandom(),
     targets,
     breaker: options.breaker === false ? false : { ...HTTP_DEFAULTS.breaker, ...options.breaker },
+    throttle: options.throttle === false ? false : { ...HTTP_DEFAULTS.throttle, ...options.throttle },
+    retryBudget: options.retryBudget === false ? false : { ...HTTP_DEFAULTS.retryBudget, ...options.retryBudget },
   });
   const max = options.maxBufferedRequestBytes ?? DEFAULT_MAX_BUFFERED;
   if (!(max >= 0 && max < Infinity))

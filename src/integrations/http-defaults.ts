@@ -18,10 +18,15 @@ export const HTTP_DEFAULTS = {
   idleMs: 15_000,
   commit: 'first-token' as CommitPolicy,
   /**
-   * The breaker trips at outage, not at a brownout: with retries, a provider failing half its
-   * requests fails about half the attempts, and at the engine's 0.5 the breaker opened and shed
-   * calls that would have succeeded. At 0.8 it stays closed through partial failure (the
-   * throttle and the retry budget pace that) and opens when nearly everything fails.
+   * Protect at outage without costing goodput at partial failure (README, "Breaker defaults").
+   * With retries, a provider failing half its requests fails about half the attempts: at the
+   * engine's breaker ratio 0.5 the breaker opened and shed calls that would have succeeded, and
+   * at K = 2 the throttle sits on its edge there. The breaker at 0.8 and the throttle at K = 3
+   * stay out of the way of a brownout and still close the door at outage (the breaker opens
+   * when nearly everything fails); a retry budget of 0.5 lets a brownout's failures be retried
+   * once while bounding an outage's retries, before the breaker opens, to 1.5 per call.
    */
   breaker: { failureRatio: 0.8, throttledRatio: 0.8 },
+  throttle: { k: 3 },
+  retryBudget: { ratio: 0.5 },
 } as const;
