@@ -22,7 +22,11 @@ export async function main(clock: Clock = systemClock) {
   const guard = new Guard({
     clock,
     random: systemRandom(),
-    targets: ['gpt-4o', 'gpt-4o-mini'], // fallback chain
+    // Fallback chain of models: each has its own breaker and throttle.
+    targets: [
+      { name: 'gpt-4o', model: 'gpt-4o', contextWindow: 128_000 },
+      { name: 'gpt-4o-mini', model: 'gpt-4o-mini', contextWindow: 128_000 },
+    ],
     maxAttempts: 3, // per target
     retryBudget: { ratio: 0.1 }, // retries <= 10 % of first attempts (+1/s floor)
     throttle: { k: 2 }, // SRE adaptive throttling
@@ -38,7 +42,7 @@ export async function main(clock: Clock = systemClock) {
   const messages = [{ role: 'user', content: 'What is the capital of France?' }];
   try {
     const r = await guard.runDetailed(
-      (ctx) => createChatCompletion({ model: ctx.targetName, messages, max_tokens: 100 }),
+      (ctx) => createChatCompletion({ model: ctx.target.model!, messages, max_tokens: 100 }),
       { tokens: 120, keys: { tenant: 'acme', model: 'gpt-4o' }, usage: (res) => res.usage.total_tokens },
     );
     console.log(

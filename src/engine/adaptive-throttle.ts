@@ -1,4 +1,4 @@
-import { checkInteger, checkNumber, checkPositive } from './options.js';
+import { checkInteger, checkNumber, checkPositive, withDefaults } from './options.js';
 import type { Random } from './random.js';
 import { MemoryStore, type StateStore } from './store.js';
 import type { WindowCounterLike } from './window-counter.js';
@@ -57,6 +57,12 @@ export class AdaptiveThrottle {
   private readonly minRequests: number;
   /** Allowed requests whose outcome is not recorded yet. */
   private inFlight = 0;
+  /**
+   * Until this time the counts come from `since` (answers since the last `forget`), not from
+   * the window, which may still hold answers from before it (a shared store cannot be cleared).
+   */
+  private cleanAt = -Infinity;
+  private readonly since = [0, 0];
   private readonly random: Random;
 
   constructor(
@@ -65,7 +71,7 @@ export class AdaptiveThrottle {
     store: StateStore = new MemoryStore(),
     key = 'throttle',
   ) {
-    const o = { ...ADAPTIVE_THROTTLE_DEFAULTS, ...options };
+    const o = withDefaults(ADAPTIVE_THROTTLE_DEFAULTS, options);
     checkNumber('throttle.k', o.k, 1, 1000);
     checkPositive('throttle.windowMs', o.windowMs);
     checkInteger('throttle.buckets', o.buckets, 1, 100_000);
@@ -83,7 +89,7 @@ export class AdaptiveThrottle {
   dropProbability(now: number): number {
     const requests = this.known(now);
     if (requests < this.minRequests) return 0;
-    const p = (requests - this.k * this.window.total(ACCEPTS, now)) / (requests + 1);
+    const p = (requests - this.k * this.total(ACCEPTS, now)) / (requests + 1);
     return p <= 0 ? 0 : Math.min(p, this.maxP);
   }
 
@@ -93,18 +99,42 @@ export class AdaptiveThrottle {
    * `record` otherwise. Draws a random number only when p > 0.
    */
   tryAcquire(now: number): boolean {
-    const w = this.window;
     const requests = this.known(now);
     // p as in dropProbability, inlined: this runs once per request.
     if (requests >= this.minRequests) {
-      const p = (requests - this.k * w.total(ACCEPTS, now)) / (requests + 1);
+      const p = (requests - this.k * this.total(ACCEPTS, now)) / (requests + 1);
       if (p > 0 && this.random.next() < Math.min(p, this.maxP)) {
-        w.add(ANSWERED, 1, now); // a drop is its own answer
+        this.add(ANSWERED, now); // a drop is its own answer
         return false;
       }
     }
     this.inFlight++;
     return true;
+  }
+
+  /** Whether the drop probability is at its cap: the upstream accepts next to nothing. */
+  saturated(now: number): boolean {
+    return this.maxP > 0 && this.dropProbability(now) >= this.maxP;
+  }
+
+  /**
+   * Lets a request through without a draw: a circuit breaker's probe, which must reach the
+   * upstream to learn whether it recovered (the throttle would drop it with the very history
+   * the probe is testing). Record it like any allowed request.
+   */
+  admit(): void {
+    this.inFlight++;
+  }
+
+  /**
+   * Forgets the answers so far: the upstream proved healthy again (its breaker closed after
+   * its probes succeeded), so refusals from the outage no longer say anything about it and
+   * must not keep dropping requests for the rest of the window.
+   */
+  forget(now: number): void {
+    this.since[ANSWERED] = 0;
+    this.since[ACCEPTS] = 0;
+    this.cleanAt = now + this.options.windowMs;
   }
 
   /**
@@ -113,8 +143,18 @@ export class AdaptiveThrottle {
    */
   record(accepted: boolean, now: number): void {
     if (this.inFlight > 0) this.inFlight--;
-    this.window.add(ANSWERED, 1, now);
-    if (accepted) this.window.add(ACCEPTS, 1, now);
+    this.add(ANSWERED, now);
+    if (accepted) this.add(ACCEPTS, now);
+  }
+
+  private add(field: number, now: number): void {
+    this.window.add(field, 1, now);
+    if (now < this.cleanAt) this.since[field]++;
+  }
+
+  /** A bucketed window forgets a value added at t once now >= t + windowMs, hence cleanAt. */
+  private total(field: number, now: number): number {
+    return now < this.cleanAt ? this.since[field] : this.window.total(field, now);
   }
 
   /**
@@ -124,7 +164,7 @@ export class AdaptiveThrottle {
    * out too: they would otherwise look like refusals while their calls run.
    */
   private known(now: number): number {
-    return this.window.total(ANSWERED, now);
+    return this.total(ANSWERED, now);
   }
 
   /** `requests`: answered in the window plus this process's in flight. */
@@ -132,7 +172,7 @@ export class AdaptiveThrottle {
     return {
       requests: this.known(now) + this.inFlight,
       inFlight: this.inFlight,
-      accepts: this.window.total(ACCEPTS, now),
+      accepts: this.total(ACCEPTS, now),
       dropProbability: this.dropProbability(now),
     };
   }

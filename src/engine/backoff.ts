@@ -1,4 +1,4 @@
-import { checkNumber, checkOneOf, checkPositive } from './options.js';
+import { checkNumber, checkOneOf, checkPositive, withDefaults } from './options.js';
 import type { Random } from './random.js';
 
 export type BackoffStrategy = 'full_jitter' | 'decorrelated_jitter' | 'exponential';
@@ -43,7 +43,7 @@ export class Backoff {
   private readonly random: Random;
 
   constructor(options: Partial<BackoffOptions> | undefined, random: Random) {
-    const o = { ...BACKOFF_DEFAULTS, ...options };
+    const o = withDefaults(BACKOFF_DEFAULTS, options);
     checkOneOf('backoff.strategy', o.strategy, BACKOFF_STRATEGIES);
     checkPositive('backoff.baseMs', o.baseMs);
     checkNumber('backoff.capMs', o.capMs, o.baseMs);

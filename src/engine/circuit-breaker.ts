@@ -1,12 +1,13 @@
 import { OptionError } from './errors.js';
-import { checkInteger, checkNonEmptyString, checkNumber, checkPositive } from './options.js';
+import { checkInteger, checkNonEmptyString, checkNumber, checkPositive, withDefaults } from './options.js';
 import { MemoryStore, type StateStore } from './store.js';
 import type { WindowCounterLike } from './window-counter.js';
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 /** `ignored`: the call says nothing about the downstream (e.g. the caller cancelled it). */
 export type BreakerOutcome = 'success' | 'failure' | 'throttled' | 'ignored';
-export type TripCause = 'failure_ratio' | 'slow_call_ratio' | 'throttled_ratio' | 'probe_failed';
+/** `throttle_saturated`: opened by its guard when the target's adaptive throttle hit its cap (see `open`). */
+export type TripCause = 'failure_ratio' | 'slow_call_ratio' | 'throttled_ratio' | 'probe_failed' | 'throttle_saturated';
 export type TransitionCause = TripCause | 'open_elapsed' | 'probes_succeeded';
 
 export interface BreakerTransition {
@@ -35,13 +36,19 @@ export interface CircuitBreakerOptions {
   slowCallMs: number;
   /** Trip when throttled (429) / calls reaches this; `false` turns it off. @default 0.5 */
   throttledRatio: number | false;
-  /** First open duration, in ms. @default 5_000 */
+  /** First open duration, in ms. @default 2_500 */
   openMs: number;
   /** Each consecutive trip (no close between) multiplies the open duration by this. @default 2 */
   openBackoffMultiplier: number;
-  /** Longest open duration, in ms. @default 60_000 */
+  /**
+   * Longest open duration, in ms. Recovery is noticed at most this long plus one gap between
+   * calls after the downstream heals, so it is kept short. @default 2 × openMs
+   */
   maxOpenMs: number;
-  /** Probes let through per half-open period (in total); all must succeed to close. @default 3 */
+  /**
+   * Probe successes needed to close. The first probe goes alone, so a dead downstream gets one
+   * probe per open interval; once it succeeded, the others may go together. @default 3
+   */
   halfOpenProbes: number;
   /** Called synchronously on every transition. @default undefined */
   onTransition?: (t: BreakerTransition) => void;
@@ -72,9 +79,10 @@ export const CIRCUIT_BREAKER_DEFAULTS: Readonly<Omit<CircuitBreakerOptions, 'onT
   slowCallRatio: false,
   slowCallMs: 30_000,
   throttledRatio: 0.5,
-  openMs: 5_000,
+  openMs: 2_500,
   openBackoffMultiplier: 2,
-  maxOpenMs: 60_000,
+  /** 2 × openMs: the default follows a given `openMs`. */
+  maxOpenMs: 5_000,
   halfOpenProbes: 3,
 });
 
@@ -87,8 +95,8 @@ export function resolveCircuitBreakerOptions(
   options: Partial<CircuitBreakerOptions> = {},
   n = 'circuitBreaker',
 ): CircuitBreakerOptions {
-  const given = Object.fromEntries(Object.entries(options ?? {}).filter(([, v]) => v !== undefined));
-  const o: CircuitBreakerOptions = { ...CIRCUIT_BREAKER_DEFAULTS, ...given };
+  const o: CircuitBreakerOptions = withDefaults(CIRCUIT_BREAKER_DEFAULTS as CircuitBreakerOptions, options);
+  if (options?.maxOpenMs === undefined && typeof o.openMs === 'number') o.maxOpenMs = 2 * o.openMs;
   checkPositive(`${n}.windowMs`, o.windowMs);
   checkInteger(`${n}.buckets`, o.buckets, 1, 100_000);
   checkInteger(`${n}.minimumCalls`, o.minimumCalls, 1);
@@ -120,6 +128,7 @@ const FIELDS = 4;
  * carries a stale ticket and is dropped.
  *
  * Open duration after the n-th consecutive trip: min(maxOpenMs, openMs · multiplier^(n−1)).
+ * Half-open, the first probe goes alone: a dead downstream sees one call per open interval.
  *
  * Clearing the window on close: the store's window cannot be emptied (it may be shared), but
  * only closed-state calls are written to it, so everything in it at close time was written at
@@ -177,9 +186,28 @@ export class CircuitBreaker {
       if (now < this.openUntil) return -1;
       this.toHalfOpen();
     }
-    if (this.probesGranted >= this.opts.halfOpenProbes) return -1;
+    // The first probe goes alone (a dead downstream sees one per open interval); once it has
+    // succeeded, the rest of the probes may go together, so closing takes two round trips.
+    if (this.probesGranted >= this.opts.halfOpenProbes || (this.probesSucceeded === 0 && this.probesGranted > 0))
+      return -1;
     this.probesGranted++;
     return this.gen;
+  }
+
+  /**
+   * Opens a closed breaker from outside its own triggers: a guard does it when the target's
+   * adaptive throttle drops at its cap (the upstream accepts next to nothing). The throttle
+   * would otherwise go on dropping at low traffic with too few calls reaching this breaker
+   * to trip it, and recovery would wait for the throttle's window to slide; open, the
+   * breaker probes and closes as soon as the upstream answers again. No-op unless closed.
+   */
+  open(cause: 'throttle_saturated', now: number): void {
+    if (this.current === 'closed') this.trip(cause, now);
+  }
+
+  /** True while half-open: a ticket handed out now is a probe. */
+  get probing(): boolean {
+    return this.current === 'half_open';
   }
 
   /** Reports the outcome of a call; record each ticket once. Stale tickets are ignored. */
@@ -196,13 +224,15 @@ export class CircuitBreaker {
   }
 
   /**
-   * Time until a call could go (0 if it could now). While half-open with every probe out it
-   * cannot be known — it depends on the probes — so the base `openMs` is given as an estimate.
+   * Time until a call could go (0 if it could now). While half-open with the probes it may
+   * hand out taken it cannot be known — it depends on them — so the base `openMs` is given.
    */
   retryAfterMs(now: number): number {
     const state = this.state(now);
     if (state === 'open') return this.openUntil - now;
-    if (state === 'half_open' && this.probesGranted >= this.opts.halfOpenProbes) return this.opts.openMs;
+    const taken =
+      this.probesGranted >= this.opts.halfOpenProbes || (this.probesSucceeded === 0 && this.probesGranted > 0);
+    if (state === 'half_open' && taken) return this.opts.openMs;
     return 0;
   }
 

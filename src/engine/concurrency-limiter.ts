@@ -1,6 +1,6 @@
 import type { Clock } from './clock.js';
 import { ShedError, StormlabError } from './errors.js';
-import { checkInteger, checkNumber } from './options.js';
+import { checkInteger, checkNumber, withDefaults } from './options.js';
 
 export interface ConcurrencyLimiterOptions {
   /** Calls allowed in flight at once. @default 64 */
@@ -57,7 +57,7 @@ export class ConcurrencyLimiter {
   private samples = 0;
 
   constructor(options?: Partial<ConcurrencyLimiterOptions>) {
-    const o = { ...CONCURRENCY_LIMITER_DEFAULTS, ...options };
+    const o = withDefaults(CONCURRENCY_LIMITER_DEFAULTS, options);
     this.max = checkInteger('concurrencyLimiter.maxInFlight', o.maxInFlight, 1);
     this.maxQueue = checkInteger('concurrencyLimiter.maxQueue', o.maxQueue, 0);
     this.maxWaitMs = checkNumber('concurrencyLimiter.maxWaitMs', o.maxWaitMs, 0);

@@ -28,6 +28,8 @@ export class DeferredOutcome {
   private throttle: AdaptiveThrottle | undefined;
   private reservation: Reservation | undefined;
   private latencyMs = 0;
+  /** What else the attempt holds until it is settled (its concurrency slot). */
+  private held: (() => void) | undefined;
 
   /** True once the outcome is recorded (or the handle was voided by a failed attempt). */
   get settled(): boolean {
@@ -47,6 +49,7 @@ export class DeferredOutcome {
       return undefined;
     }
     this.state = 'done';
+    this.free();
     const g = this.core!;
     const now = g.clock.now();
     const cls = toClassification(outcome, now);
@@ -93,9 +96,22 @@ export class DeferredOutcome {
   }
 
   /** @internal The attempt failed or was given up on: it was recorded already; settle is a no-op. */
-  void(): void {
+  drop(): void {
     this.state = 'done';
     this.early = undefined;
+    this.free();
+  }
+
+  /** @internal Something to free when the outcome is in (or the handle is voided). */
+  hold(release: () => void): void {
+    if (this.state === 'done') release();
+    else this.held = release;
+  }
+
+  private free(): void {
+    const release = this.held;
+    this.held = undefined;
+    release?.();
   }
 }
 

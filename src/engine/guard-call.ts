@@ -135,6 +135,11 @@ export class GuardCall {
     return d;
   }
 
+  /** The handle of a `defer()` made by the attempt in flight, if any. */
+  get deferred(): DeferredOutcome | undefined {
+    return this.x?.deferred;
+  }
+
   /**
    * Counts a malformed event in the attempt's stream (skipped, not a failure): emits
    * `stream_malformed` for the current target.
@@ -167,17 +172,23 @@ export class GuardCall {
         this.more().reservation = r;
         if (g.listener) g.emit({ type: 'reserve', at: now, target: g.names[t], tokens: r.tokens });
       }
+      let probe = false;
       if (g.breakers !== undefined) {
-        const b = this.x?.breakerKey === undefined ? g.breakers[t] : g.breakerFor(t, this.x.breakerKey);
+        const b = this.breaker();
         this.ticket = b.tryAcquire(now);
         if (this.ticket < 0) {
           this.releaseReservation(now);
           if (this.fallBack(now, 'breaker_open')) continue;
           return this.shed('breaker', now, b.retryAfterMs(now));
         }
+        probe = b.probing;
       }
-      if (g.throttles !== undefined && !g.throttles[t].tryAcquire(now)) {
+      // A breaker's probe is not the throttle's to drop: it is how recovery is noticed.
+      if (probe) g.throttles?.[t].admit();
+      else if (g.throttles !== undefined && !g.throttles[t].tryAcquire(now)) {
         this.dropTicket(now);
+        // At its cap the throttle hands the target to its breaker, which probes for recovery.
+        if (g.breakers !== undefined && g.throttles[t].saturated(now)) g.breakers[t].open('throttle_saturated', now);
         this.releaseReservation(now);
         if (this.fallBack(now, 'throttled')) continue;
         return this.shed('throttle', now, undefined);
@@ -206,7 +217,7 @@ export class GuardCall {
       const d = x.deferred;
       x.deferred = undefined;
       if (cls.action === 'done') return this.handOver(d, latencyMs);
-      d.void();
+      d.drop();
     }
     if (this.ticket >= 0) {
       this.breaker().record(this.ticket, cls.breaker, latencyMs, now);
@@ -247,7 +258,7 @@ export class GuardCall {
     const d = this.x?.deferred;
     if (d !== undefined) {
       this.x!.deferred = undefined;
-      d.void();
+      d.drop();
     }
     this.dropTicket(now);
     this.releaseReservation(now);

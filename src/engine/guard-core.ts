@@ -33,7 +33,7 @@ export interface GuardSnapshot {
   budget?: { firsts: number; retries: number; balance: number };
   targets: Array<{
     name: string;
-    throttle?: { requests: number; accepts: number; dropProbability: number };
+    throttle?: { requests: number; inFlight?: number; accepts: number; dropProbability: number };
     breaker?: ReturnType<CircuitBreaker['snapshot']>;
   }>;
   limits: ReturnType<Limiter['snapshot']>;
@@ -99,7 +99,9 @@ export class GuardCore {
       o.breaker === false
         ? undefined
         : o.targets.map((t) =>
-            getOrMake(breakerOf, t.key, () => this.makeBreaker(t.name, `${prefix}:breaker:${t.key}`)),
+            getOrMake(breakerOf, t.key, () =>
+              this.makeBreaker(t.name, `${prefix}:breaker:${t.key}`, throttleOf.get(t.key)),
+            ),
           );
     this.keyed = o.breaker === false ? undefined : o.targets.map(() => new Map());
     this.limiter = o.limits.length > 0 ? new Limiter({ dimensions: o.limits, store: this.store }) : undefined;
@@ -169,8 +171,12 @@ export class GuardCore {
     for (const l of this.listeners) l(event);
   };
 
-  private makeBreaker(target: string, storeKey: string): CircuitBreaker {
+  /** `throttle`: the target's, which forgets the outage when this breaker closes again. */
+  private makeBreaker(target: string, storeKey: string, throttle?: AdaptiveThrottle): CircuitBreaker {
     const onTransition = (t: BreakerTransition): void => {
+      // Closed again after its probes succeeded, the target is healthy: the throttle's refusals
+      // from the outage are history and must not go on dropping its calls for a window.
+      if (throttle !== undefined && t.to === 'closed') throttle.forget(t.at);
       if (!this.listener) return;
       if (t.to === 'open')
         this.emit({ type: 'trip', at: t.at, target, cause: t.cause as never, openMs: t.openMs ?? 0 });

@@ -215,7 +215,10 @@ export class Guard extends GuardCore {
         threw = true;
       }
       cancel?.();
-      release?.();
+      // A stream handed over early keeps its concurrency slot until its outcome is settled.
+      const deferred = release === undefined || threw ? undefined : call.deferred;
+      if (deferred !== undefined) deferred.hold(release!);
+      else release?.();
       lastOutcome = threw ? err : value;
       const r = this.settle(call, now, value, err, threw, opts, detailed);
       if (r !== WAIT) return r;

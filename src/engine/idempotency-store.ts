@@ -1,5 +1,5 @@
 import { OptionError } from './errors.js';
-import { checkNonEmptyString, checkPositive } from './options.js';
+import { checkNonEmptyString, checkPositive, withDefaults } from './options.js';
 
 /**
  * - `in_progress`: an owner is doing the side effect under a lease.
@@ -85,7 +85,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   private readonly records = new Map<string, Stored>();
 
   constructor(options: MemoryIdempotencyStoreOptions = {}) {
-    const o = { ...DEFAULTS, ...options };
+    const o = withDefaults(DEFAULTS, options);
     this.ttlMs = checkPositive('idempotencyStore.ttlMs', o.ttlMs);
   }
 

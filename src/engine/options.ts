@@ -4,6 +4,20 @@ import { OptionError } from './errors.js';
  * Range checks for constructor options. Each throws an `OptionError` whose message names the
  * option and shows the bad value, e.g. `retryBudget.ratio must be a number >= 0, got -1`.
  */
+/**
+ * `defaults` with the options given on top, where an option given as `undefined` means the
+ * default (as if it were left out): `{ ...defaults, ...options }` would let it erase one.
+ */
+export function withDefaults<T extends object>(defaults: T, options: Partial<T> | undefined): T {
+  const o = { ...defaults };
+  if (options == null) return o;
+  for (const key of Object.keys(options) as Array<keyof T>) {
+    const v = options[key];
+    if (v !== undefined) o[key] = v as T[keyof T];
+  }
+  return o;
+}
+
 function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value);

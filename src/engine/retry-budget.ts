@@ -1,4 +1,4 @@
-import { checkInteger, checkNumber, checkPositive } from './options.js';
+import { checkInteger, checkNumber, checkPositive, withDefaults } from './options.js';
 import { MemoryStore, type StateStore } from './store.js';
 import type { WindowCounterLike } from './window-counter.js';
 
@@ -40,7 +40,7 @@ export class RetryBudget {
   private readonly reserve: number;
 
   constructor(options?: Partial<RetryBudgetOptions>, store: StateStore = new MemoryStore(), key = 'retry-budget') {
-    const o = { ...RETRY_BUDGET_DEFAULTS, ...options };
+    const o = withDefaults(RETRY_BUDGET_DEFAULTS, options);
     checkNumber('retryBudget.ratio', o.ratio, 0, 1000);
     checkPositive('retryBudget.windowMs', o.windowMs);
     checkInteger('retryBudget.buckets', o.buckets, 1, 10_000);

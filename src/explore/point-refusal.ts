@@ -1,5 +1,6 @@
 import { OptionError } from '../engine/errors.js';
 import type { RunResult } from '../run/metrics/result.js';
+import { scenarioWording } from '../scenario/engine-problems.js';
 import { ScenarioError } from '../scenario/scenario-error.js';
 
 /**
@@ -29,7 +30,7 @@ export function isRefused(o: PointOutcome): o is RefusedPoint {
  */
 export function refusalOf(e: unknown): string | undefined {
   if (e instanceof ScenarioError) return e.problems.map((p) => p.replace(/^--set "[^"]*": /, '')).join('; ');
-  if (e instanceof OptionError) return `engine: ${e.message.replace(/^circuitBreaker\./, 'breaker.')}`;
+  if (e instanceof OptionError) return `engine: ${scenarioWording(e)}`;
   return undefined;
 }
 

@@ -17,8 +17,7 @@ export function engineProblems(engine: EngineConfig, layers: readonly LayerConfi
       engineGuard(engine, over, 'check', ['model'], new ManualClock(0), new SeededRandom(1));
     } catch (e) {
       if (!(e instanceof OptionError)) throw e;
-      // The engine names its own options; a scenario calls the breaker's `breaker`.
-      problems.push(`${path}: ${e.message.replace(/^circuitBreaker\./, 'breaker.')}`);
+      problems.push(`${path}: ${scenarioWording(e)}`);
     }
   };
   check({}, 'engine');
@@ -27,4 +26,14 @@ export function engineProblems(engine: EngineConfig, layers: readonly LayerConfi
       check(l.retry.engine, `layers[${i}].retry.engine`);
   });
   return problems;
+}
+
+/**
+ * An engine option error in a scenario's words: the guard's own options (`guard.maxAttempts`)
+ * are top-level keys of an `engine:` block; the rest (`breaker.maxOpenMs`) read the same.
+ */
+export function scenarioWording(e: OptionError): string {
+  if (e.option === undefined) return e.message;
+  const name = e.option.startsWith('guard.') ? e.option.slice('guard.'.length) : e.option;
+  return `${name} ${e.problem}`;
 }

@@ -73,6 +73,30 @@ describe('AdaptiveThrottle', () => {
     expect(b.dropProbability(300)).toBeCloseTo((60 - 2 * 10) / 61, 12);
   });
 
+  it('forgets its history on forget(), counts afresh, and reads the window again a window later', () => {
+    const t = new AdaptiveThrottle({ windowMs: 10_000, buckets: 10, minRequests: 5 }, rng());
+    for (let i = 0; i < 20; i++) if (t.tryAcquire(0)) t.record(false, 0);
+    expect(t.saturated(0)).toBe(true);
+    t.forget(1_000);
+    expect(t.dropProbability(1_000)).toBe(0);
+    expect(t.snapshot(1_000)).toMatchObject({ requests: 0, accepts: 0 });
+    for (let i = 0; i < 6; i++) if (t.tryAcquire(2_000)) t.record(i % 2 === 0, 2_000);
+    expect(t.snapshot(2_000)).toMatchObject({ requests: 6, accepts: 3 });
+    // a window after the forget, the window holds only what came after it
+    expect(t.snapshot(11_500)).toMatchObject({ requests: 6, accepts: 3 });
+    expect(t.saturated(11_500)).toBe(false);
+  });
+
+  it('admit() lets a request through without a draw; it is recorded like any other', () => {
+    const t = new AdaptiveThrottle({ minRequests: 0, maxDropProbability: 1 }, rng());
+    for (let i = 0; i < 50; i++) if (t.tryAcquire(0)) t.record(false, 0);
+    expect(t.dropProbability(0)).toBeGreaterThan(0.9);
+    t.admit();
+    expect(t.snapshot(0).inFlight).toBe(1);
+    t.record(true, 0);
+    expect(t.snapshot(0)).toMatchObject({ inFlight: 0, accepts: 1 });
+  });
+
   it('rejects bad options', () => {
     expect(() => new AdaptiveThrottle({ k: 0.5 }, rng())).toThrow(
       /throttle.k must be a number >= 1 and <= 1000, got 0.5/,

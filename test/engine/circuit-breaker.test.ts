@@ -150,18 +150,24 @@ describe('CircuitBreaker open state', () => {
 });
 
 describe('CircuitBreaker half-open', () => {
-  it('lets halfOpenProbes probes through and closes when all succeed, with a cleared window', () => {
+  it('lets the first probe through alone, then the rest together, and closes when all succeed, with a cleared window', () => {
     const { b, log } = make();
     const now = tripAndWait(b, 0);
-    const tickets = [b.tryAcquire(now), b.tryAcquire(now), b.tryAcquire(now)];
-    expect(tickets.every((t) => t === b.generation())).toBe(true);
+    const first = b.tryAcquire(now);
+    expect(first).toBe(b.generation());
+    // the first probe is in flight: nothing else goes until it answers
     expect(b.tryAcquire(now)).toBe(-1);
     expect(b.retryAfterMs(now)).toBe(1_000);
-    expect(b.snapshot(now)).toMatchObject({ state: 'half_open', probesInFlight: 3 });
-    b.record(tickets[0], 'success', 10, now);
-    b.record(tickets[1], 'success', 10, now);
+    expect(b.snapshot(now)).toMatchObject({ state: 'half_open', probesInFlight: 1 });
+    b.record(first, 'success', 10, now);
+    expect(b.retryAfterMs(now)).toBe(0);
+    const rest = [b.tryAcquire(now), b.tryAcquire(now)];
+    expect(rest.every((t) => t === b.generation())).toBe(true);
+    expect(b.tryAcquire(now)).toBe(-1);
+    expect(b.snapshot(now)).toMatchObject({ state: 'half_open', probesInFlight: 2 });
+    b.record(rest[0], 'success', 10, now);
     expect(b.state(now)).toBe('half_open');
-    b.record(tickets[2], 'success', 10, now);
+    b.record(rest[1], 'success', 10, now);
     expect(log.at(-1)).toEqual({ key: 'tool', from: 'half_open', to: 'closed', at: now, cause: 'probes_succeeded' });
     expect(b.snapshot(now)).toMatchObject({ state: 'closed', calls: 0, failures: 0 });
     calls(b, 1, 'failure', now); // the pre-trip failures must not re-trip it
@@ -202,13 +208,22 @@ describe('CircuitBreaker half-open', () => {
     const { b } = make();
     const now = tripAndWait(b, 0);
     const first = b.tryAcquire(now);
-    b.tryAcquire(now);
-    b.tryAcquire(now);
     expect(b.tryAcquire(now)).toBe(-1);
     b.record(first, 'ignored', 10, now);
-    expect(b.snapshot(now).probesInFlight).toBe(2);
+    expect(b.snapshot(now).probesInFlight).toBe(0);
     expect(b.tryAcquire(now)).toBe(b.generation());
     expect(b.tryAcquire(now)).toBe(-1);
+  });
+
+  it('defaults maxOpenMs to twice openMs, so the open time grows once and stays bounded', () => {
+    const { b, log } = make({ openMs: 2_500, maxOpenMs: undefined, openBackoffMultiplier: 2 });
+    let now = 0;
+    calls(b, 10, 'failure', now);
+    for (let i = 0; i < 4; i++) {
+      now += b.retryAfterMs(now);
+      calls(b, 1, 'failure', now); // the one probe fails
+    }
+    expect(log.filter((t) => t.to === 'open').map((t) => t.openMs)).toEqual([2_500, 5_000, 5_000, 5_000, 5_000]);
   });
 
   it('does not close on one ticket recorded many times', () => {
@@ -238,10 +253,10 @@ describe('CircuitBreaker generations', () => {
     expect(b.state(now)).toBe('half_open');
 
     const probe = b.tryAcquire(now);
-    calls(b, 1, 'failure', now); // the other probe fails: open again
+    b.record(probe, 'failure', 10, now); // the probe fails: open again
     const again = now + b.retryAfterMs(now);
     expect(b.state(again)).toBe('half_open');
-    b.record(probe, 'success', 10, again); // a success from the old half-open does not count
+    b.record(probe, 'success', 10, again); // a result from the old half-open does not count
     calls(b, 1, 'success', again);
     expect(b.state(again)).toBe('half_open');
     calls(b, 1, 'success', again);
@@ -348,7 +363,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 describe('CircuitBreaker properties', () => {
-  it('never hands out more than halfOpenProbes net tickets per half-open period, and refuses only when it must', () => {
+  it('hands out the first probe alone, at most halfOpenProbes net per half-open period, and refuses only when it must', () => {
     const optsArb = fc.record({
       minimumCalls: fc.integer({ min: 1, max: 5 }),
       halfOpenProbes: fc.integer({ min: 1, max: 4 }),
@@ -360,6 +375,8 @@ describe('CircuitBreaker properties', () => {
         const b = new CircuitBreaker('p', { ...opts, slowCallMs: 200, windowMs: 5_000, buckets: 5 });
         const N = opts.halfOpenProbes;
         const net = new Map<number, number>(); // half-open generation -> granted minus given back
+        const out = new Map<number, number>(); // half-open generation -> probes not yet recorded
+        const won = new Map<number, number>(); // half-open generation -> probes that succeeded
         const open: number[] = []; // tickets not yet recorded, oldest first
         let now = 0;
         for (const op of ops) {
@@ -369,20 +386,30 @@ describe('CircuitBreaker properties', () => {
             const state = b.state(now);
             const g = b.generation();
             if (ticket < 0) {
-              expect(state === 'open' || (state === 'half_open' && (net.get(g) ?? 0) >= N)).toBe(true);
+              const full = (net.get(g) ?? 0) >= N || ((won.get(g) ?? 0) === 0 && (out.get(g) ?? 0) >= 1);
+              expect(state === 'open' || (state === 'half_open' && full)).toBe(true);
               if (state === 'open') expect(b.retryAfterMs(now)).toBeGreaterThan(0);
               continue;
             }
             expect(ticket).toBe(g);
             expect(state).not.toBe('open');
             open.push(ticket);
-            if (state === 'half_open') net.set(g, (net.get(g) ?? 0) + 1);
+            if (state === 'half_open') {
+              net.set(g, (net.get(g) ?? 0) + 1);
+              out.set(g, (out.get(g) ?? 0) + 1);
+            }
             expect(net.get(g) ?? 0).toBeLessThanOrEqual(N);
+            // before a probe has succeeded, only one is out at a time
+            if ((won.get(g) ?? 0) === 0) expect(out.get(g) ?? 0).toBeLessThanOrEqual(1);
           } else if (open.length > 0) {
             const [ticket] = open.splice(op.pick % open.length, 1);
-            const returned = op.outcome === 'ignored' && ticket === b.generation() && b.state(now) === 'half_open';
+            const current = ticket === b.generation() && b.state(now) === 'half_open';
+            const returned = op.outcome === 'ignored' && current;
             b.record(ticket, op.outcome, op.latencyMs, now);
             if (returned) net.set(ticket, net.get(ticket)! - 1);
+            if (current) out.set(ticket, (out.get(ticket) ?? 1) - 1);
+            const slow = op.latencyMs > 200 && opts.slowCallRatio !== false;
+            if (current && op.outcome === 'success' && !slow) won.set(ticket, (won.get(ticket) ?? 0) + 1);
           }
         }
       }),

@@ -195,9 +195,11 @@ describe('defaultWorkers', () => {
 describe('refusalOf', () => {
   it('reads a refusal from the scenario loader or the engine on one line, and nothing else', () => {
     expect(refusalOf(new ScenarioError('flaky.yaml', ['--set "a.b=1": a: x', 'c: y']))).toBe('a: x; c: y');
-    expect(refusalOf(new OptionError('circuitBreaker.maxOpenMs must be a number >= 60000, got 30000'))).toBe(
-      'engine: breaker.maxOpenMs must be a number >= 60000, got 30000',
-    );
+    const clash = new OptionError('breaker.maxOpenMs must be a number >= 60000, got 30000', 'breaker.maxOpenMs');
+    expect(refusalOf(clash)).toBe('engine: breaker.maxOpenMs must be a number >= 60000, got 30000');
+    // the guard's own options read as the scenario's engine keys
+    const own = new OptionError('guard.maxAttempts must be an integer from 1 to 100, got 0', 'guard.maxAttempts');
+    expect(refusalOf(own)).toBe('engine: maxAttempts must be an integer from 1 to 100, got 0');
     expect(refusalOf(new TypeError('x is undefined'))).toBeUndefined();
   });
 });

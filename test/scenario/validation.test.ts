@@ -290,9 +290,11 @@ describe('files', () => {
 
 describe('engine settings that do not fit together', () => {
   it("are refused before the run, with the engine's own reason and the path of the engine that has them", () => {
-    expect(problemsOf(`${BASE}engine: { breaker: { openMs: 70s } }\n`)).toEqual([
+    expect(problemsOf(`${BASE}engine: { breaker: { openMs: 70s, maxOpenMs: 60s } }\n`)).toEqual([
       'engine: breaker.maxOpenMs must be a number >= 70000, got 60000',
     ]);
+    // maxOpenMs left out follows openMs (twice it): no clash.
+    expect(problemsOf(`${BASE}engine: { breaker: { openMs: 70s } }\n`)).toEqual([]);
     const layer = BASE.replace(
       'retry: { policy: sdk }',
       'retry: { policy: engine, engine: { backoff: { baseMs: 5s, capMs: 1s } } }',
@@ -302,7 +304,7 @@ describe('engine settings that do not fit together', () => {
   });
 
   it('are blamed on the --set that made them', () => {
-    expect(problemsOf(BASE, ['engine.breaker.openMs=70s'])).toEqual([
+    expect(problemsOf(BASE, ['engine.breaker.maxOpenMs=60s', 'engine.breaker.openMs=70s'])).toEqual([
       '--set "engine.breaker.openMs=70s": engine: breaker.maxOpenMs must be a number >= 70000, got 60000',
     ]);
   });
