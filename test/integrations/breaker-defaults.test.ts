@@ -44,7 +44,10 @@ async function brownout(failShare: number, options: EngineHttpOptions) {
 }
 
 const ENGINE = {
-  breaker: { failureRatio: CIRCUIT_BREAKER_DEFAULTS.failureRatio, throttledRatio: CIRCUIT_BREAKER_DEFAULTS.throttledRatio },
+  breaker: {
+    failureRatio: CIRCUIT_BREAKER_DEFAULTS.failureRatio,
+    throttledRatio: CIRCUIT_BREAKER_DEFAULTS.throttledRatio,
+  },
   throttle: { k: ADAPTIVE_THROTTLE_DEFAULTS.k },
   retryBudget: { ratio: RETRY_BUDGET_DEFAULTS.ratio },
 };
