@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { ShedError } from '../engine/errors.js';
 import type { AttemptContext, Guard } from '../engine/guard.js';
 import { header as headerOf, type HeaderSource } from '../engine/headers.js';
 import {
@@ -11,6 +12,7 @@ import {
 } from './engine-http-options.js';
 import { prepareBody, type PreparedBody } from './request-body.js';
 import { estimateRequestTokens, isStreamRequest, readJsonBody, requestKeys } from './request-estimate.js';
+import { publicShedError } from './shed-answer.js';
 import { providerOfPath } from './stream-event.js';
 import { targetRequest } from './target-request.js';
 import {
@@ -310,7 +312,9 @@ class GuardedRequest implements CommitSink {
   private fail(err: unknown): void {
     if (this.finished) return;
     this.finished = true;
-    this.handler.onResponseError?.(this.outer, err instanceof Error ? err : new Error(String(err)));
+    // A refusal reaches the caller without the engine's last attempt outcome as its cause.
+    const e = err instanceof ShedError ? publicShedError(err) : err;
+    this.handler.onResponseError?.(this.outer, e instanceof Error ? e : new Error(String(e)));
   }
 }
 

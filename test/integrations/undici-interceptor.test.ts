@@ -136,6 +136,7 @@ describe('stormlab undici interceptor', () => {
     const err = await run(post(d, `${s.origin}/v1/chat/completions`, chatBody())).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ShedError);
     expect(err).toMatchObject({ reason: 'budget' });
+    expect((err as Error).cause).toBeUndefined(); // not the engine's last attempt outcome
     expect(s.requests).toHaveLength(1);
   });
 
