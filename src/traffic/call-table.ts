@@ -20,6 +20,8 @@ export class CallTable {
   deadline = new Float64Array(0);
   attemptStart = new Float64Array(0);
   tokens = new Float64Array(0);
+  /** The root task (its number in arrival order) the call belongs to: tool intents are bound to it. */
+  root = new Float64Array(0);
   prompt = new Float64Array(0);
   completion = new Float64Array(0);
   private free = new Int32Array(0);
@@ -59,7 +61,7 @@ export class CallTable {
       a.set(this[name]);
       this[name] = a;
     }
-    for (const name of ['start', 'deadline', 'attemptStart', 'tokens', 'prompt', 'completion'] as const) {
+    for (const name of ['start', 'deadline', 'attemptStart', 'tokens', 'root', 'prompt', 'completion'] as const) {
       const a = new Float64Array(n);
       a.set(this[name]);
       this[name] = a;

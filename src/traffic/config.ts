@@ -5,6 +5,9 @@ import type { ConcurrencyLimiterOptions } from '../engine/concurrency-limiter.js
 import type { LimitDimension } from '../engine/limiter.js';
 import type { RetryBudgetOptions } from '../engine/retry-budget.js';
 import type { Dist } from '../upstream/distribution.js';
+import type { ToolCallConfig, UsersConfig } from './tool-call-config.js';
+
+export type { ToolCallConfig, UsersConfig } from './tool-call-config.js';
 
 /** How root tasks arrive at the top layer. Rates are root tasks per second. */
 export type ArrivalConfig =
@@ -63,6 +66,8 @@ export interface LayerConfig {
   replicas?: number;
   /** Last layer only: the model its calls go to, then the fallback models in order. @default [first model] */
   models?: string[];
+  /** Tool calls each attempt makes once its model calls below have succeeded (not on the last layer). */
+  tools?: ToolCallConfig[];
 }
 
 export interface TrafficConfig {
@@ -74,4 +79,6 @@ export interface TrafficConfig {
   tokens: { prompt: Dist; completion: Dist };
   /** Defaults for layers whose policy is `engine`. */
   engine: EngineConfig;
+  /** How the users behind the root tasks behave; absent: they wait, and never resubmit. */
+  users?: UsersConfig;
 }

@@ -12,6 +12,9 @@ import type { LeafTransport, TrafficObserver } from './observer.js';
 import { Code, TIMEOUT, classifyCode, classifyUpstream, codeOf } from './outcomes.js';
 import { plainPolicy, type PlainPolicy } from './retry-policy.js';
 import { TreeShape, childKey } from './shape.js';
+import { ImpatientUsers } from './impatient-users.js';
+import { ToolCalls } from './tool-calls.js';
+import type { ToolObserver, ToolTransport } from './tool-observer.js';
 
 const K_RETRY = 1;
 const K_TIMEOUT = 2;
@@ -56,6 +59,11 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   private guardCalls: Array<GuardCall | undefined> = [];
   /** Called when a root task ends (closed-loop arrivals use it). */
   onRootDone: ((now: number) => void) | undefined = undefined;
+  /** The scenario's tool calls and impatient users, when it has them. */
+  private readonly tools: ToolCalls | undefined;
+  private readonly users: ImpatientUsers | undefined;
+  /** The root task whose call is being started (its tree's calls are bound to it). */
+  private currentRoot = 0;
 
   constructor(
     config: TrafficConfig,
@@ -63,6 +71,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     private readonly transport: LeafTransport,
     private readonly observer: TrafficObserver,
     random: SeededRandom,
+    toolWorld?: { transport: ToolTransport; observer: ToolObserver },
   ) {
     const n = config.layers.length;
     const clock: Clock = {
@@ -88,6 +97,27 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     this.counts = new Float64Array(n);
     this.handlerId = scheduler.register(this);
     this.deadlineMs = config.deadlineMs;
+    if (toolWorld !== undefined && config.layers.some((l) => (l.tools?.length ?? 0) > 0))
+      this.tools = new ToolCalls(
+        config,
+        scheduler,
+        toolWorld.transport,
+        toolWorld.observer,
+        random.split('tools'),
+        clock,
+        (parent, serial, code, _degraded, now) => this.childEnded(parent, serial, code, 0, now),
+      );
+    if (config.users !== undefined) {
+      const o = toolWorld?.observer;
+      this.users = new ImpatientUsers(
+        config.users,
+        scheduler,
+        random.split('users'),
+        (root, key, now) => this.submitRoot(root, key, now),
+        (_root, intended, ok, now) => this.rootSettled(intended, ok, now),
+        (resubmit, impatient, now) => o?.userSubmit(resubmit, impatient, now),
+      );
+    }
   }
 
   private readonly deadlineMs: number;
@@ -100,11 +130,29 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   /** A root task arrives; `intendedStart` is when it was meant to (for coordinated omission). */
   startRoot(intendedStart: number, now: number): void {
     this.observer.rootOffered(now);
-    const key = this.shape.rootKey(this.roots++);
+    const root = this.roots++;
+    const key = this.shape.rootKey(root);
     this.counts.fill(0);
     this.shape.countLogical(0, key, this.counts);
-    for (let l = 0; l < this.counts.length; l++) this.observer.logicalCall(l, this.counts[l], now);
+    for (let l = 0; l < this.counts.length; l++) {
+      this.observer.logicalCall(l, this.counts[l], now);
+      this.tools?.countLogical(l, this.counts[l]);
+    }
+    if (this.users !== undefined) return this.users.arrive(root, key, intendedStart, now);
+    this.currentRoot = root;
     this.startCall(0, -1, 0, key, intendedStart + this.deadlineMs, intendedStart, now);
+  }
+
+  /** A user's (re)submission of root task `root`: a new root call of the same intent, with a deadline of its own. */
+  private submitRoot(root: number, key: number, now: number): void {
+    this.currentRoot = root;
+    this.startCall(0, -1, 0, key, now + this.deadlineMs, now, now);
+  }
+
+  /** The user's task is over (its first success, or its last failure). */
+  private rootSettled(intendedStart: number, ok: boolean, now: number): void {
+    this.observer.rootDone(intendedStart, now, ok, now <= intendedStart + this.deadlineMs);
+    this.onRootDone?.(now);
   }
 
   handle(kind: number, id: number, now: number): void {
@@ -157,6 +205,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     c.parent[id] = parent;
     c.parentSerial[id] = parentSerial;
     c.key[id] = key;
+    c.root[id] = parent < 0 ? this.currentRoot : c.root[parent];
     c.attempts[id] = 0;
     c.start[id] = start;
     c.deadline[id] = deadline;
@@ -260,25 +309,52 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const parent = c.parent[id];
     const tokens = ok ? c.tokens[id] : 0;
     const parentSerial = c.parentSerial[id];
-    if (parent < 0) {
+    if (parent < 0 && this.users === undefined) {
       this.observer.rootDone(c.start[id], now, ok, now <= c.deadline[id]);
     }
+    const root = c.root[id];
     this.guardCalls[id] = undefined;
     c.release(id);
     if (parent < 0) {
-      this.onRootDone?.(now);
+      if (this.users !== undefined) this.users.ended(root, ok, now);
+      else this.onRootDone?.(now);
       return;
     }
     if (c.serial[parent] !== parentSerial) {
       if (tokens > 0) this.observer.wasted(tokens, now, -1, layerIx - 1); // the parent's attempt gave up on us
       return;
     }
+    this.childEnded(parent, parentSerial, code, tokens, now);
+  }
+
+  /**
+   * A child of attempt `parentSerial` of `parent` ended with `code`. Pending counts the model
+   * calls below down to 0; then the attempt's tool calls start (if its layer has any) and
+   * pending counts them from −n up to 0; the last one ends the attempt.
+   */
+  private childEnded(parent: number, parentSerial: number, code: number, tokens: number, now: number): void {
+    const c = this.calls;
+    if (c.serial[parent] !== parentSerial) return;
     c.tokens[parent] += tokens;
-    if (!ok && (c.failCode[parent] === Code.Ok || code === Code.NoRetry))
+    if (code !== Code.Ok && (c.failCode[parent] === Code.Ok || code === Code.NoRetry))
       c.failCode[parent] = code === Code.NoRetry ? Code.NoRetry : Code.Retryable;
-    if (--c.pending[parent] === 0) {
-      const pcode = c.failCode[parent];
-      this.attemptEnded(parent, pcode, classifyCode(pcode), -1, now);
-    }
+    const pcode = c.failCode[parent];
+    if (c.pending[parent] > 0) {
+      if (--c.pending[parent] > 0) return;
+      if (pcode === Code.Ok && this.startTools(parent, parentSerial, now)) return;
+    } else if (++c.pending[parent] < 0) return;
+    this.attemptEnded(parent, pcode, classifyCode(pcode), -1, now);
+  }
+
+  /** Starts the tool calls of attempt `serial` of call `id`; false if its layer makes none. */
+  private startTools(id: number, serial: number, now: number): boolean {
+    const c = this.calls;
+    const layerIx = c.layer[id];
+    const n = this.tools?.perAttempt(layerIx) ?? 0;
+    if (n === 0) return false;
+    c.pending[id] = -n;
+    const deadline = Math.min(c.deadline[id], c.attemptStart[id] + this.layers[layerIx].cfg.timeoutMs);
+    this.tools!.start(layerIx, id, serial, c.key[id], c.root[id], deadline, now);
+    return true;
   }
 }
