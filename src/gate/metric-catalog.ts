@@ -4,6 +4,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import { closest } from '../scenario/suggest.js';
 import { GateError } from './gate-error.js';
 import type { Metric, MetricUnit } from './metric.js';
+import { addToolMetrics } from './tool-metrics.js';
 
 type Get = (r: RunResult) => number | null;
 type Scope<T> = (r: RunResult) => T | undefined;
@@ -28,6 +29,7 @@ export class MetricCatalog {
   constructor(
     readonly layers: readonly string[],
     readonly models: readonly string[],
+    readonly tools: readonly string[] = [],
   ) {
     this.addRun();
     for (const name of layers) this.addLayer(name);
@@ -36,12 +38,14 @@ export class MetricCatalog {
       this.addUpstream(`upstream.models.${name}`, (r) => r.upstream.models.find((m) => m.name === name));
     this.addShed('', (r) => r.layers);
     for (const key of LIVE) this.add(`live.${key}`, 'count', false, (r) => r.live?.[key] ?? null);
+    addToolMetrics((...args) => this.add(...args), tools);
   }
 
   static ofScenario(s: Scenario): MetricCatalog {
     return new MetricCatalog(
       s.traffic.layers.map((l) => l.name),
       s.upstream.models.map((m) => m.name),
+      (s.upstream.tools ?? []).map((t) => t.name),
     );
   }
 
@@ -49,7 +53,8 @@ export class MetricCatalog {
   static ofResult(file: ResultFile): MetricCatalog {
     const layers = new Set(file.variants.flatMap((v) => v.layers.map((l) => l.name)));
     const models = new Set(file.variants.flatMap((v) => v.upstream.models.map((m) => m.name)));
-    return new MetricCatalog([...layers], [...models]);
+    const tools = new Set(file.variants.flatMap((v) => (v.tools ?? []).map((t) => t.name)));
+    return new MetricCatalog([...layers], [...models], [...tools]);
   }
 
   /** The metric `name` stands for; spaces around `share` do not matter. */

@@ -18,6 +18,7 @@ import {
 } from './schema-kit.js';
 import { parseSetText } from './set-override.js';
 import { upstreamSchema } from './upstream-schema.js';
+import { toolCallsSchema, toolsSchema, usersSchema } from './tool-schema.js';
 
 /**
  * The user-facing scenario format (YAML or JSON), with its defaults. Durations anywhere take a
@@ -86,6 +87,7 @@ const layerSchema = () =>
         .array(text('a model name'), { error: expecting('a list of model names') })
         .min(1, { error: 'expected at least one model name' })
         .optional(),
+      tools: toolCallsSchema().optional(),
     },
     'a layer like {name: agent, fanout: 3}',
   ).transform(
@@ -97,6 +99,7 @@ const layerSchema = () =>
       // Only when replicated: a one-replica layer is what it was before replicas existed.
       ...(l.replicas === 1 ? {} : { replicas: l.replicas }),
       ...(l.models === undefined ? {} : { models: l.models }),
+      ...(l.tools === undefined || l.tools.length === 0 ? {} : { tools: l.tools }),
     }),
   );
 
@@ -154,6 +157,8 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
         .min(1, { error: 'expected at least one layer' }),
       engine: (engineSchema() as z.ZodType<EngineConfig, unknown>).prefault({}),
       upstream: upstreamSchema(),
+      tools: toolsSchema().optional(),
+      users: usersSchema().optional(),
       variants: variantsSchema().optional(),
       expect: z
         .array(text('an expectation like "amplification < 1.5"'), { error: expecting('a list of expectations') })
@@ -177,8 +182,9 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
         layers: s.layers,
         tokens: s.tokens,
         engine: s.engine,
+        ...(s.users === undefined ? {} : { users: s.users }),
       },
-      upstream: s.upstream,
+      upstream: s.tools === undefined || s.tools.length === 0 ? s.upstream : { ...s.upstream, tools: s.tools },
       variants: s.variants !== undefined && s.variants.length > 0 ? s.variants : undefined,
       expect: s.expect,
       live: s.live,

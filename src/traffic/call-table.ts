@@ -16,6 +16,8 @@ export class CallTable {
   serial = new Int32Array(0);
   reqId = new Int32Array(0);
   target = new Int32Array(0);
+  /** 1 when a tool call under the attempt in flight answered in a degraded way (a draft, deferred). */
+  degraded = new Int32Array(0);
   start = new Float64Array(0);
   deadline = new Float64Array(0);
   attemptStart = new Float64Array(0);
@@ -55,6 +57,7 @@ export class CallTable {
       'serial',
       'reqId',
       'target',
+      'degraded',
       'free',
     ] as const) {
       const a = new Int32Array(n);

@@ -60,23 +60,27 @@ export class ImpatientUsers implements EventHandler {
     this.send(root, false, false, now);
   }
 
-  /** A submission of `root` ended. */
-  ended(root: number, ok: boolean, now: number): void {
+  /** A submission of `root` ended; true if it settled the task with a success. */
+  ended(root: number, ok: boolean, now: number): boolean {
     const task = this.tasks.get(root);
-    if (task === undefined) return;
+    if (task === undefined) return false;
     task.live--;
     if (task.settled) {
       if (task.live === 0) this.tasks.delete(root);
-      return;
+      return false;
     }
-    if (ok) return this.close(root, task, true, now);
+    if (ok) {
+      this.close(root, task, true, now);
+      return true;
+    }
     if (task.resubmits < this.cfg.maxResubmits && this.cfg.onError > 0 && this.draw() < this.cfg.onError) {
       task.resubmits++;
       task.due++;
       this.scheduler.schedule(now + Math.max(0, this.errorDelay()), this.handlerId, K_AFTER_ERROR, root);
-      return;
+      return false;
     }
     if (task.live === 0 && task.due === 0) this.close(root, task, false, now);
+    return false;
   }
 
   handle(kind: number, root: number, now: number): void {

@@ -59,11 +59,12 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   private guardCalls: Array<GuardCall | undefined> = [];
   /** Called when a root task ends (closed-loop arrivals use it). */
   onRootDone: ((now: number) => void) | undefined = undefined;
-  /** The scenario's tool calls and impatient users, when it has them. */
-  private readonly tools: ToolCalls | undefined;
+  /** The scenario's tool calls (the tool service answers them), and impatient users, when it has them. */
+  readonly toolCalls: ToolCalls | undefined;
   private readonly users: ImpatientUsers | undefined;
   /** The root task whose call is being started (its tree's calls are bound to it). */
   private currentRoot = 0;
+  private readonly toolObserver: ToolObserver | undefined;
 
   constructor(
     config: TrafficConfig,
@@ -97,15 +98,16 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     this.counts = new Float64Array(n);
     this.handlerId = scheduler.register(this);
     this.deadlineMs = config.deadlineMs;
+    this.toolObserver = toolWorld?.observer;
     if (toolWorld !== undefined && config.layers.some((l) => (l.tools?.length ?? 0) > 0))
-      this.tools = new ToolCalls(
+      this.toolCalls = new ToolCalls(
         config,
         scheduler,
         toolWorld.transport,
         toolWorld.observer,
         random.split('tools'),
         clock,
-        (parent, serial, code, _degraded, now) => this.childEnded(parent, serial, code, 0, now),
+        (parent, serial, code, degraded, now) => this.childEnded(parent, serial, code, 0, now, degraded),
       );
     if (config.users !== undefined) {
       const o = toolWorld?.observer;
@@ -136,7 +138,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     this.shape.countLogical(0, key, this.counts);
     for (let l = 0; l < this.counts.length; l++) {
       this.observer.logicalCall(l, this.counts[l], now);
-      this.tools?.countLogical(l, this.counts[l]);
+      this.toolCalls?.countLogical(l, this.counts[l]);
     }
     if (this.users !== undefined) return this.users.arrive(root, key, intendedStart, now);
     this.currentRoot = root;
@@ -252,6 +254,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     c.attemptStart[id] = now;
     c.tokens[id] = 0;
     c.failCode[id] = Code.Ok;
+    c.degraded[id] = 0;
     if (timeout !== Infinity)
       this.scheduler.schedule(now + timeout, this.handlerId, K_TIMEOUT | ((serial & SERIAL_MASK) << SERIAL_SHIFT), id);
     if (layer.leaf) {
@@ -313,18 +316,20 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       this.observer.rootDone(c.start[id], now, ok, now <= c.deadline[id]);
     }
     const root = c.root[id];
+    const degraded = ok && c.degraded[id] === 1;
     this.guardCalls[id] = undefined;
     c.release(id);
     if (parent < 0) {
-      if (this.users !== undefined) this.users.ended(root, ok, now);
-      else this.onRootDone?.(now);
+      const settled = this.users === undefined || this.users.ended(root, ok, now);
+      if (degraded && settled) this.toolObserver?.rootDegraded(now);
+      if (this.users === undefined) this.onRootDone?.(now);
       return;
     }
     if (c.serial[parent] !== parentSerial) {
       if (tokens > 0) this.observer.wasted(tokens, now, -1, layerIx - 1); // the parent's attempt gave up on us
       return;
     }
-    this.childEnded(parent, parentSerial, code, tokens, now);
+    this.childEnded(parent, parentSerial, code, tokens, now, degraded);
   }
 
   /**
@@ -332,10 +337,18 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
    * calls below down to 0; then the attempt's tool calls start (if its layer has any) and
    * pending counts them from −n up to 0; the last one ends the attempt.
    */
-  private childEnded(parent: number, parentSerial: number, code: number, tokens: number, now: number): void {
+  private childEnded(
+    parent: number,
+    parentSerial: number,
+    code: number,
+    tokens: number,
+    now: number,
+    degraded: boolean,
+  ): void {
     const c = this.calls;
     if (c.serial[parent] !== parentSerial) return;
     c.tokens[parent] += tokens;
+    if (degraded) c.degraded[parent] = 1;
     if (code !== Code.Ok && (c.failCode[parent] === Code.Ok || code === Code.NoRetry))
       c.failCode[parent] = code === Code.NoRetry ? Code.NoRetry : Code.Retryable;
     const pcode = c.failCode[parent];
@@ -350,11 +363,11 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   private startTools(id: number, serial: number, now: number): boolean {
     const c = this.calls;
     const layerIx = c.layer[id];
-    const n = this.tools?.perAttempt(layerIx) ?? 0;
+    const n = this.toolCalls?.perAttempt(layerIx) ?? 0;
     if (n === 0) return false;
     c.pending[id] = -n;
     const deadline = Math.min(c.deadline[id], c.attemptStart[id] + this.layers[layerIx].cfg.timeoutMs);
-    this.tools!.start(layerIx, id, serial, c.key[id], c.root[id], deadline, now);
+    this.toolCalls!.start(layerIx, id, serial, c.key[id], c.root[id], deadline, now);
     return true;
   }
 }

@@ -16,6 +16,8 @@ export interface ToolObserver {
   /** A tool call finished after all its attempts (`ToolOutcome`). */
   toolDone(tool: number, intendedStart: number, t: number, outcome: number): void;
   toolShed(tool: number, reason: ShedReason, t: number): void;
+  /** A root task ended ok, but with a tool call below it degraded (a draft instead of the send): a degraded success. */
+  rootDegraded(t: number): void;
   /** A root task's user submitted it; `resubmit` for the second and later time (`impatient`: it had not answered yet). */
   userSubmit(resubmit: boolean, impatient: boolean, t: number): void;
 }

@@ -1,4 +1,5 @@
 import type { Dist } from './distribution.js';
+import type { ToolConfig } from './tool-config.js';
 
 /** One model the upstream serves (a deployment with its own capacity, quotas and faults). */
 export interface ModelConfig {
@@ -60,4 +61,6 @@ export interface UpstreamConfig {
   faults: FaultPhase[];
   /** Whether the upstream stops work a caller abandoned (timeout, cancel). @default false */
   cancelOnDisconnect: boolean;
+  /** The tool service beside the model upstream: the tools the tree's tool calls reach. @default none */
+  tools?: ToolConfig[];
 }

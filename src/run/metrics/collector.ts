@@ -8,6 +8,9 @@ import { ratio, round6 } from './round.js';
 import { RunSeries, type EngineSample } from './run-series.js';
 import { BIN_MS, binOf } from './time-series.js';
 import { UpstreamCounters } from './upstream-counters.js';
+import type { ToolServiceStats } from '../../upstream/tool-service.js';
+import type { ToolObserver } from '../../traffic/tool-observer.js';
+import { ToolStats, type ToolInfo } from './tool-stats.js';
 
 export type { EngineSample } from './run-series.js';
 
@@ -18,6 +21,10 @@ export interface MetricsCollectorOptions {
   models: string[];
   /** The run's length: goodput is per second of it, recovery is looked for within it. */
   durationMs: number;
+  /** The tool service's tools, when the scenario calls any; methods address them by index. */
+  tools?: ToolInfo[];
+  /** Whether the scenario's users may resubmit (a `users` section in the result). */
+  users?: boolean;
 }
 
 const SNAPSHOT_BINS = 60;
@@ -30,7 +37,7 @@ const RECENT_BINS = 5;
  * per-second bins, so memory is flat in the number of requests. Times are ms since the run
  * started (virtual or real); latencies are measured from the intended start.
  */
-export class MetricsCollector {
+export class MetricsCollector implements ToolObserver {
   readonly layers: readonly string[];
   readonly models: readonly string[];
   readonly durationMs: number;
@@ -43,6 +50,11 @@ export class MetricsCollector {
   private ok = 0;
   private late = 0;
   private failed = 0;
+  private readonly tools: ToolStats | undefined;
+  private readonly hasUsers: boolean;
+  private degradedRoots = 0;
+  /** What the tool service did (executions, duplicates, conflicts): the driver says where to read it. */
+  toolEffects: (() => readonly ToolServiceStats[]) | undefined = undefined;
 
   constructor(opts: MetricsCollectorOptions) {
     if (!Array.isArray(opts.layers) || opts.layers.length === 0)
@@ -55,6 +67,8 @@ export class MetricsCollector {
     this.series = new RunSeries(this.layers, opts.durationMs);
     this.layerStats = new LayerStats(this.layers);
     this.upstream = new UpstreamCounters(this.models);
+    this.hasUsers = opts.users === true;
+    this.tools = (opts.tools?.length ?? 0) > 0 || this.hasUsers ? new ToolStats(opts.tools ?? []) : undefined;
   }
 
   /** Index of a layer by name (resolve once, outside the hot path). */
@@ -131,6 +145,35 @@ export class MetricsCollector {
     if (layer >= 0) this.layerStats.wasted(layer, tokens);
   }
 
+  toolLogical(tool: number, n: number): void {
+    this.tools?.logical(tool, n);
+  }
+
+  toolAttempt(tool: number, isRetry: boolean, _t: number): void {
+    this.tools?.attempt(tool, isRetry);
+  }
+
+  toolAnswer(tool: number, status: number, _t: number): void {
+    this.tools?.answer(tool, status);
+  }
+
+  toolDone(tool: number, intendedStart: number, t: number, outcome: number): void {
+    this.tools?.done(tool, t - intendedStart, outcome);
+  }
+
+  toolShed(tool: number, reason: ShedReason, t: number): void {
+    this.tools?.shed(tool, reason);
+    this.series.shed(t);
+  }
+
+  rootDegraded(_t: number): void {
+    this.degradedRoots++;
+  }
+
+  userSubmit(resubmit: boolean, impatient: boolean, _t: number): void {
+    this.tools?.submit(resubmit, impatient);
+  }
+
   /** Samples an engine layer's state (once per second) for the throttle/budget/breaker timelines. */
   engineState(layer: number, t: number, s: EngineSample): void {
     this.series.engine(layer, t, s);
@@ -156,6 +199,16 @@ export class MetricsCollector {
       upstream: this.upstream.result(),
       recoveryMs: recoveryTime(goodput, faults, runBins, BIN_MS),
       series: this.series.result(0, bins),
+      ...this.toolsAndUsers(),
+    };
+  }
+
+  /** `tools` and `users`, for scenarios that have them (absent otherwise, so older results stay as they were). */
+  private toolsAndUsers(): Pick<RunResult, 'tools' | 'users'> {
+    if (this.tools === undefined) return {};
+    return {
+      ...(this.tools.tools.length > 0 ? { tools: this.tools.result(this.toolEffects?.()) } : {}),
+      ...(this.hasUsers ? { users: this.tools.usersResult() } : {}),
     };
   }
 
@@ -175,6 +228,7 @@ export class MetricsCollector {
       layers: this.layerStats.result(),
       upstream: this.upstream.result(),
       series: this.series.result(Math.max(0, now - SNAPSHOT_BINS + 1), now + 1),
+      ...this.toolsAndUsers(),
     };
   }
 
@@ -182,6 +236,7 @@ export class MetricsCollector {
   destroy(): void {
     this.rootLatency.destroy();
     this.layerStats.destroy();
+    this.tools?.destroy();
   }
 
   private headline(elapsedMs: number): { amplification: number; goodput: number; successRate: number } {
@@ -201,6 +256,7 @@ export class MetricsCollector {
       late: this.late,
       failed: this.failed,
       unfinished: Math.max(0, this.offered - done),
+      ...(this.tools === undefined ? {} : { degraded: this.degradedRoots }),
       latencyMs: { p50: h.percentile(50), p95: h.percentile(95), p99: h.percentile(99), max: h.max },
     };
   }

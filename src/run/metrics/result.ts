@@ -1,4 +1,7 @@
 import type { ShedReason } from '../../engine/errors.js';
+import type { ToolResult, UsersResult } from './tool-result.js';
+
+export type { ToolResult, UsersResult } from './tool-result.js';
 
 /**
  * The versioned result JSON (`stormlab.result/v1`). Same scenario + seed in `sim` mode ⇒
@@ -23,6 +26,8 @@ export interface RootResult {
   failed: number;
   /** Offered but not finished when the run ended. */
   unfinished: number;
+  /** Of `ok`, those with a tool call below them degraded (a draft instead of the send); scenarios with tools only. */
+  degraded?: number;
   /** Every finished root (ok, late or failed), from its intended start. */
   latencyMs: Percentiles & { max: number };
 }
@@ -136,6 +141,10 @@ export interface RunResult {
   series: SeriesResult;
   /** Live runs only: the HTTP client's connection pool. */
   live?: LiveFigures;
+  /** Per tool, when the scenario's tree makes tool calls: executions, duplicates, conflicts, degraded calls. */
+  tools?: ToolResult[];
+  /** When the scenario's users may resubmit: their submissions, as the outermost layer of amplification. */
+  users?: UsersResult;
 }
 
 /** How the live driver's connection pool held up (requests waiting for a connection, sampled every 100 ms). */
@@ -211,4 +220,6 @@ export interface RunSnapshot {
   upstream: UpstreamResult;
   /** The last 60 seconds. */
   series: SeriesResult;
+  tools?: ToolResult[];
+  users?: UsersResult;
 }

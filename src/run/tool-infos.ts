@@ -1,0 +1,23 @@
+import type { MetricsCollectorOptions } from './metrics/collector.js';
+import type { RunSpec } from './sim/simulation.js';
+
+/**
+ * The tools a run's metrics count, in the tool service's order, each with whether any call of
+ * it has a side effect; and whether its users resubmit. Empty for a scenario with neither, so
+ * its result has no `tools` or `users` section.
+ */
+export function toolInfos(spec: RunSpec): Pick<MetricsCollectorOptions, 'tools' | 'users'> {
+  const tools = spec.upstream.tools ?? [];
+  const calls = spec.traffic.layers.flatMap((l) => l.tools ?? []);
+  return {
+    ...(tools.length > 0
+      ? {
+          tools: tools.map((t) => ({
+            name: t.name,
+            sideEffect: calls.some((c) => c.tool === t.name && c.sideEffect),
+          })),
+        }
+      : {}),
+    ...(spec.traffic.users === undefined ? {} : { users: true }),
+  };
+}
