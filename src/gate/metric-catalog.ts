@@ -30,6 +30,7 @@ export class MetricCatalog {
     readonly layers: readonly string[],
     readonly models: readonly string[],
     readonly tools: readonly string[] = [],
+    readonly tenants: readonly string[] = [],
   ) {
     this.addRun();
     for (const name of layers) this.addLayer(name);
@@ -38,7 +39,7 @@ export class MetricCatalog {
       this.addUpstream(`upstream.models.${name}`, (r) => r.upstream.models.find((m) => m.name === name));
     this.addShed('', (r) => r.layers);
     for (const key of LIVE) this.add(`live.${key}`, 'count', false, (r) => r.live?.[key] ?? null);
-    addToolMetrics((...args) => this.add(...args), tools);
+    addToolMetrics((...args) => this.add(...args), tools, tenants);
   }
 
   static ofScenario(s: Scenario): MetricCatalog {
@@ -46,6 +47,7 @@ export class MetricCatalog {
       s.traffic.layers.map((l) => l.name),
       s.upstream.models.map((m) => m.name),
       (s.upstream.tools ?? []).map((t) => t.name),
+      (s.traffic.tenants ?? (s.traffic.entry === undefined ? [] : [{ name: 'default' }])).map((t) => t.name),
     );
   }
 
@@ -54,7 +56,8 @@ export class MetricCatalog {
     const layers = new Set(file.variants.flatMap((v) => v.layers.map((l) => l.name)));
     const models = new Set(file.variants.flatMap((v) => v.upstream.models.map((m) => m.name)));
     const tools = new Set(file.variants.flatMap((v) => (v.tools ?? []).map((t) => t.name)));
-    return new MetricCatalog([...layers], [...models], [...tools]);
+    const tenants = new Set(file.variants.flatMap((v) => (v.tenants ?? []).map((t) => t.name)));
+    return new MetricCatalog([...layers], [...models], [...tools], [...tenants]);
   }
 
   /** The metric `name` stands for; spaces around `share` do not matter. */

@@ -27,7 +27,7 @@ const COUNTS = [
  * and the users' submissions. A figure of a run without tools reads 0 for the sums and null
  * for a named tool it lacks.
  */
-export function addToolMetrics(add: AddMetric, tools: readonly string[]): void {
+export function addToolMetrics(add: AddMetric, tools: readonly string[], tenants: readonly string[]): void {
   for (const name of tools) {
     const at = `tools.${name}`;
     const of =
@@ -64,4 +64,17 @@ export function addToolMetrics(add: AddMetric, tools: readonly string[]): void {
   for (const key of ['submissions', 'resubmits', 'impatient', 'afterError'] as const)
     add(`users.${key}`, 'count', false, (r) => r.users?.[key] ?? null);
   add('users.amplification', 'times', false, (r) => r.users?.amplification ?? null);
+  for (const name of tenants) {
+    const tenant = (r: RunResult) => r.tenants?.find((t) => t.name === name);
+    for (const [key, unit, higher] of [
+      ['offered', 'count', false],
+      ['ok', 'count', true],
+      ['failed', 'count', false],
+      ['refused', 'count', false],
+      ['goodput', 'rate', true],
+      ['successRate', 'share', true],
+    ] as const)
+      add(`tenants.${name}.${key}`, unit, higher, (r) => tenant(r)?.[key] ?? null);
+  }
+  add('refused', 'count', false, (r) => (r.tenants ?? []).reduce((a, t) => a + t.refused, 0), ['entry.refused']);
 }

@@ -3,10 +3,10 @@ import type { RunSpec } from './sim/simulation.js';
 
 /**
  * The tools a run's metrics count, in the tool service's order, each with whether any call of
- * it has a side effect; and whether its users resubmit. Empty for a scenario with neither, so
- * its result has no `tools` or `users` section.
+ * it has a side effect; whether its users resubmit; its tenants. Empty for a scenario with none
+ * of them, so its result has no `tools`, `users` or `tenants` section.
  */
-export function toolInfos(spec: RunSpec): Pick<MetricsCollectorOptions, 'tools' | 'users'> {
+export function toolInfos(spec: RunSpec): Pick<MetricsCollectorOptions, 'tools' | 'users' | 'tenants'> {
   const tools = spec.upstream.tools ?? [];
   const calls = spec.traffic.layers.flatMap((l) => l.tools ?? []);
   return {
@@ -19,5 +19,8 @@ export function toolInfos(spec: RunSpec): Pick<MetricsCollectorOptions, 'tools' 
         }
       : {}),
     ...(spec.traffic.users === undefined ? {} : { users: true }),
+    ...(spec.traffic.tenants === undefined && spec.traffic.entry === undefined
+      ? {}
+      : { tenants: (spec.traffic.tenants ?? [{ name: 'default' }]).map((t) => t.name) }),
   };
 }

@@ -18,7 +18,7 @@ import {
 } from './schema-kit.js';
 import { parseSetText } from './set-override.js';
 import { upstreamSchema } from './upstream-schema.js';
-import { toolCallsSchema, toolsSchema, usersSchema } from './tool-schema.js';
+import { entrySchema, tenantsSchema, toolCallsSchema, toolsSchema, usersSchema } from './tool-schema.js';
 
 /**
  * The user-facing scenario format (YAML or JSON), with its defaults. Durations anywhere take a
@@ -159,6 +159,8 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
       upstream: upstreamSchema(),
       tools: toolsSchema().optional(),
       users: usersSchema().optional(),
+      tenants: tenantsSchema().optional(),
+      entry: entrySchema().optional(),
       variants: variantsSchema().optional(),
       expect: z
         .array(text('an expectation like "amplification < 1.5"'), { error: expecting('a list of expectations') })
@@ -183,6 +185,8 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
         tokens: s.tokens,
         engine: s.engine,
         ...(s.users === undefined ? {} : { users: s.users }),
+        ...(s.tenants === undefined ? {} : { tenants: s.tenants }),
+        ...(s.entry === undefined ? {} : { entry: s.entry }),
       },
       upstream: s.tools === undefined || s.tools.length === 0 ? s.upstream : { ...s.upstream, tools: s.tools },
       variants: s.variants !== undefined && s.variants.length > 0 ? s.variants : undefined,

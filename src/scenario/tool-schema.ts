@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { TOOL_DEFAULTS, type ToolConfig, type ToolFaultKind, type ToolFaultPhase } from '../upstream/tool-config.js';
 import type { RetryPolicy } from '../traffic/config.js';
 import type { Dist } from '../upstream/distribution.js';
-import { USERS_DEFAULTS, type ToolCallConfig, type ToolDegrade, type UsersConfig } from '../traffic/tool-call-config.js';
+import {
+  USERS_DEFAULTS,
+  type EntryConfig,
+  type TenantConfig,
+  type ToolCallConfig,
+  type ToolDegrade,
+  type UsersConfig,
+} from '../traffic/tool-call-config.js';
 import { dist } from './dist-schema.js';
 import { retrySchema } from './engine-schema.js';
 import {
@@ -143,6 +150,7 @@ export function usersSchema(): z.ZodType<UsersConfig, unknown> {
       onError: ratio().default(USERS_DEFAULTS.onError),
       errorDelay: dist('time').default(USERS_DEFAULTS.errorDelayMs),
       maxResubmits: nonNegativeInt().default(USERS_DEFAULTS.maxResubmits),
+      honourRetryAfter: bool().default(USERS_DEFAULTS.honourRetryAfter),
     },
     'a mapping like {patience: 10s, onError: 0.5, maxResubmits: 2}',
   ).transform(
@@ -151,8 +159,31 @@ export function usersSchema(): z.ZodType<UsersConfig, unknown> {
       onError: u.onError,
       errorDelayMs: u.errorDelay,
       maxResubmits: u.maxResubmits,
+      honourRetryAfter: u.honourRetryAfter,
     }),
   ) as unknown as z.ZodType<UsersConfig, unknown>;
+}
+
+/** `tenants:` at the top: who root tasks belong to, by weight. */
+export function tenantsSchema(): z.ZodType<TenantConfig[], unknown> {
+  return z
+    .array(obj({ name: text('a tenant name'), weight: positive().default(1) }, 'a tenant like {name: acme, weight: 1}'), {
+      error: expecting('a list of tenants'),
+    })
+    .min(1, { error: 'expected at least one tenant' })
+    .superRefine((ts, ctx) => {
+      ts.forEach((t, i) => {
+        if (ts.findIndex((u) => u.name === t.name) < i)
+          ctx.addIssue({ code: 'custom', path: [i, 'name'], input: t.name, message: `duplicate tenant name ${JSON.stringify(t.name)}` });
+      });
+    }) as unknown as z.ZodType<TenantConfig[], unknown>;
+}
+
+/** `entry:` at the top: a token bucket per tenant in front of the root layer. */
+export function entrySchema(): z.ZodType<EntryConfig, unknown> {
+  return obj({ rps: positive(), burst: positive().optional() }, 'a mapping like {rps: 5, burst: 10}').transform(
+    (e): EntryConfig => ({ rps: e.rps, burst: e.burst ?? e.rps }),
+  ) as unknown as z.ZodType<EntryConfig, unknown>;
 }
 
 /**

@@ -5,9 +5,9 @@ import type { ConcurrencyLimiterOptions } from '../engine/concurrency-limiter.js
 import type { LimitDimension } from '../engine/limiter.js';
 import type { RetryBudgetOptions } from '../engine/retry-budget.js';
 import type { Dist } from '../upstream/distribution.js';
-import type { ToolCallConfig, UsersConfig } from './tool-call-config.js';
+import type { EntryConfig, TenantConfig, ToolCallConfig, UsersConfig } from './tool-call-config.js';
 
-export type { ToolCallConfig, UsersConfig } from './tool-call-config.js';
+export type { EntryConfig, TenantConfig, ToolCallConfig, UsersConfig } from './tool-call-config.js';
 
 /** How root tasks arrive at the top layer. Rates are root tasks per second. */
 export type ArrivalConfig =
@@ -81,4 +81,8 @@ export interface TrafficConfig {
   engine: EngineConfig;
   /** How the users behind the root tasks behave; absent: they wait, and never resubmit. */
   users?: UsersConfig;
+  /** The tenants root tasks belong to (per-tenant figures in the result); absent: one. */
+  tenants?: TenantConfig[];
+  /** A token bucket per tenant in front of the root layer, refusing with a retry-after hint. */
+  entry?: EntryConfig;
 }

@@ -60,8 +60,12 @@ export class ImpatientUsers implements EventHandler {
     this.send(root, false, false, now);
   }
 
-  /** A submission of `root` ended; true if it settled the task with a success. */
-  ended(root: number, ok: boolean, now: number): boolean {
+  /**
+   * A submission of `root` ended; true if it settled the task with a success. `retryAfterMs`
+   * ≥ 0 marks a refusal at entry with that hint: the user tries again (while resubmissions are
+   * left) after the hint if it honours hints, else after its own delay.
+   */
+  ended(root: number, ok: boolean, now: number, retryAfterMs = -1): boolean {
     const task = this.tasks.get(root);
     if (task === undefined) return false;
     task.live--;
@@ -73,10 +77,14 @@ export class ImpatientUsers implements EventHandler {
       this.close(root, task, true, now);
       return true;
     }
-    if (task.resubmits < this.cfg.maxResubmits && this.cfg.onError > 0 && this.draw() < this.cfg.onError) {
+    const refused = retryAfterMs >= 0;
+    const again = refused || (this.cfg.onError > 0 && this.draw() < this.cfg.onError);
+    if (task.resubmits < this.cfg.maxResubmits && again) {
       task.resubmits++;
       task.due++;
-      this.scheduler.schedule(now + Math.max(0, this.errorDelay()), this.handlerId, K_AFTER_ERROR, root);
+      const honour = refused && (this.cfg.honourRetryAfter ?? USERS_DEFAULTS.honourRetryAfter);
+      const delay = honour ? retryAfterMs : Math.max(0, this.errorDelay());
+      this.scheduler.schedule(now + delay, this.handlerId, K_AFTER_ERROR, root);
       return false;
     }
     if (task.live === 0 && task.due === 0) this.close(root, task, false, now);

@@ -12,6 +12,7 @@ import type { LeafTransport, TrafficObserver } from './observer.js';
 import { Code, TIMEOUT, classifyCode, classifyUpstream, codeOf } from './outcomes.js';
 import { plainPolicy, type PlainPolicy } from './retry-policy.js';
 import { TreeShape, childKey } from './shape.js';
+import { EntryGate } from './entry-gate.js';
 import { ImpatientUsers } from './impatient-users.js';
 import { ToolCalls } from './tool-calls.js';
 import type { ToolObserver, ToolTransport } from './tool-observer.js';
@@ -65,6 +66,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   /** The root task whose call is being started (its tree's calls are bound to it). */
   private currentRoot = 0;
   private readonly toolObserver: ToolObserver | undefined;
+  /** Tenants and the entry limit, when the scenario has them. */
+  private readonly gate: EntryGate | undefined;
 
   constructor(
     config: TrafficConfig,
@@ -72,7 +75,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     private readonly transport: LeafTransport,
     private readonly observer: TrafficObserver,
     random: SeededRandom,
-    toolWorld?: { transport: ToolTransport; observer: ToolObserver },
+    toolWorld?: { transport?: ToolTransport; observer: ToolObserver },
   ) {
     const n = config.layers.length;
     const clock: Clock = {
@@ -99,7 +102,9 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     this.handlerId = scheduler.register(this);
     this.deadlineMs = config.deadlineMs;
     this.toolObserver = toolWorld?.observer;
-    if (toolWorld !== undefined && config.layers.some((l) => (l.tools?.length ?? 0) > 0))
+    if (config.tenants !== undefined || config.entry !== undefined)
+      this.gate = new EntryGate(config.tenants ?? [{ name: 'default', weight: 1 }], config.entry);
+    if (toolWorld?.transport !== undefined && config.layers.some((l) => (l.tools?.length ?? 0) > 0))
       this.toolCalls = new ToolCalls(
         config,
         scheduler,
@@ -116,7 +121,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
         scheduler,
         random.split('users'),
         (root, key, now) => this.submitRoot(root, key, now),
-        (_root, intended, ok, now) => this.rootSettled(intended, ok, now),
+        (root, intended, ok, now) => this.rootSettled(root, intended, ok, now),
         (resubmit, impatient, now) => o?.userSubmit(resubmit, impatient, now),
       );
     }
@@ -140,20 +145,42 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       this.observer.logicalCall(l, this.counts[l], now);
       this.toolCalls?.countLogical(l, this.counts[l]);
     }
+    if (this.gate !== undefined) this.toolObserver?.tenantOffered(this.gate.tenantOf(key), now);
     if (this.users !== undefined) return this.users.arrive(root, key, intendedStart, now);
-    this.currentRoot = root;
-    this.startCall(0, -1, 0, key, intendedStart + this.deadlineMs, intendedStart, now);
+    this.enterRoot(root, key, intendedStart, intendedStart + this.deadlineMs, now);
   }
 
   /** A user's (re)submission of root task `root`: a new root call of the same intent, with a deadline of its own. */
   private submitRoot(root: number, key: number, now: number): void {
+    this.enterRoot(root, key, now, now + this.deadlineMs, now);
+  }
+
+  /** A submission goes through the entry limit (refused with a retry-after hint) into the root layer. */
+  private enterRoot(root: number, key: number, start: number, deadline: number, now: number): void {
+    if (this.gate !== undefined) {
+      const tenant = this.gate.tenantOf(key);
+      const hint = this.gate.admit(tenant, now);
+      if (hint >= 0) {
+        this.toolObserver?.entryRefused(tenant, hint, now);
+        if (this.users !== undefined) {
+          this.users.ended(root, false, now, hint);
+          return;
+        }
+        this.observer.rootDone(start, now, false, now <= deadline);
+        this.toolObserver?.tenantDone(tenant, false, now <= deadline, now);
+        this.onRootDone?.(now);
+        return;
+      }
+    }
     this.currentRoot = root;
-    this.startCall(0, -1, 0, key, now + this.deadlineMs, now, now);
+    this.startCall(0, -1, 0, key, deadline, start, now);
   }
 
   /** The user's task is over (its first success, or its last failure). */
-  private rootSettled(intendedStart: number, ok: boolean, now: number): void {
-    this.observer.rootDone(intendedStart, now, ok, now <= intendedStart + this.deadlineMs);
+  private rootSettled(root: number, intendedStart: number, ok: boolean, now: number): void {
+    const within = now <= intendedStart + this.deadlineMs;
+    this.observer.rootDone(intendedStart, now, ok, within);
+    if (this.gate !== undefined) this.toolObserver?.tenantDone(this.gate.tenantOf(this.shape.rootKey(root)), ok, within, now);
     this.onRootDone?.(now);
   }
 
@@ -314,6 +341,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const parentSerial = c.parentSerial[id];
     if (parent < 0 && this.users === undefined) {
       this.observer.rootDone(c.start[id], now, ok, now <= c.deadline[id]);
+      if (this.gate !== undefined)
+        this.toolObserver?.tenantDone(this.gate.tenantOf(c.key[id]), ok, now <= c.deadline[id], now);
     }
     const root = c.root[id];
     const degraded = ok && c.degraded[id] === 1;

@@ -41,6 +41,28 @@ export interface UsersConfig {
   errorDelayMs: Dist;
   /** Resubmissions of one task at most. @default 2 */
   maxResubmits: number;
+  /** Whether a user refused at entry waits the retry-after hint (else its own `errorDelayMs`). @default true */
+  honourRetryAfter: boolean;
 }
 
-export const USERS_DEFAULTS = { patienceMs: Infinity, onError: 0, errorDelayMs: 1000, maxResubmits: 2 } as const;
+export const USERS_DEFAULTS = {
+  patienceMs: Infinity,
+  onError: 0,
+  errorDelayMs: 1000,
+  maxResubmits: 2,
+  honourRetryAfter: true,
+} as const;
+
+/** A tenant root tasks belong to, drawn by `weight` (one tenant flooding is one with a large weight). */
+export interface TenantConfig {
+  name: string;
+  weight: number;
+}
+
+/** The entry limit: a token bucket per tenant in front of the root layer. */
+export interface EntryConfig {
+  /** Submissions per second each tenant may make. */
+  rps: number;
+  /** The bucket's size: a burst of this many goes through at once. @default rps */
+  burst: number;
+}

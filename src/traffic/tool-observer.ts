@@ -18,6 +18,12 @@ export interface ToolObserver {
   toolShed(tool: number, reason: ShedReason, t: number): void;
   /** A root task ended ok, but with a tool call below it degraded (a draft instead of the send): a degraded success. */
   rootDegraded(t: number): void;
+  /** A root task of `tenant` arrived (tenants by index in the scenario's list). */
+  tenantOffered(tenant: number, t: number): void;
+  /** A root task of `tenant` is over (as `rootDone`). */
+  tenantDone(tenant: number, ok: boolean, withinDeadline: boolean, t: number): void;
+  /** A submission of `tenant` was refused at entry, with a retry-after hint. */
+  entryRefused(tenant: number, retryAfterMs: number, t: number): void;
   /** A root task's user submitted it; `resubmit` for the second and later time (`impatient`: it had not answered yet). */
   userSubmit(resubmit: boolean, impatient: boolean, t: number): void;
 }

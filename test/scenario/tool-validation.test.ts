@@ -25,7 +25,13 @@ describe('tools, tool calls and users: defaults and path-named problems', () => 
         faults: [{ kind: 'lost', fromMs: 1000, toMs: 5000, rate: 0.5 }],
       },
     ]);
-    expect(s.traffic.users).toEqual({ patienceMs: 5000, onError: 0.5, errorDelayMs: 1000, maxResubmits: 2 });
+    expect(s.traffic.users).toEqual({
+      patienceMs: 5000,
+      onError: 0.5,
+      errorDelayMs: 1000,
+      maxResubmits: 2,
+      honourRetryAfter: true,
+    });
   });
 
   it('a scenario without them resolves as before', () => {

@@ -11,6 +11,7 @@ import { UpstreamCounters } from './upstream-counters.js';
 import type { ToolServiceStats } from '../../upstream/tool-service.js';
 import type { ToolObserver } from '../../traffic/tool-observer.js';
 import { ToolStats, type ToolInfo } from './tool-stats.js';
+import { TenantStats } from './tenant-stats.js';
 
 export type { EngineSample } from './run-series.js';
 
@@ -25,6 +26,8 @@ export interface MetricsCollectorOptions {
   tools?: ToolInfo[];
   /** Whether the scenario's users may resubmit (a `users` section in the result). */
   users?: boolean;
+  /** The scenario's tenants, when it names any (a `tenants` section in the result). */
+  tenants?: string[];
 }
 
 const SNAPSHOT_BINS = 60;
@@ -53,6 +56,7 @@ export class MetricsCollector implements ToolObserver {
   private readonly tools: ToolStats | undefined;
   private readonly hasUsers: boolean;
   private degradedRoots = 0;
+  private readonly tenants: TenantStats | undefined;
   /** What the tool service did (executions, duplicates, conflicts): the driver says where to read it. */
   toolEffects: (() => readonly ToolServiceStats[]) | undefined = undefined;
 
@@ -68,6 +72,7 @@ export class MetricsCollector implements ToolObserver {
     this.layerStats = new LayerStats(this.layers);
     this.upstream = new UpstreamCounters(this.models);
     this.hasUsers = opts.users === true;
+    this.tenants = opts.tenants === undefined ? undefined : new TenantStats(opts.tenants);
     this.tools = (opts.tools?.length ?? 0) > 0 || this.hasUsers ? new ToolStats(opts.tools ?? []) : undefined;
   }
 
@@ -166,6 +171,19 @@ export class MetricsCollector implements ToolObserver {
     this.series.shed(t);
   }
 
+  tenantOffered(tenant: number, _t: number): void {
+    this.tenants?.offered(tenant);
+  }
+
+  tenantDone(tenant: number, ok: boolean, withinDeadline: boolean, _t: number): void {
+    this.tenants?.done(tenant, ok, withinDeadline);
+  }
+
+  entryRefused(tenant: number, _retryAfterMs: number, t: number): void {
+    this.tenants?.refused(tenant);
+    this.series.shed(t);
+  }
+
   rootDegraded(_t: number): void {
     this.degradedRoots++;
   }
@@ -200,6 +218,7 @@ export class MetricsCollector implements ToolObserver {
       recoveryMs: recoveryTime(goodput, faults, runBins, BIN_MS),
       series: this.series.result(0, bins),
       ...this.toolsAndUsers(),
+      ...(this.tenants === undefined ? {} : { tenants: this.tenants.result(durationMs) }),
     };
   }
 

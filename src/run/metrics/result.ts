@@ -1,7 +1,7 @@
 import type { ShedReason } from '../../engine/errors.js';
-import type { ToolResult, UsersResult } from './tool-result.js';
+import type { TenantResult, ToolResult, UsersResult } from './tool-result.js';
 
-export type { ToolResult, UsersResult } from './tool-result.js';
+export type { TenantResult, ToolResult, UsersResult } from './tool-result.js';
 
 /**
  * The versioned result JSON (`stormlab.result/v1`). Same scenario + seed in `sim` mode ⇒
@@ -145,6 +145,8 @@ export interface RunResult {
   tools?: ToolResult[];
   /** When the scenario's users may resubmit: their submissions, as the outermost layer of amplification. */
   users?: UsersResult;
+  /** Per tenant, when the scenario names tenants or an entry limit. */
+  tenants?: TenantResult[];
 }
 
 /** How the live driver's connection pool held up (requests waiting for a connection, sampled every 100 ms). */

@@ -52,3 +52,19 @@ export interface UsersResult {
   /** submissions ÷ tasks. */
   amplification: number;
 }
+
+/** One tenant's root tasks (`tenants` in a result, when a scenario names tenants or an entry limit). */
+export interface TenantResult {
+  name: string;
+  offered: number;
+  /** Completed ok within their deadline. */
+  ok: number;
+  late: number;
+  failed: number;
+  /** Submissions refused at entry (each with a retry-after hint). */
+  refused: number;
+  /** ok per second of the run. */
+  goodput: number;
+  /** ok ÷ offered. */
+  successRate: number;
+}

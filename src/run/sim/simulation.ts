@@ -78,7 +78,7 @@ export class Simulation implements EventHandler {
       this.upstream,
       this.metrics,
       random.split('traffic'),
-      this.tools === undefined ? undefined : { transport: this.tools, observer: this.metrics },
+      { transport: this.tools, observer: this.metrics },
     );
     this.arrivals = new Arrivals(
       spec.traffic.arrival,
