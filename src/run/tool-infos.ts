@@ -6,7 +6,7 @@ import type { RunSpec } from './sim/simulation.js';
  * it has a side effect; whether its users resubmit; its tenants. Empty for a scenario with none
  * of them, so its result has no `tools`, `users` or `tenants` section.
  */
-export function toolInfos(spec: RunSpec): Pick<MetricsCollectorOptions, 'tools' | 'users' | 'tenants'> {
+export function toolInfos(spec: RunSpec): Pick<MetricsCollectorOptions, 'tools' | 'users' | 'tenants' | 'inference'> {
   const tools = spec.upstream.tools ?? [];
   const calls = spec.traffic.layers.flatMap((l) => l.tools ?? []);
   return {
@@ -22,5 +22,6 @@ export function toolInfos(spec: RunSpec): Pick<MetricsCollectorOptions, 'tools' 
     ...(spec.traffic.tenants === undefined && spec.traffic.entry === undefined
       ? {}
       : { tenants: (spec.traffic.tenants ?? [{ name: 'default' }]).map((t) => t.name) }),
+    ...(spec.traffic.layers.some((l) => l.inference !== undefined) ? { inference: true } : {}),
   };
 }

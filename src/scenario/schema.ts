@@ -18,7 +18,7 @@ import {
 } from './schema-kit.js';
 import { parseSetText } from './set-override.js';
 import { upstreamSchema } from './upstream-schema.js';
-import { entrySchema, tenantsSchema, toolCallsSchema, toolsSchema, usersSchema } from './tool-schema.js';
+import { entrySchema, inferenceSchema, tenantsSchema, toolCallsSchema, toolsSchema, usersSchema } from './tool-schema.js';
 
 /**
  * The user-facing scenario format (YAML or JSON), with its defaults. Durations anywhere take a
@@ -88,6 +88,7 @@ const layerSchema = () =>
         .min(1, { error: 'expected at least one model name' })
         .optional(),
       tools: toolCallsSchema().optional(),
+      inference: inferenceSchema().optional(),
     },
     'a layer like {name: agent, fanout: 3}',
   ).transform(
@@ -100,6 +101,7 @@ const layerSchema = () =>
       ...(l.replicas === 1 ? {} : { replicas: l.replicas }),
       ...(l.models === undefined ? {} : { models: l.models }),
       ...(l.tools === undefined || l.tools.length === 0 ? {} : { tools: l.tools }),
+      ...(l.inference === undefined ? {} : { inference: l.inference }),
     }),
   );
 

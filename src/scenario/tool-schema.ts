@@ -5,6 +5,7 @@ import type { Dist } from '../upstream/distribution.js';
 import {
   USERS_DEFAULTS,
   type EntryConfig,
+  type InferenceConfig,
   type TenantConfig,
   type ToolCallConfig,
   type ToolDegrade,
@@ -164,6 +165,28 @@ export function usersSchema(): z.ZodType<UsersConfig, unknown> {
   ) as unknown as z.ZodType<UsersConfig, unknown>;
 }
 
+export const INFERENCE_DEFAULTS = { maxQueue: 256, maxWaitMs: 10_000 } as const;
+
+/** A last layer's `inference:`: a concurrency limit and bounded queue in front of the model, optionally a smaller fallback. */
+export function inferenceSchema(): z.ZodType<InferenceConfig, unknown> {
+  return obj(
+    {
+      maxInFlight: positiveInt(),
+      maxQueue: nonNegativeInt().default(INFERENCE_DEFAULTS.maxQueue),
+      maxWait: duration().default(INFERENCE_DEFAULTS.maxWaitMs),
+      fallback: text('a model name').optional(),
+    },
+    'a mapping like {maxInFlight: 32, maxQueue: 64, maxWait: 5s}',
+  ).transform(
+    (i): InferenceConfig => ({
+      maxInFlight: i.maxInFlight,
+      maxQueue: i.maxQueue,
+      maxWaitMs: i.maxWait,
+      ...(i.fallback === undefined ? {} : { fallback: i.fallback }),
+    }),
+  ) as unknown as z.ZodType<InferenceConfig, unknown>;
+}
+
 /** `tenants:` at the top: who root tasks belong to, by weight. */
 export function tenantsSchema(): z.ZodType<TenantConfig[], unknown> {
   return z
@@ -194,16 +217,28 @@ export function toolProblems(doc: unknown): string[] {
   if (!isMapping(doc)) return [];
   const known = isMapping(doc.tools) ? Object.keys(doc.tools) : [];
   const layers = Array.isArray(doc.layers) ? doc.layers : [];
-  return layers.flatMap((layer, i) => {
-    if (!isMapping(layer) || !Array.isArray(layer.tools) || layer.tools.length === 0) return [];
-    if (i === layers.length - 1)
-      return [`layers[${i}].tools: the last layer calls the model; give tool calls to a layer above it`];
-    return layer.tools.flatMap((t, j) =>
-      isMapping(t) && typeof t.tool === 'string' && t.tool !== '' && !known.includes(t.tool)
-        ? [
-            `layers[${i}].tools[${j}].tool: unknown tool ${JSON.stringify(t.tool)} (tools: ${known.length > 0 ? known.join(', ') : 'none; add them under tools:'})`,
-          ]
-        : [],
-    );
-  });
+  return layers.flatMap((layer, i) => [...inferenceProblems(layer, i, layers.length), ...toolCallProblems(layer, i, layers.length, known)]);
+}
+
+function inferenceProblems(layer: unknown, i: number, count: number): string[] {
+  if (!isMapping(layer) || !isMapping(layer.inference)) return [];
+  if (i < count - 1) return [`layers[${i}].inference: only the last layer calls the model (this is layer ${i + 1} of ${count})`];
+  const fallback = layer.inference.fallback;
+  const models = Array.isArray(layer.models) ? layer.models : [];
+  if (typeof fallback !== 'string' || fallback === '' || models.includes(fallback)) return [];
+  return [
+    `layers[${i}].inference.fallback: ${JSON.stringify(fallback)} is not one of this layer's models (${models.length > 0 ? models.join(', ') : 'none listed; add it to models:'})`,
+  ];
+}
+
+function toolCallProblems(layer: unknown, i: number, count: number, known: string[]): string[] {
+  if (!isMapping(layer) || !Array.isArray(layer.tools) || layer.tools.length === 0) return [];
+  if (i === count - 1) return [`layers[${i}].tools: the last layer calls the model; give tool calls to a layer above it`];
+  return layer.tools.flatMap((t, j) =>
+    isMapping(t) && typeof t.tool === 'string' && t.tool !== '' && !known.includes(t.tool)
+      ? [
+          `layers[${i}].tools[${j}].tool: unknown tool ${JSON.stringify(t.tool)} (tools: ${known.length > 0 ? known.join(', ') : 'none; add them under tools:'})`,
+        ]
+      : [],
+  );
 }

@@ -5,9 +5,9 @@ import type { ConcurrencyLimiterOptions } from '../engine/concurrency-limiter.js
 import type { LimitDimension } from '../engine/limiter.js';
 import type { RetryBudgetOptions } from '../engine/retry-budget.js';
 import type { Dist } from '../upstream/distribution.js';
-import type { EntryConfig, TenantConfig, ToolCallConfig, UsersConfig } from './tool-call-config.js';
+import type { EntryConfig, InferenceConfig, TenantConfig, ToolCallConfig, UsersConfig } from './tool-call-config.js';
 
-export type { EntryConfig, TenantConfig, ToolCallConfig, UsersConfig } from './tool-call-config.js';
+export type { EntryConfig, InferenceConfig, TenantConfig, ToolCallConfig, UsersConfig } from './tool-call-config.js';
 
 /** How root tasks arrive at the top layer. Rates are root tasks per second. */
 export type ArrivalConfig =
@@ -68,6 +68,8 @@ export interface LayerConfig {
   models?: string[];
   /** Tool calls each attempt makes once its model calls below have succeeded (not on the last layer). */
   tools?: ToolCallConfig[];
+  /** Last layer only: a concurrency limit and bounded queue in front of its model attempts. */
+  inference?: InferenceConfig;
 }
 
 export interface TrafficConfig {

@@ -14,6 +14,8 @@ import { plainPolicy, type PlainPolicy } from './retry-policy.js';
 import { TreeShape, childKey } from './shape.js';
 import { EntryGate } from './entry-gate.js';
 import { ImpatientUsers } from './impatient-users.js';
+import { InferenceGate } from './inference-gate.js';
+import { CHILD_NO_RETRY } from './outcomes.js';
 import { ToolCalls } from './tool-calls.js';
 import type { ToolObserver, ToolTransport } from './tool-observer.js';
 
@@ -68,6 +70,9 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   private readonly toolObserver: ToolObserver | undefined;
   /** Tenants and the entry limit, when the scenario has them. */
   private readonly gate: EntryGate | undefined;
+  /** The last layer's inference limit, when it has one; `fallbackTarget` is its fallback model's place in the layer's models. */
+  private readonly inference: InferenceGate | undefined;
+  private readonly fallbackTarget: number = -1;
 
   constructor(
     config: TrafficConfig,
@@ -102,6 +107,15 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     this.handlerId = scheduler.register(this);
     this.deadlineMs = config.deadlineMs;
     this.toolObserver = toolWorld?.observer;
+    const inference = config.layers[n - 1].inference;
+    if (inference !== undefined) {
+      this.fallbackTarget = inference.fallback === undefined ? -1 : (config.layers[n - 1].models ?? []).indexOf(inference.fallback);
+      this.inference = new InferenceGate(inference, scheduler, toolWorld?.observer, {
+        current: (id, serial) => this.calls.serial[id] === serial,
+        send: (id, now) => this.sendLeaf(id, now),
+        giveUp: (id, fallback, now) => this.inferenceGaveUp(id, fallback, now),
+      });
+    }
     if (config.tenants !== undefined || config.entry !== undefined)
       this.gate = new EntryGate(config.tenants ?? [{ name: 'default', weight: 1 }], config.entry);
     if (toolWorld?.transport !== undefined && config.layers.some((l) => (l.tools?.length ?? 0) > 0))
@@ -194,9 +208,13 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     if (c.serial[id] === 0 || (c.serial[id] & SERIAL_MASK) !== kind >>> SERIAL_SHIFT) return;
     const layer = this.layers[c.layer[id]];
     if (layer.leaf) {
-      this.transport.cancel(c.reqId[id], now);
-      c.reqId[id] = -1;
-      this.observer.upstreamResponse(layer.models[c.target[id]], STATUS_NO_ANSWER, 0, 0, now);
+      this.inference?.release(id, now);
+      // Still queued for an inference slot: it never reached the upstream.
+      if (c.reqId[id] >= 0) {
+        this.transport.cancel(c.reqId[id], now);
+        c.reqId[id] = -1;
+        this.observer.upstreamResponse(layer.models[c.target[id]], STATUS_NO_ANSWER, 0, 0, now);
+      }
     }
     this.attemptEnded(id, Code.Timeout, TIMEOUT, -1, now);
   }
@@ -212,6 +230,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       return;
     }
     c.reqId[id] = -1;
+    this.inference?.release(id, now);
     const cls = classifyUpstream(status, detail, retryAfterMs);
     const code = codeOf(cls);
     if (code === Code.Ok) c.tokens[id] = tokens;
@@ -287,12 +306,9 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     if (layer.leaf) {
       // The request id is the call id: a leaf call has one live request at a time, and the
       // upstream lets an id be reused as soon as its request was answered or cancelled.
-      const req = id;
-      c.reqId[id] = req;
-      const model = layer.models[c.target[id]];
-      this.observer.upstreamAttempt(model, now);
-      this.transport.submit(req, model, c.prompt[id], c.completion[id], now);
-      return;
+      if (this.inference === undefined) return this.sendLeaf(id, now);
+      if (gc === undefined) c.target[id] = 0; // a fallback is per attempt
+      return this.inference.admit(id, serial, now);
     }
     const n = this.shape.fanout(layerIx, c.key[id]);
     c.pending[id] = n;
@@ -300,6 +316,28 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     // Children may end synchronously (shed by their engine); the last one ends this attempt.
     const key = c.key[id];
     for (let i = 0; i < n; i++) this.startCall(layerIx + 1, id, serial, childKey(key, i), childDeadline, now, now);
+  }
+
+  /** Sends the leaf attempt in flight of call `id` to its target model. */
+  private sendLeaf(id: number, now: number): void {
+    const c = this.calls;
+    const model = this.layers[c.layer[id]].models[c.target[id]];
+    c.reqId[id] = id;
+    this.observer.upstreamAttempt(model, now);
+    this.transport.submit(id, model, c.prompt[id], c.completion[id], now);
+  }
+
+  /** No inference slot in time: the attempt goes to the fallback model (degraded) or ends refused. */
+  private inferenceGaveUp(id: number, fallback: boolean, now: number): void {
+    const c = this.calls;
+    if (fallback && this.fallbackTarget >= 0) {
+      c.target[id] = this.fallbackTarget;
+      c.degraded[id] = 1;
+      return this.sendLeaf(id, now);
+    }
+    c.reqId[id] = -1;
+    this.observer.shed(c.layer[id], 'queue_timeout', now);
+    this.attemptEnded(id, Code.NoRetry, CHILD_NO_RETRY, 0, now);
   }
 
   /** An attempt of call `id` ended with `code`; decide: retry later, or finish the call. */

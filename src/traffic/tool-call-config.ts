@@ -66,3 +66,15 @@ export interface EntryConfig {
   /** The bucket's size: a burst of this many goes through at once. @default rps */
   burst: number;
 }
+
+/** The inference limit of the last layer: a concurrency limit and a bounded queue in front of the model. */
+export interface InferenceConfig {
+  /** Model attempts in flight at once. */
+  maxInFlight: number;
+  /** Attempts waiting for a slot; past it they are refused at once. @default 256 */
+  maxQueue: number;
+  /** Longest an attempt waits for a slot. @default 10_000 */
+  maxWaitMs: number;
+  /** A smaller model (one of the layer's `models`) the attempt goes to instead when it gets no slot in time: a degraded answer. */
+  fallback?: string;
+}

@@ -1,4 +1,5 @@
 import type { ShedReason } from '../engine/errors.js';
+import type { InferenceObserver } from './inference-gate.js';
 
 /** How a tool call ended, as its parent and the metrics see it. */
 export const ToolOutcome = { Ok: 0, Failed: 1, Degraded: 2 } as const;
@@ -7,7 +8,7 @@ export const ToolOutcome = { Ok: 0, Failed: 1, Degraded: 2 } as const;
  * What the traffic interpreter reports about tool calls and users. Tools are addressed by
  * their index in the tool service; times are ms since the start of the run.
  */
-export interface ToolObserver {
+export interface ToolObserver extends InferenceObserver {
   /** `n` logical calls of `tool` (the calls a root task makes if everything succeeds first time). */
   toolLogical(tool: number, n: number): void;
   toolAttempt(tool: number, isRetry: boolean, t: number): void;

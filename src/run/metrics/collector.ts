@@ -28,6 +28,8 @@ export interface MetricsCollectorOptions {
   users?: boolean;
   /** The scenario's tenants, when it names any (a `tenants` section in the result). */
   tenants?: string[];
+  /** Whether the last layer limits inference (an `inference` section in the result). */
+  inference?: boolean;
 }
 
 const SNAPSHOT_BINS = 60;
@@ -57,6 +59,7 @@ export class MetricsCollector implements ToolObserver {
   private readonly hasUsers: boolean;
   private degradedRoots = 0;
   private readonly tenants: TenantStats | undefined;
+  private readonly inference: { queued: number; gaveUp: number; fallbacks: number; waitSum: number; waitMax: number } | undefined;
   /** What the tool service did (executions, duplicates, conflicts): the driver says where to read it. */
   toolEffects: (() => readonly ToolServiceStats[]) | undefined = undefined;
 
@@ -73,6 +76,7 @@ export class MetricsCollector implements ToolObserver {
     this.upstream = new UpstreamCounters(this.models);
     this.hasUsers = opts.users === true;
     this.tenants = opts.tenants === undefined ? undefined : new TenantStats(opts.tenants);
+    this.inference = opts.inference === true ? { queued: 0, gaveUp: 0, fallbacks: 0, waitSum: 0, waitMax: 0 } : undefined;
     this.tools = (opts.tools?.length ?? 0) > 0 || this.hasUsers ? new ToolStats(opts.tools ?? []) : undefined;
   }
 
@@ -184,6 +188,21 @@ export class MetricsCollector implements ToolObserver {
     this.series.shed(t);
   }
 
+  inferenceQueued(estimatedWaitMs: number, _t: number): void {
+    const q = this.inference;
+    if (q === undefined) return;
+    q.queued++;
+    q.waitSum += estimatedWaitMs;
+    if (estimatedWaitMs > q.waitMax) q.waitMax = estimatedWaitMs;
+  }
+
+  inferenceGaveUp(fallback: boolean, _t: number): void {
+    const q = this.inference;
+    if (q === undefined) return;
+    q.gaveUp++;
+    if (fallback) q.fallbacks++;
+  }
+
   rootDegraded(_t: number): void {
     this.degradedRoots++;
   }
@@ -219,6 +238,16 @@ export class MetricsCollector implements ToolObserver {
       series: this.series.result(0, bins),
       ...this.toolsAndUsers(),
       ...(this.tenants === undefined ? {} : { tenants: this.tenants.result(durationMs) }),
+      ...this.inferenceResult(),
+    };
+  }
+
+  private inferenceResult(): Pick<RunResult, 'inference'> {
+    const q = this.inference;
+    if (q === undefined) return {};
+    const { queued, gaveUp, fallbacks } = q;
+    return {
+      inference: { queued, gaveUp, fallbacks, estimatedWaitMs: { mean: round6(ratio(q.waitSum, queued)), max: round6(q.waitMax) } },
     };
   }
 

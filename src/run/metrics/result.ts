@@ -1,7 +1,7 @@
 import type { ShedReason } from '../../engine/errors.js';
-import type { TenantResult, ToolResult, UsersResult } from './tool-result.js';
+import type { InferenceResult, TenantResult, ToolResult, UsersResult } from './tool-result.js';
 
-export type { TenantResult, ToolResult, UsersResult } from './tool-result.js';
+export type { InferenceResult, TenantResult, ToolResult, UsersResult } from './tool-result.js';
 
 /**
  * The versioned result JSON (`stormlab.result/v1`). Same scenario + seed in `sim` mode ⇒
@@ -147,6 +147,8 @@ export interface RunResult {
   users?: UsersResult;
   /** Per tenant, when the scenario names tenants or an entry limit. */
   tenants?: TenantResult[];
+  /** The last layer's inference queue, when the scenario limits inference. */
+  inference?: InferenceResult;
 }
 
 /** How the live driver's connection pool held up (requests waiting for a connection, sampled every 100 ms). */

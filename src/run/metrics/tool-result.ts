@@ -68,3 +68,15 @@ export interface TenantResult {
   /** ok ÷ offered. */
   successRate: number;
 }
+
+/** The last layer's inference queue (`inference` in a result, when the scenario limits inference). */
+export interface InferenceResult {
+  /** Model attempts that found every slot taken and joined the queue. */
+  queued: number;
+  /** Of those, the ones that got no slot in time (or found the queue full). */
+  gaveUp: number;
+  /** Of those, the ones sent to the fallback model instead (degraded answers). */
+  fallbacks: number;
+  /** The wait each queued attempt was told to expect: its mean and the largest. */
+  estimatedWaitMs: { mean: number; max: number };
+}
