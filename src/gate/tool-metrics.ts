@@ -3,7 +3,13 @@ import type { MetricUnit } from './metric.js';
 
 type Get = (r: RunResult) => number | null;
 /** How the catalog adds one metric: name, unit, whether higher is better, how to read it, its short forms. */
-export type AddMetric = (name: string, unit: MetricUnit, higherIsBetter: boolean, value: Get, aliases?: string[]) => void;
+export type AddMetric = (
+  name: string,
+  unit: MetricUnit,
+  higherIsBetter: boolean,
+  value: Get,
+  aliases?: string[],
+) => void;
 
 const COUNTS = [
   ['logicalCalls', false],
@@ -36,21 +42,75 @@ export function addToolMetrics(add: AddMetric, tools: readonly string[], tenants
         const t = r.tools?.find((x) => x.name === name);
         return t === undefined ? null : f(t);
       };
-    for (const [key, higher] of COUNTS) add(`${at}.${key}`, 'count', higher, of((t) => t[key]));
-    add(`${at}.amplification`, 'times', false, of((t) => t.amplification));
-    add(`${at}.failureRate`, 'share', false, of((t) => t.failureRate), [`${at}.failure share`]);
-    add(`${at}.degradedShare`, 'share', false, of((t) => t.degradedShare), [`${at}.degraded share`]);
+    for (const [key, higher] of COUNTS)
+      add(
+        `${at}.${key}`,
+        'count',
+        higher,
+        of((t) => t[key]),
+      );
+    add(
+      `${at}.amplification`,
+      'times',
+      false,
+      of((t) => t.amplification),
+    );
+    add(
+      `${at}.failureRate`,
+      'share',
+      false,
+      of((t) => t.failureRate),
+      [`${at}.failure share`],
+    );
+    add(
+      `${at}.degradedShare`,
+      'share',
+      false,
+      of((t) => t.degradedShare),
+      [`${at}.degraded share`],
+    );
     for (const key of ['429', '409', '5xx', 'timeout'] as const)
-      add(`${at}.share.${key}`, 'share', false, of((t) => t.share[key]), [`${at}.${key} share`]);
-    for (const p of ['p50', 'p95', 'p99'] as const) add(`${at}.latencyMs.${p}`, 'ms', false, of((t) => t.latencyMs[p]), [`${at}.${p}`]);
+      add(
+        `${at}.share.${key}`,
+        'share',
+        false,
+        of((t) => t.share[key]),
+        [`${at}.${key} share`],
+      );
+    for (const p of ['p50', 'p95', 'p99'] as const)
+      add(
+        `${at}.latencyMs.${p}`,
+        'ms',
+        false,
+        of((t) => t.latencyMs[p]),
+        [`${at}.${p}`],
+      );
   }
   const sum =
     (f: (t: ToolResult) => number): Get =>
     (r) =>
       (r.tools ?? []).reduce((a, t) => a + f(t), 0);
-  add('tools.duplicates', 'count', false, sum((t) => t.duplicates), ['duplicates']);
-  add('tools.conflicts', 'count', false, sum((t) => t.conflicts), ['conflicts', 'idempotency conflicts']);
-  add('tools.executions', 'count', false, sum((t) => t.executions), ['executions']);
+  add(
+    'tools.duplicates',
+    'count',
+    false,
+    sum((t) => t.duplicates),
+    ['duplicates'],
+  );
+  add(
+    'tools.conflicts',
+    'count',
+    false,
+    sum((t) => t.conflicts),
+    ['conflicts', 'idempotency conflicts'],
+  );
+  add(
+    'tools.executions',
+    'count',
+    false,
+    sum((t) => t.executions),
+    ['executions'],
+  );
   add('tools.degraded share', 'share', false, (r) => {
     const ended = sum((t) => t.ok + t.degraded + t.failed)(r) ?? 0;
     return ended > 0 ? (sum((t) => t.degraded)(r) ?? 0) / ended : 0;

@@ -18,7 +18,14 @@ import {
 } from './schema-kit.js';
 import { parseSetText } from './set-override.js';
 import { upstreamSchema } from './upstream-schema.js';
-import { entrySchema, inferenceSchema, tenantsSchema, toolCallsSchema, toolsSchema, usersSchema } from './tool-schema.js';
+import {
+  entrySchema,
+  inferenceSchema,
+  tenantsSchema,
+  toolCallsSchema,
+  toolsSchema,
+  usersSchema,
+} from './tool-schema.js';
 
 /**
  * The user-facing scenario format (YAML or JSON), with its defaults. Durations anywhere take a

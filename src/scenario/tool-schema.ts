@@ -51,7 +51,12 @@ function fault<K extends ToolFaultKind, S extends z.core.$ZodLooseShape>(kind: K
     (f, ctx) => {
       const { from, to } = f as unknown as { from: number; to?: number };
       if (to !== undefined && to <= from)
-        ctx.addIssue({ code: 'custom', path: ['to'], input: to, message: `expected a time after from (${from} ms), got ${to} ms` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['to'],
+          input: to,
+          message: `expected a time after from (${from} ms), got ${to} ms`,
+        });
     },
   );
 }
@@ -69,7 +74,14 @@ const toolFault = () =>
     ],
     'a tool fault like {kind: lost, from: 10s, to: 40s, rate: 0.5}',
   ).transform((f): ToolFaultPhase => {
-    const r = f as { kind: ToolFaultKind; from: number; to?: number; rate?: number; status?: number | Record<string, number>; factor?: number };
+    const r = f as {
+      kind: ToolFaultKind;
+      from: number;
+      to?: number;
+      rate?: number;
+      status?: number | Record<string, number>;
+      factor?: number;
+    };
     return {
       kind: r.kind,
       fromMs: r.from,
@@ -190,14 +202,22 @@ export function inferenceSchema(): z.ZodType<InferenceConfig, unknown> {
 /** `tenants:` at the top: who root tasks belong to, by weight. */
 export function tenantsSchema(): z.ZodType<TenantConfig[], unknown> {
   return z
-    .array(obj({ name: text('a tenant name'), weight: positive().default(1) }, 'a tenant like {name: acme, weight: 1}'), {
-      error: expecting('a list of tenants'),
-    })
+    .array(
+      obj({ name: text('a tenant name'), weight: positive().default(1) }, 'a tenant like {name: acme, weight: 1}'),
+      {
+        error: expecting('a list of tenants'),
+      },
+    )
     .min(1, { error: 'expected at least one tenant' })
     .superRefine((ts, ctx) => {
       ts.forEach((t, i) => {
         if (ts.findIndex((u) => u.name === t.name) < i)
-          ctx.addIssue({ code: 'custom', path: [i, 'name'], input: t.name, message: `duplicate tenant name ${JSON.stringify(t.name)}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: [i, 'name'],
+            input: t.name,
+            message: `duplicate tenant name ${JSON.stringify(t.name)}`,
+          });
       });
     }) as unknown as z.ZodType<TenantConfig[], unknown>;
 }
@@ -217,12 +237,16 @@ export function toolProblems(doc: unknown): string[] {
   if (!isMapping(doc)) return [];
   const known = isMapping(doc.tools) ? Object.keys(doc.tools) : [];
   const layers = Array.isArray(doc.layers) ? doc.layers : [];
-  return layers.flatMap((layer, i) => [...inferenceProblems(layer, i, layers.length), ...toolCallProblems(layer, i, layers.length, known)]);
+  return layers.flatMap((layer, i) => [
+    ...inferenceProblems(layer, i, layers.length),
+    ...toolCallProblems(layer, i, layers.length, known),
+  ]);
 }
 
 function inferenceProblems(layer: unknown, i: number, count: number): string[] {
   if (!isMapping(layer) || !isMapping(layer.inference)) return [];
-  if (i < count - 1) return [`layers[${i}].inference: only the last layer calls the model (this is layer ${i + 1} of ${count})`];
+  if (i < count - 1)
+    return [`layers[${i}].inference: only the last layer calls the model (this is layer ${i + 1} of ${count})`];
   const fallback = layer.inference.fallback;
   const models = Array.isArray(layer.models) ? layer.models : [];
   if (typeof fallback !== 'string' || fallback === '' || models.includes(fallback)) return [];
@@ -233,7 +257,8 @@ function inferenceProblems(layer: unknown, i: number, count: number): string[] {
 
 function toolCallProblems(layer: unknown, i: number, count: number, known: string[]): string[] {
   if (!isMapping(layer) || !Array.isArray(layer.tools) || layer.tools.length === 0) return [];
-  if (i === count - 1) return [`layers[${i}].tools: the last layer calls the model; give tool calls to a layer above it`];
+  if (i === count - 1)
+    return [`layers[${i}].tools: the last layer calls the model; give tool calls to a layer above it`];
   return layer.tools.flatMap((t, j) =>
     isMapping(t) && typeof t.tool === 'string' && t.tool !== '' && !known.includes(t.tool)
       ? [

@@ -22,9 +22,7 @@ export class EntryGate {
     this.buckets =
       entry === undefined
         ? []
-        : tenants.map(
-            (t) => new TokenBucket({ capacity: entry.burst, refillPerSec: entry.rps }, `entry.${t.name}`),
-          );
+        : tenants.map((t) => new TokenBucket({ capacity: entry.burst, refillPerSec: entry.rps }, `entry.${t.name}`));
   }
 
   /** The tenant of the root task with key `rootKey`. */

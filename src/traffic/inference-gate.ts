@@ -41,7 +41,11 @@ export class InferenceGate implements EventHandler {
     private readonly observer: InferenceObserver | undefined,
     private readonly driver: InferenceDriver,
   ) {
-    this.limiter = new ConcurrencyLimiter({ maxInFlight: cfg.maxInFlight, maxQueue: cfg.maxQueue, maxWaitMs: cfg.maxWaitMs });
+    this.limiter = new ConcurrencyLimiter({
+      maxInFlight: cfg.maxInFlight,
+      maxQueue: cfg.maxQueue,
+      maxWaitMs: cfg.maxWaitMs,
+    });
     this.handlerId = scheduler.register(this);
   }
 

@@ -109,7 +109,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     this.toolObserver = toolWorld?.observer;
     const inference = config.layers[n - 1].inference;
     if (inference !== undefined) {
-      this.fallbackTarget = inference.fallback === undefined ? -1 : (config.layers[n - 1].models ?? []).indexOf(inference.fallback);
+      this.fallbackTarget =
+        inference.fallback === undefined ? -1 : (config.layers[n - 1].models ?? []).indexOf(inference.fallback);
       this.inference = new InferenceGate(inference, scheduler, toolWorld?.observer, {
         current: (id, serial) => this.calls.serial[id] === serial,
         send: (id, now) => this.sendLeaf(id, now),
@@ -194,7 +195,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   private rootSettled(root: number, intendedStart: number, ok: boolean, now: number): void {
     const within = now <= intendedStart + this.deadlineMs;
     this.observer.rootDone(intendedStart, now, ok, within);
-    if (this.gate !== undefined) this.toolObserver?.tenantDone(this.gate.tenantOf(this.shape.rootKey(root)), ok, within, now);
+    if (this.gate !== undefined)
+      this.toolObserver?.tenantDone(this.gate.tenantOf(this.shape.rootKey(root)), ok, within, now);
     this.onRootDone?.(now);
   }
 

@@ -87,11 +87,20 @@ export class ToolCalls implements EventHandler, ToolListener {
 
   /** Counts the logical tool calls of `calls` logical calls at `layer`. */
   countLogical(layer: number, calls: number): void {
-    for (const e of this.byLayer[layer]) this.observer.toolLogical(this.entries[e].tool, calls * this.entries[e].cfg.calls);
+    for (const e of this.byLayer[layer])
+      this.observer.toolLogical(this.entries[e].tool, calls * this.entries[e].cfg.calls);
   }
 
   /** Starts the tool calls of the attempt `parentSerial` of call `parent` (node `key` of root `root`). */
-  start(layer: number, parent: number, parentSerial: number, key: number, root: number, deadline: number, now: number): void {
+  start(
+    layer: number,
+    parent: number,
+    parentSerial: number,
+    key: number,
+    root: number,
+    deadline: number,
+    now: number,
+  ): void {
     let i = 0;
     for (const e of this.byLayer[layer]) {
       for (let k = 0; k < this.entries[e].cfg.calls; k++, i++)
@@ -115,7 +124,15 @@ export class ToolCalls implements EventHandler, ToolListener {
     this.attemptEnded(reqId, codeOf(cls), cls, now);
   }
 
-  private startCall(e: number, parent: number, parentSerial: number, key: number, root: number, deadline: number, now: number): void {
+  private startCall(
+    e: number,
+    parent: number,
+    parentSerial: number,
+    key: number,
+    root: number,
+    deadline: number,
+    now: number,
+  ): void {
     const c = this.calls;
     const id = c.alloc();
     if (id >= this.guardCalls.length) this.guardCalls.length = c.layer.length;
@@ -189,7 +206,13 @@ export class ToolCalls implements EventHandler, ToolListener {
     const parentSerial = c.parentSerial[id];
     this.guardCalls[id] = undefined;
     c.release(id);
-    this.done(parent, parentSerial, outcome === ToolOutcome.Failed ? Code.Retryable : Code.Ok, outcome === ToolOutcome.Degraded, now);
+    this.done(
+      parent,
+      parentSerial,
+      outcome === ToolOutcome.Failed ? Code.Retryable : Code.Ok,
+      outcome === ToolOutcome.Degraded,
+      now,
+    );
   }
 }
 
@@ -203,5 +226,11 @@ function intentOf(root: number, key: number): number {
 
 /** The intent as an idempotency key: one user per root task, the tree node as the resource. */
 function keyOf(tool: string, root: number, key: number): string {
-  return idempotencyKey({ tenant: 't', user: `u${root}`, action: tool, resource: (mix32(key) >>> 0).toString(36), version: 1 });
+  return idempotencyKey({
+    tenant: 't',
+    user: `u${root}`,
+    action: tool,
+    resource: (mix32(key) >>> 0).toString(36),
+    version: 1,
+  });
 }

@@ -43,4 +43,9 @@ export const TOOL_DEFAULTS = {
    * than any service time here, so a lease never runs out under a slow effect.
    */
   leaseMs: 60_000,
+  /**
+   * The retry-after of a 409 for a key in progress: about one service time, not the lease left
+   * (a caller told to wait out a 60 s lease would give up on its deadline instead).
+   */
+  conflictRetryAfterMs: 1000,
 } as const;

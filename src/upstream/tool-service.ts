@@ -100,8 +100,8 @@ class ToolState {
  * A request that carries an idempotency key runs the engine's idempotency state machine at
  * the service, as an API with `Idempotency-Key` does: `in_progress` is written when the
  * request is accepted (before the effect), the receipt when the effect is done; a request for
- * a key in progress is answered 409 (an idempotency conflict, with the lease left as the
- * retry-after), one for a key done gets the receipt (200) without a second effect.
+ * a key in progress is answered 409 (an idempotency conflict, retry after about a service
+ * time), one for a key done gets the receipt (200) without a second effect.
  */
 export class ToolService implements EventHandler {
   private readonly tools: ToolState[];
@@ -208,7 +208,7 @@ export class ToolService implements EventHandler {
       this.answer(j, 200, -1, now);
     } else if (r.outcome === 'in_progress') {
       t.stats.conflicts++;
-      this.answer(j, 409, Math.max(0, r.record.leaseUntil - now), now);
+      this.answer(j, 409, Math.min(TOOL_DEFAULTS.conflictRetryAfterMs, Math.max(0, r.record.leaseUntil - now)), now);
     } else this.answer(j, 422, -1, now);
     return false;
   }

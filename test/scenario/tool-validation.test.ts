@@ -74,7 +74,9 @@ describe('tools, tool calls and users: defaults and path-named problems', () => 
     expect(problemsOf(edit('slots: 4,', 'slots: 0,', TOOLS))).toEqual([
       'tools.gmail.send.slots: expected a positive integer, got 0',
     ]);
-    expect(problemsOf(edit('kind: lost,', 'kind: gone,', TOOLS))[0]).toMatch(/^tools\.gmail\.send\.faults\[0\]\.kind: /);
+    expect(problemsOf(edit('kind: lost,', 'kind: gone,', TOOLS))[0]).toMatch(
+      /^tools\.gmail\.send\.faults\[0\]\.kind: /,
+    );
     expect(problemsOf(edit('rate: 0.5 }', 'rate: 2 }', TOOLS))).toEqual([
       'tools.gmail.send.faults[0].rate: expected a number from 0 to 1, got 2',
     ]);
@@ -89,6 +91,8 @@ describe('tools, tool calls and users: defaults and path-named problems', () => 
     ]);
     expect(problemsOf(edit('patience: 5s', 'patience: soon', TOOLS))[0]).toMatch(/^users\.patience: /);
     expect(loadScenario(edit('patience: 5s', 'patience: never', TOOLS)).traffic.users?.patienceMs).toBe(Infinity);
-    expect(problemsOf(edit('onError: 0.5', 'onError: 0.5, maxResubmit: 2', TOOLS))[0]).toMatch(/^users: /);
+    expect(problemsOf(edit('onError: 0.5', 'onError: 0.5, maxResubmit: 2', TOOLS))).toEqual([
+      'users.maxResubmit: unknown key (did you mean maxResubmits?)',
+    ]);
   });
 });

@@ -97,7 +97,14 @@ describe('impatient users', () => {
       .replace('timeout: 1s', 'timeout: 10s')
       .replace('variants:', 'users: { patience: 1s, maxResubmits: 2 }\nvariants:');
     const r = runAll(text).results.only;
-    expect(r.users).toEqual({ tasks: 10, submissions: 30, resubmits: 20, impatient: 20, afterError: 0, amplification: 3 });
+    expect(r.users).toEqual({
+      tasks: 10,
+      submissions: 30,
+      resubmits: 20,
+      impatient: 20,
+      afterError: 0,
+      amplification: 3,
+    });
     const t = tool(r);
     expect(t.executions).toBe(30);
     expect(t.duplicates).toBe(20);
@@ -105,7 +112,10 @@ describe('impatient users', () => {
   });
 
   it('users resubmit after an error with the configured probability', () => {
-    const text = alwaysLost(1).replace('variants:', 'users: { onError: 1, errorDelay: 1s, maxResubmits: 2 }\nvariants:');
+    const text = alwaysLost(1).replace(
+      'variants:',
+      'users: { onError: 1, errorDelay: 1s, maxResubmits: 2 }\nvariants:',
+    );
     const r = runAll(text).results.only;
     expect(r.users?.afterError).toBe(20);
     expect(tool(r).duplicates).toBe(20);

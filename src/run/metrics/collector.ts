@@ -59,7 +59,9 @@ export class MetricsCollector implements ToolObserver {
   private readonly hasUsers: boolean;
   private degradedRoots = 0;
   private readonly tenants: TenantStats | undefined;
-  private readonly inference: { queued: number; gaveUp: number; fallbacks: number; waitSum: number; waitMax: number } | undefined;
+  private readonly inference:
+    | { queued: number; gaveUp: number; fallbacks: number; waitSum: number; waitMax: number }
+    | undefined;
   /** What the tool service did (executions, duplicates, conflicts): the driver says where to read it. */
   toolEffects: (() => readonly ToolServiceStats[]) | undefined = undefined;
 
@@ -76,7 +78,8 @@ export class MetricsCollector implements ToolObserver {
     this.upstream = new UpstreamCounters(this.models);
     this.hasUsers = opts.users === true;
     this.tenants = opts.tenants === undefined ? undefined : new TenantStats(opts.tenants);
-    this.inference = opts.inference === true ? { queued: 0, gaveUp: 0, fallbacks: 0, waitSum: 0, waitMax: 0 } : undefined;
+    this.inference =
+      opts.inference === true ? { queued: 0, gaveUp: 0, fallbacks: 0, waitSum: 0, waitMax: 0 } : undefined;
     this.tools = (opts.tools?.length ?? 0) > 0 || this.hasUsers ? new ToolStats(opts.tools ?? []) : undefined;
   }
 
@@ -247,7 +250,12 @@ export class MetricsCollector implements ToolObserver {
     if (q === undefined) return {};
     const { queued, gaveUp, fallbacks } = q;
     return {
-      inference: { queued, gaveUp, fallbacks, estimatedWaitMs: { mean: round6(ratio(q.waitSum, queued)), max: round6(q.waitMax) } },
+      inference: {
+        queued,
+        gaveUp,
+        fallbacks,
+        estimatedWaitMs: { mean: round6(ratio(q.waitSum, queued)), max: round6(q.waitMax) },
+      },
     };
   }
 

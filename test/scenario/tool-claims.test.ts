@@ -1,0 +1,61 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { initHistograms } from '../../src/run/metrics/histogram.js';
+import type { RunResult, ToolResult } from '../../src/run/metrics/result.js';
+import { runAll, type Runs } from './claims.js';
+
+// The headers of the bundled scenarios with tools say what a user will see; these tests hold
+// the scenarios to it, with margins (the headers give seed 1's figures).
+
+beforeAll(() => initHistograms());
+
+const cache = new Map<string, Runs>();
+function runs(name: string, set: string[] = []): Runs {
+  const key = `${name}\n${set.join('\n')}`;
+  let r = cache.get(key);
+  if (r === undefined) {
+    r = runAll(name, set);
+    cache.set(key, r);
+  }
+  return r;
+}
+
+function tool(r: RunResult, name: string): ToolResult {
+  const t = r.tools?.find((x) => x.name === name);
+  expect(t, `tool ${name}`).toBeDefined();
+  return t!;
+}
+
+describe('side-effects: a slow email tool that times out after sending, during a brownout', () => {
+  it('naive retries and impatient users send hundreds of duplicate emails', () => {
+    const { naive } = runs('side-effects').results;
+    const send = tool(naive, 'gmail.send');
+    expect(send.sideEffect).toBe(true);
+    expect(send.duplicates).toBeGreaterThanOrEqual(300);
+    expect(send.duplicates).toBeLessThan(1000);
+    expect(send.executions).toBe(send.intents + send.duplicates);
+    expect(send.conflicts).toBe(0);
+    expect(naive.users?.impatient).toBeGreaterThan(0);
+  });
+
+  it('the engine with idempotency keys sends each email once, and counts its conflicts', () => {
+    const { naive, engine } = runs('side-effects').results;
+    const send = tool(engine, 'gmail.send');
+    expect(send.duplicates).toBe(0);
+    expect(send.executions).toBe(send.intents);
+    expect(send.intents).toBe(tool(naive, 'gmail.send').intents);
+    expect(send.conflicts).toBeGreaterThan(100);
+    expect(send.replays).toBeGreaterThan(50);
+    // Not at the price of the tasks: both finish (nearly) every one.
+    expect(engine.successRate).toBeGreaterThan(0.97);
+    expect(naive.successRate).toBeGreaterThan(0.97);
+  });
+
+  it('the users are a layer of amplification of their own: without resubmissions, fewer duplicates, still hundreds', () => {
+    const withUsers = tool(runs('side-effects').results.naive, 'gmail.send').duplicates;
+    const { naive } = runs('side-effects', ['users.maxResubmits=0']).results;
+    expect(naive.users?.resubmits).toBe(0);
+    const without = tool(naive, 'gmail.send').duplicates;
+    expect(without).toBeLessThan(withUsers);
+    expect(without).toBeGreaterThan(300);
+  });
+});
