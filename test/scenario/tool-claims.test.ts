@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initHistograms } from '../../src/run/metrics/histogram.js';
-import type { RunResult, ToolResult } from '../../src/run/metrics/result.js';
+import { diffResults } from '../../src/gate/diff-results.js';
+import { MetricCatalog } from '../../src/gate/metric-catalog.js';
+import { RESULT_SCHEMA, type ResultFile, type RunResult, type ToolResult } from '../../src/run/metrics/result.js';
 import { runAll, type Runs } from './claims.js';
 
 // The headers of the bundled scenarios with tools say what a user will see; these tests hold
@@ -57,5 +59,38 @@ describe('side-effects: a slow email tool that times out after sending, during a
     const without = tool(naive, 'gmail.send').duplicates;
     expect(without).toBeLessThan(withUsers);
     expect(without).toBeGreaterThan(300);
+  });
+});
+
+describe('gates and diffs on duplicates', () => {
+  const resultFile = (variants: RunResult[]): ResultFile => ({
+    schema: RESULT_SCHEMA,
+    scenario: 'side-effects',
+    seed: 1,
+    mode: 'sim',
+    variants,
+    timing: { wallMs: 0, attemptsPerSec: 0 },
+  });
+
+  it('the catalog names each tool figure, the sums and the users', () => {
+    const { naive, engine } = runs('side-effects').results;
+    const catalog = MetricCatalog.ofResult(resultFile([naive, engine]));
+    const dup = catalog.resolve('tools.gmail.send.duplicates');
+    expect([dup.value(naive), dup.value(engine)]).toEqual([477, 0]);
+    expect(catalog.resolve('duplicates').value(naive)).toBe(477);
+    expect(catalog.resolve('conflicts').value(engine)).toBe(tool(engine, 'gmail.send').conflicts);
+    expect(catalog.resolve('tools.gmail.send.429 share').name).toBe('tools.gmail.send.share.429');
+    expect(catalog.resolve('users.resubmits').value(naive)).toBe(naive.users?.resubmits);
+    expect(() => catalog.resolve('tools.gmail.sned.duplicates')).toThrow(/did you mean tools\.gmail\.send\.duplicates/);
+  });
+
+  it('a diff from the engine to naive fails on the duplicates', () => {
+    const { naive, engine } = runs('side-effects').results;
+    const checks = diffResults(resultFile([engine]), resultFile([{ ...naive, name: 'engine' }]));
+    const dup = checks.find((c) => c.name === 'tools.gmail.send.duplicates');
+    expect(dup?.status).toBe('fail');
+    expect(dup?.actual).toContain('477');
+    const same = diffResults(resultFile([engine]), resultFile([engine]));
+    expect(same.find((c) => c.name === 'tools.gmail.send.duplicates')?.status).toBe('pass');
   });
 });
