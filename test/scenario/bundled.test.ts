@@ -14,6 +14,7 @@ const NAMES = [
   'retry-storm',
   'sdk-stack',
   'side-effects',
+  'tenant-flood',
   'tpm-burst',
 ];
 

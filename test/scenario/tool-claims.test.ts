@@ -94,3 +94,43 @@ describe('gates and diffs on duplicates', () => {
     expect(same.find((c) => c.name === 'tools.gmail.send.duplicates')?.status).toBe('pass');
   });
 });
+
+describe('tenant-flood: three layers of limits, each with its own refusal', () => {
+  const tenant = (r: RunResult, name: string) => {
+    const t = r.tenants?.find((x) => x.name === name);
+    expect(t, `tenant ${name}`).toBeDefined();
+    return t!;
+  };
+
+  it('entry: the flooding tenant is refused with hints, the others never', () => {
+    for (const r of Object.values(runs('tenant-flood').results)) {
+      expect(tenant(r, 'flood').refused).toBeGreaterThan(1000);
+      expect(tenant(r, 'acme').refused).toBe(0);
+      expect(tenant(r, 'globex').refused).toBe(0);
+      // The entry bucket holds the flood near its 6/s.
+      expect(tenant(r, 'flood').goodput).toBeLessThan(7);
+    }
+  });
+
+  it('inference: attempts queue with an estimated wait, and fall back to the small model past the max wait', () => {
+    for (const r of Object.values(runs('tenant-flood').results)) {
+      expect(r.inference?.queued).toBeGreaterThan(0);
+      expect(r.inference?.estimatedWaitMs.mean).toBeGreaterThan(0);
+      expect(r.inference?.fallbacks).toBeGreaterThan(0);
+      expect(r.inference?.fallbacks).toBe(r.inference?.gaveUp);
+      expect(r.roots.degraded).toBeGreaterThan(0);
+    }
+  });
+
+  it('tool: with the engine a failing tool degrades to drafts and the other tenants keep their goodput', () => {
+    const { naive, engine } = runs('tenant-flood').results;
+    const e = tool(engine, 'tickets.create');
+    expect(e.shed.breaker).toBeGreaterThan(0);
+    expect(e.degraded).toBeGreaterThan(100);
+    expect(e.failed).toBeLessThan(tool(naive, 'tickets.create').failed / 10);
+    for (const name of ['acme', 'globex']) {
+      expect(tenant(engine, name).successRate).toBeGreaterThan(0.99);
+      expect(tenant(naive, name).successRate).toBeLessThan(0.95);
+    }
+  });
+});

@@ -141,3 +141,38 @@ describe('determinism and untouched scenarios', () => {
     expect(bare.users).toBeUndefined();
   });
 });
+
+describe('the entry limit refuses with a retry-after hint the users honour, or not', () => {
+  const flood = (honour: boolean): RunResult =>
+    runAll(
+      alwaysLost(1)
+        .replace('faults: [{ kind: lost }]', 'faults: []')
+        .replace(
+          'variants:',
+          `tenants: [{ name: t }]\nentry: { rps: 2, burst: 1 }\nusers: { maxResubmits: 20, honourRetryAfter: ${honour}, errorDelay: 50ms }\nvariants:`,
+        ),
+    ).results.only;
+
+  it('users that wait the hint come back when there is room: every task done, few refusals', () => {
+    const r = flood(true);
+    expect(r.tenants?.[0].offered).toBe(10);
+    expect(r.roots.ok).toBe(10);
+    expect(r.tenants?.[0].refused).toBeGreaterThan(0);
+    expect(r.tenants?.[0].refused).toBe(r.users?.afterError);
+  });
+
+  it('users that ignore it come back too early and are refused more often', () => {
+    expect(flood(false).tenants?.[0].refused).toBeGreaterThan(flood(true).tenants?.[0].refused ?? Infinity);
+  });
+
+  it('without users a refusal fails the task at once', () => {
+    const r = runAll(
+      alwaysLost(1)
+        .replace('faults: [{ kind: lost }]', 'faults: []')
+        .replace('variants:', 'entry: { rps: 2, burst: 1 }\nvariants:'),
+    ).results.only;
+    expect(r.tenants?.[0]).toMatchObject({ name: 'default', offered: 10 });
+    expect(r.roots.failed).toBe(r.tenants?.[0].refused);
+    expect(r.roots.failed).toBeGreaterThan(0);
+  });
+});
