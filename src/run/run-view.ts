@@ -18,6 +18,8 @@ export interface RunView {
   upstream: UpstreamStats;
   /** True once the run has finished. */
   done: boolean;
+  /** Each tool's breaker state (`closed`, `half_open`, `open`) where an engine guards its calls. */
+  toolBreakers?: Record<string, string>;
 }
 
 /** Everything one dashboard frame renders: the run's identity, clock, faults and variants. */

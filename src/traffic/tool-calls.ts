@@ -78,6 +78,19 @@ export class ToolCalls implements EventHandler, ToolListener {
     this.handlerId = scheduler.register(this);
   }
 
+  /** Each tool's breaker state (the worst over the layers calling it under the engine), by tool index. */
+  breakerStates(now: number): Map<number, string> {
+    const rank = ['closed', 'half_open', 'open'];
+    const out = new Map<number, string>();
+    for (const e of this.entries) {
+      const state = e.engines?.guards[0].snapshot(now).targets[0]?.breaker?.state;
+      if (state === undefined) continue;
+      const was = out.get(e.tool);
+      if (was === undefined || rank.indexOf(state) > rank.indexOf(was)) out.set(e.tool, state);
+    }
+    return out;
+  }
+
   /** Tool calls one attempt of a call at `layer` makes. */
   perAttempt(layer: number): number {
     let n = 0;

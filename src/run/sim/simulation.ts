@@ -133,7 +133,19 @@ export class Simulation implements EventHandler {
     const now = this.now;
     this.flushWasted(now);
     const engines = engineViews(this.spec, this.traffic, now);
-    return { name, snapshot: this.metrics.snapshot(now), engines, upstream: this.upstream.stats(now), done: this.done };
+    const view: RunView = {
+      name,
+      snapshot: this.metrics.snapshot(now),
+      engines,
+      upstream: this.upstream.stats(now),
+      done: this.done,
+    };
+    const breakers = this.traffic.toolCalls?.breakerStates(now);
+    if (breakers !== undefined && breakers.size > 0 && this.tools !== undefined) {
+      const names = this.tools.stats().map((t) => t.name);
+      view.toolBreakers = Object.fromEntries([...breakers].map(([i, state]) => [names[i], state]));
+    }
+    return view;
   }
 
   /**
