@@ -9,6 +9,7 @@ import { resolveVariant } from '../../src/scenario/variants.js';
 const NAMES = [
   'brownout',
   'fallback',
+  'framework-stack',
   'metastable',
   'replicas',
   'retry-storm',
