@@ -217,6 +217,8 @@ describe('stormlab scenarios', () => {
       'replicas',
       'retry-storm',
       'sdk-stack',
+      'side-effects',
+      'tenant-flood',
       'tpm-burst',
     ];
     const width = Math.max(...names.map((n) => n.length));
