@@ -21,7 +21,15 @@ export interface DiffMetric {
   nullIsNever?: boolean;
 }
 
-export const DIFF_FAMILIES = ['amplification', 'goodput', 'successRate', 'p99', 'wastedTokens', 'recovery'] as const;
+export const DIFF_FAMILIES = [
+  'amplification',
+  'goodput',
+  'successRate',
+  'p99',
+  'wastedTokens',
+  'recovery',
+  'duplicates',
+] as const;
 export type DiffFamily = (typeof DIFF_FAMILIES)[number];
 
 /**
@@ -43,6 +51,8 @@ export const DIFF_FLOORS: Record<DiffFamily, number> = {
   wastedTokens: 1000,
   /** 1 s: recovery is measured on per-second bins. */
   recovery: 1000,
+  /** 1: one email sent twice is a regression (from 0, any is). */
+  duplicates: 1,
 };
 
 const never = (x: number): string => (x === Infinity ? 'never' : formatMs(x));
@@ -56,8 +66,8 @@ function runMetric(
   return { name, family: name, higherIsBetter, format, value };
 }
 
-/** The run-wide metrics, then the roots' p99 and each named layer's p99. */
-export function diffMetrics(layers: readonly string[]): DiffMetric[] {
+/** The run-wide metrics, then the roots' p99 and each named layer's p99, then each named tool's duplicates. */
+export function diffMetrics(layers: readonly string[], tools: readonly string[] = []): DiffMetric[] {
   return [
     runMetric('amplification', false, formatTimes, (r) => r.amplification),
     runMetric('goodput', true, formatRate, (r) => r.goodput),
@@ -75,5 +85,14 @@ export function diffMetrics(layers: readonly string[]): DiffMetric[] {
     runMetric('wastedTokens', false, formatCount, (r) => r.upstream.wastedTokens),
     // null is "did not recover within the run": never, worse than any time (see diff-results).
     { ...runMetric('recovery', false, never, (r) => r.recoveryMs), nullIsNever: true },
+    ...tools.map(
+      (tool): DiffMetric => ({
+        name: `tools.${tool}.duplicates`,
+        family: 'duplicates',
+        higherIsBetter: false,
+        format: formatCount,
+        value: (r) => r.tools?.find((t) => t.name === tool)?.duplicates,
+      }),
+    ),
   ];
 }

@@ -44,7 +44,8 @@ export function compareResults(base: ResultFile, next: ResultFile, tolerance: Di
 
 /** Every metric a diff of these files compares (for checking `--tolerance` names). */
 export function resultMetrics(base: ResultFile, next: ResultFile): DiffMetric[] {
-  return diffMetrics(layerNames([...base.variants, ...next.variants]));
+  const runs = [...base.variants, ...next.variants];
+  return diffMetrics(layerNames(runs), toolNames(runs));
 }
 
 /** The variants both files have, in the base's order. */
@@ -56,8 +57,12 @@ function layerNames(runs: readonly RunResult[]): string[] {
   return [...new Set(runs.flatMap((r) => r.layers.map((l) => l.name)))];
 }
 
+function toolNames(runs: readonly RunResult[]): string[] {
+  return [...new Set(runs.flatMap((r) => (r.tools ?? []).map((t) => t.name)))];
+}
+
 function pairMetrics(b: RunResult, n: RunResult): DiffMetric[] {
-  return diffMetrics(layerNames([b, n]));
+  return diffMetrics(layerNames([b, n]), toolNames([b, n]));
 }
 
 function variantRow(name: string, verdict: 'missing' | 'unjudged'): DiffRow {

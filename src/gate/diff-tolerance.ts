@@ -52,9 +52,10 @@ function canonicalName(flag: string, raw: string): string {
   return name.replace(/\.(latencyMs|latency)\.p99$/, '.p99');
 }
 
-/** Every name a tolerance may be given for, with these metrics: the families, then each metric. */
+/** Every name a tolerance may be given for, with these metrics: the families they have, then each metric. */
 export function toleranceNames(metrics: readonly DiffMetric[]): string[] {
-  return [...new Set<string>([...DIFF_FAMILIES, ...metrics.map((m) => m.name)])];
+  const families = DIFF_FAMILIES.filter((f) => metrics.some((m) => m.family === f));
+  return [...new Set<string>([...families, ...metrics.map((m) => m.name)])];
 }
 
 /** Throws on a tolerance for a metric that is not compared, with a did-you-mean and the list. */

@@ -4,6 +4,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import { closest } from '../scenario/suggest.js';
 import { GateError } from './gate-error.js';
 import type { Metric, MetricUnit } from './metric.js';
+import { addToolMetrics } from './tool-metrics.js';
 
 type Get = (r: RunResult) => number | null;
 type Scope<T> = (r: RunResult) => T | undefined;
@@ -30,6 +31,8 @@ export class MetricCatalog {
   constructor(
     readonly layers: readonly string[],
     readonly models: readonly string[],
+    readonly tools: readonly string[] = [],
+    readonly tenants: readonly string[] = [],
   ) {
     this.addRun();
     for (const name of layers) this.addLayer(name);
@@ -42,12 +45,15 @@ export class MetricCatalog {
       const unit = key === 'amplification' ? 'times' : 'count';
       this.add(`live.upstream.${key}`, unit, false, (r) => r.live?.upstream?.[key] ?? null);
     }
+    addToolMetrics((...args) => this.add(...args), tools, tenants);
   }
 
   static ofScenario(s: Scenario): MetricCatalog {
     return new MetricCatalog(
       s.traffic.layers.map((l) => l.name),
       s.upstream.models.map((m) => m.name),
+      (s.upstream.tools ?? []).map((t) => t.name),
+      (s.traffic.tenants ?? (s.traffic.entry === undefined ? [] : [{ name: 'default' }])).map((t) => t.name),
     );
   }
 
@@ -55,7 +61,9 @@ export class MetricCatalog {
   static ofResult(file: ResultFile): MetricCatalog {
     const layers = new Set(file.variants.flatMap((v) => v.layers.map((l) => l.name)));
     const models = new Set(file.variants.flatMap((v) => v.upstream.models.map((m) => m.name)));
-    return new MetricCatalog([...layers], [...models]);
+    const tools = new Set(file.variants.flatMap((v) => (v.tools ?? []).map((t) => t.name)));
+    const tenants = new Set(file.variants.flatMap((v) => (v.tenants ?? []).map((t) => t.name)));
+    return new MetricCatalog([...layers], [...models], [...tools], [...tenants]);
   }
 
   /** The metric `name` stands for; spaces around `share` do not matter. */

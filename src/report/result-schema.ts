@@ -45,6 +45,24 @@ const series = z.looseObject({
   engine: z.array(engineSeries),
 });
 
+/** A scenario with tool calls adds `tools` (per tool) and, with impatient users, `users`: optional in v1. */
+const tool = z.looseObject({
+  name: z.string(),
+  sideEffect: z.boolean(),
+  logicalCalls: num,
+  attempts: num,
+  executions: num,
+  duplicates: num,
+  conflicts: num,
+  ok: num,
+  degraded: num,
+  failed: num,
+  degradedShare: num,
+  failureRate: num,
+  share: z.looseObject({ '429': num }),
+});
+const users = z.looseObject({ tasks: num, submissions: num, resubmits: num, amplification: num });
+
 const variant = z.looseObject({
   name: z.string(),
   durationMs: num,
@@ -57,6 +75,8 @@ const variant = z.looseObject({
   upstream: z.looseObject({ attempts: num, share, wastedTokens: num, tokensServed: num }),
   recoveryMs: num.nullable(),
   series,
+  tools: z.array(tool).optional(),
+  users: users.optional(),
 });
 
 export const resultFileSchema = z.looseObject({

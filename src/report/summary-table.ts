@@ -1,5 +1,5 @@
 import { SHED_REASONS } from '../engine/errors.js';
-import type { LayerResult, ResultFile, RunResult } from '../run/metrics/result.js';
+import type { LayerResult, ResultFile, RunResult, ToolResult } from '../run/metrics/result.js';
 import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from './format.js';
 
 export interface SummaryTableOptions {
@@ -129,10 +129,41 @@ function layerRows(name: string, vs: RunResult[]): Row[] {
   ];
 }
 
+/** The users' resubmissions, when a variant has users; then rows per tool, matched by name across variants. */
+function toolRows(vs: RunResult[]): Row[] {
+  const out: Row[] = [];
+  if (vs.some((v) => v.users !== undefined)) {
+    out.push({ label: 'users' });
+    out.push({ label: '  submissions', cells: vs.map((v) => cell(v.users ? formatCount(v.users.submissions) : '—')) });
+    out.push({ label: '  amplification', cells: vs.map((v) => (v.users ? amp(v.users.amplification) : cell('—'))) });
+  }
+  const names: string[] = [];
+  for (const v of vs) for (const t of v.tools ?? []) if (!names.includes(t.name)) names.push(t.name);
+  for (const name of names) {
+    const tools = vs.map((v) => v.tools?.find((t) => t.name === name));
+    const row = (label: string, f: (t: ToolResult) => Cell): Row => ({
+      label: `  ${label}`,
+      cells: tools.map((t) => (t ? f(t) : cell('—'))),
+    });
+    out.push(
+      { label: `tool ${name}` },
+      row('logical calls', (t) => cell(formatCount(t.logicalCalls))),
+      row('attempts', (t) => cell(formatCount(t.attempts))),
+      row('executions', (t) => cell(formatCount(t.executions))),
+      row('duplicates', (t) => cell(formatCount(t.duplicates), t.sideEffect ? lower(t.duplicates, 0, 0) : 'none')),
+      row('idempotency conflicts', (t) => cell(formatCount(t.conflicts))),
+      row('degraded', (t) => share(t.degradedShare)),
+      row('failed', (t) => share(t.failureRate)),
+      row('429 share', (t) => share(t.share['429'])),
+    );
+  }
+  return out;
+}
+
 function allRows(vs: RunResult[]): Row[] {
   const names: string[] = [];
   for (const v of vs) for (const l of v.layers) if (!names.includes(l.name)) names.push(l.name);
-  return [...runRows(vs), ...names.flatMap((n) => layerRows(n, vs))];
+  return [...runRows(vs), ...names.flatMap((n) => layerRows(n, vs)), ...toolRows(vs)];
 }
 
 function paint(text: string, style: Health | 'bold' | 'dim', color: boolean): string {

@@ -20,6 +20,8 @@ export interface RunView {
   done: boolean;
   /** Live, with a gateway under test: what this client sent it, and what reached the upstream behind it. */
   hops?: { sent: number; reached: number };
+  /** Each tool's breaker state (`closed`, `half_open`, `open`) where an engine guards its calls. */
+  toolBreakers?: Record<string, string>;
 }
 
 /** Everything one dashboard frame renders: the run's identity, clock, faults and variants. */

@@ -21,6 +21,14 @@ import {
 } from './schema-kit.js';
 import { parseSetText } from './set-override.js';
 import { upstreamSchema } from './upstream-schema.js';
+import {
+  entrySchema,
+  inferenceSchema,
+  tenantsSchema,
+  toolCallsSchema,
+  toolsSchema,
+  usersSchema,
+} from './tool-schema.js';
 
 /**
  * The user-facing scenario format (YAML or JSON), with its defaults. Durations anywhere take a
@@ -90,6 +98,8 @@ const layerSchema = () =>
         .min(1, { error: 'expected at least one model name' })
         .optional(),
       stream: bool().optional(),
+      tools: toolCallsSchema().optional(),
+      inference: inferenceSchema().optional(),
     },
     'a layer like {name: agent, fanout: 3}',
   ).transform(
@@ -102,6 +112,8 @@ const layerSchema = () =>
       ...(l.replicas === 1 ? {} : { replicas: l.replicas }),
       ...(l.models === undefined ? {} : { models: l.models }),
       ...(l.stream === true ? { stream: true } : {}),
+      ...(l.tools === undefined || l.tools.length === 0 ? {} : { tools: l.tools }),
+      ...(l.inference === undefined ? {} : { inference: l.inference }),
     }),
   );
 
@@ -159,6 +171,10 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
         .min(1, { error: 'expected at least one layer' }),
       engine: (engineSchema() as z.ZodType<EngineConfig, unknown>).prefault({}),
       upstream: upstreamSchema(),
+      tools: toolsSchema().optional(),
+      users: usersSchema().optional(),
+      tenants: tenantsSchema().optional(),
+      entry: entrySchema().optional(),
       variants: variantsSchema().optional(),
       expect: z
         .array(text('an expectation like "amplification < 1.5"'), { error: expecting('a list of expectations') })
@@ -186,8 +202,11 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
         layers: s.layers,
         tokens: s.tokens,
         engine: s.engine,
+        ...(s.users === undefined ? {} : { users: s.users }),
+        ...(s.tenants === undefined ? {} : { tenants: s.tenants }),
+        ...(s.entry === undefined ? {} : { entry: s.entry }),
       },
-      upstream: s.upstream,
+      upstream: s.tools === undefined || s.tools.length === 0 ? s.upstream : { ...s.upstream, tools: s.tools },
       variants: s.variants !== undefined && s.variants.length > 0 ? s.variants : undefined,
       expect: s.expect,
       live: s.live,

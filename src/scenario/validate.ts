@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { issueLines } from './issues.js';
 import { engineProblems } from './engine-problems.js';
 import { referenceProblems } from './references.js';
+import { toolProblems } from './tool-schema.js';
 import type { Scenario } from './scenario.js';
 import { defaultVariants, scenarioSchema, type ParsedScenario } from './schema.js';
 import { fallbackErrorMap } from './schema-kit.js';
@@ -18,7 +19,7 @@ let schema: z.ZodType<ParsedScenario> | undefined;
 export function validateDocument(doc: unknown, source: string): Validation {
   schema ??= scenarioSchema();
   const r = schema.safeParse(doc, { error: fallbackErrorMap, reportInput: true });
-  const problems = [...(r.success ? [] : issueLines(r.error.issues)), ...referenceProblems(doc)];
+  const problems = [...(r.success ? [] : issueLines(r.error.issues)), ...referenceProblems(doc), ...toolProblems(doc)];
   // Only once every field is valid alone: then the engine judges how they fit together.
   if (r.success && problems.length === 0)
     problems.push(...engineProblems(r.data.traffic.engine, r.data.traffic.layers));

@@ -16,10 +16,14 @@ export class CallTable {
   serial = new Int32Array(0);
   reqId = new Int32Array(0);
   target = new Int32Array(0);
+  /** 1 when a tool call under the attempt in flight answered in a degraded way (a draft, deferred). */
+  degraded = new Int32Array(0);
   start = new Float64Array(0);
   deadline = new Float64Array(0);
   attemptStart = new Float64Array(0);
   tokens = new Float64Array(0);
+  /** The root task (its number in arrival order) the call belongs to: tool intents are bound to it. */
+  root = new Float64Array(0);
   prompt = new Float64Array(0);
   completion = new Float64Array(0);
   /** Streamed leaf calls: when the attempt in flight saw its first token (-1: not yet). */
@@ -58,13 +62,23 @@ export class CallTable {
       'reqId',
       'target',
       'truncated',
+      'degraded',
       'free',
     ] as const) {
       const a = new Int32Array(n);
       a.set(this[name]);
       this[name] = a;
     }
-    for (const name of ['start', 'deadline', 'attemptStart', 'tokens', 'prompt', 'completion', 'firstAt'] as const) {
+    for (const name of [
+      'start',
+      'deadline',
+      'attemptStart',
+      'tokens',
+      'root',
+      'prompt',
+      'completion',
+      'firstAt',
+    ] as const) {
       const a = new Float64Array(n);
       a.set(this[name]);
       this[name] = a;

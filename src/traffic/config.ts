@@ -7,6 +7,9 @@ import type { LimitDimension } from '../engine/limiter.js';
 import type { RetryBudgetOptions } from '../engine/retry-budget.js';
 import type { Dist } from '../upstream/distribution.js';
 import type { StreamLimits } from './stream-limits.js';
+import type { EntryConfig, InferenceConfig, TenantConfig, ToolCallConfig, UsersConfig } from './tool-call-config.js';
+
+export type { EntryConfig, InferenceConfig, TenantConfig, ToolCallConfig, UsersConfig } from './tool-call-config.js';
 
 /** How root tasks arrive at the top layer. Rates are root tasks per second. */
 export type ArrivalConfig =
@@ -69,6 +72,10 @@ export interface LayerConfig {
   models?: string[];
   /** Last layer only: its LLM calls are streamed (SSE), so stream faults reach them. @default false */
   stream?: boolean;
+  /** Tool calls each attempt makes once its model calls below have succeeded (not on the last layer). */
+  tools?: ToolCallConfig[];
+  /** Last layer only: a concurrency limit and bounded queue in front of its model attempts. */
+  inference?: InferenceConfig;
 }
 
 export interface TrafficConfig {
@@ -80,4 +87,10 @@ export interface TrafficConfig {
   tokens: { prompt: Dist; completion: Dist };
   /** Defaults for layers whose policy is `engine`. */
   engine: EngineConfig;
+  /** How the users behind the root tasks behave; absent: they wait, and never resubmit. */
+  users?: UsersConfig;
+  /** The tenants root tasks belong to (per-tenant figures in the result); absent: one. */
+  tenants?: TenantConfig[];
+  /** A token bucket per tenant in front of the root layer, refusing with a retry-after hint. */
+  entry?: EntryConfig;
 }

@@ -13,6 +13,12 @@ import { Code, TIMEOUT, classifyCode, classifyUpstream, codeOf } from './outcome
 import { plainPolicy, type PlainPolicy } from './retry-policy.js';
 import { TreeShape, childKey } from './shape.js';
 import { StreamLeaf, K_FIRST_TOKEN, K_IDLE } from './stream-leaf.js';
+import { EntryGate } from './entry-gate.js';
+import { ImpatientUsers } from './impatient-users.js';
+import { InferenceGate } from './inference-gate.js';
+import { CHILD_NO_RETRY } from './outcomes.js';
+import { ToolCalls } from './tool-calls.js';
+import type { ToolObserver, ToolTransport } from './tool-observer.js';
 
 const K_RETRY = 1;
 const K_TIMEOUT = 2;
@@ -59,6 +65,17 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   private guardCalls: Array<GuardCall | undefined> = [];
   /** Called when a root task ends (closed-loop arrivals use it). */
   onRootDone: ((now: number) => void) | undefined = undefined;
+  /** The scenario's tool calls (the tool service answers them), and impatient users, when it has them. */
+  readonly toolCalls: ToolCalls | undefined;
+  private readonly users: ImpatientUsers | undefined;
+  /** The root task whose call is being started (its tree's calls are bound to it). */
+  private currentRoot = 0;
+  private readonly toolObserver: ToolObserver | undefined;
+  /** Tenants and the entry limit, when the scenario has them. */
+  private readonly gate: EntryGate | undefined;
+  /** The last layer's inference limit, when it has one; `fallbackTarget` is its fallback model's place in the layer's models. */
+  private readonly inference: InferenceGate | undefined;
+  private readonly fallbackTarget: number = -1;
 
   constructor(
     config: TrafficConfig,
@@ -66,6 +83,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     private readonly transport: LeafTransport,
     private readonly observer: TrafficObserver,
     random: SeededRandom,
+    toolWorld?: { transport?: ToolTransport; observer: ToolObserver },
   ) {
     const n = config.layers.length;
     const clock: Clock = {
@@ -92,6 +110,40 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     this.counts = new Float64Array(n);
     this.handlerId = scheduler.register(this);
     this.deadlineMs = config.deadlineMs;
+    this.toolObserver = toolWorld?.observer;
+    const inference = config.layers[n - 1].inference;
+    if (inference !== undefined) {
+      this.fallbackTarget =
+        inference.fallback === undefined ? -1 : (config.layers[n - 1].models ?? []).indexOf(inference.fallback);
+      this.inference = new InferenceGate(inference, scheduler, toolWorld?.observer, {
+        current: (id, serial) => this.calls.serial[id] === serial,
+        send: (id, now) => this.sendLeaf(id, now),
+        giveUp: (id, fallback, now) => this.inferenceGaveUp(id, fallback, now),
+      });
+    }
+    if (config.tenants !== undefined || config.entry !== undefined)
+      this.gate = new EntryGate(config.tenants ?? [{ name: 'default', weight: 1 }], config.entry);
+    if (toolWorld?.transport !== undefined && config.layers.some((l) => (l.tools?.length ?? 0) > 0))
+      this.toolCalls = new ToolCalls(
+        config,
+        scheduler,
+        toolWorld.transport,
+        toolWorld.observer,
+        random.split('tools'),
+        clock,
+        (parent, serial, code, degraded, now) => this.childEnded(parent, serial, code, 0, now, degraded),
+      );
+    if (config.users !== undefined) {
+      const o = toolWorld?.observer;
+      this.users = new ImpatientUsers(
+        config.users,
+        scheduler,
+        random.split('users'),
+        (root, key, now) => this.submitRoot(root, key, now),
+        (root, intended, ok, now) => this.rootSettled(root, intended, ok, now),
+        (resubmit, impatient, now) => o?.userSubmit(resubmit, impatient, now),
+      );
+    }
   }
 
   private readonly deadlineMs: number;
@@ -104,11 +156,52 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   /** A root task arrives; `intendedStart` is when it was meant to (for coordinated omission). */
   startRoot(intendedStart: number, now: number): void {
     this.observer.rootOffered(now);
-    const key = this.shape.rootKey(this.roots++);
+    const root = this.roots++;
+    const key = this.shape.rootKey(root);
     this.counts.fill(0);
     this.shape.countLogical(0, key, this.counts);
-    for (let l = 0; l < this.counts.length; l++) this.observer.logicalCall(l, this.counts[l], now);
-    this.startCall(0, -1, 0, key, intendedStart + this.deadlineMs, intendedStart, now);
+    for (let l = 0; l < this.counts.length; l++) {
+      this.observer.logicalCall(l, this.counts[l], now);
+      this.toolCalls?.countLogical(l, this.counts[l]);
+    }
+    if (this.gate !== undefined) this.toolObserver?.tenantOffered(this.gate.tenantOf(key), now);
+    if (this.users !== undefined) return this.users.arrive(root, key, intendedStart, now);
+    this.enterRoot(root, key, intendedStart, intendedStart + this.deadlineMs, now);
+  }
+
+  /** A user's (re)submission of root task `root`: a new root call of the same intent, with a deadline of its own. */
+  private submitRoot(root: number, key: number, now: number): void {
+    this.enterRoot(root, key, now, now + this.deadlineMs, now);
+  }
+
+  /** A submission goes through the entry limit (refused with a retry-after hint) into the root layer. */
+  private enterRoot(root: number, key: number, start: number, deadline: number, now: number): void {
+    if (this.gate !== undefined) {
+      const tenant = this.gate.tenantOf(key);
+      const hint = this.gate.admit(tenant, now);
+      if (hint >= 0) {
+        this.toolObserver?.entryRefused(tenant, hint, now);
+        if (this.users !== undefined) {
+          this.users.ended(root, false, now, hint);
+          return;
+        }
+        this.observer.rootDone(start, now, false, now <= deadline);
+        this.toolObserver?.tenantDone(tenant, false, now <= deadline, now);
+        this.onRootDone?.(now);
+        return;
+      }
+    }
+    this.currentRoot = root;
+    this.startCall(0, -1, 0, key, deadline, start, now);
+  }
+
+  /** The user's task is over (its first success, or its last failure). */
+  private rootSettled(root: number, intendedStart: number, ok: boolean, now: number): void {
+    const within = now <= intendedStart + this.deadlineMs;
+    this.observer.rootDone(intendedStart, now, ok, within);
+    if (this.gate !== undefined)
+      this.toolObserver?.tenantDone(this.gate.tenantOf(this.shape.rootKey(root)), ok, within, now);
+    this.onRootDone?.(now);
   }
 
   handle(kind: number, id: number, now: number): void {
@@ -124,9 +217,13 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const cls = what === K_TIMEOUT ? TIMEOUT : layer.stream!.abandon(what, c.firstAt[id]);
     if (cls === undefined) return; // a first-token timer after the first token
     if (layer.leaf) {
-      this.transport.cancel(c.reqId[id], now);
-      c.reqId[id] = -1;
-      this.observer.upstreamResponse(layer.models[c.target[id]], STATUS_NO_ANSWER, 0, 0, now);
+      this.inference?.release(id, now);
+      // Still queued for an inference slot: it never reached the upstream.
+      if (c.reqId[id] >= 0) {
+        this.transport.cancel(c.reqId[id], now);
+        c.reqId[id] = -1;
+        this.observer.upstreamResponse(layer.models[c.target[id]], STATUS_NO_ANSWER, 0, 0, now);
+      }
     }
     this.attemptEnded(id, Code.Timeout, cls, -1, now);
   }
@@ -154,6 +251,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       return;
     }
     c.reqId[id] = -1;
+    this.inference?.release(id, now);
     const cls = layer.stream?.classify(status, detail, c, id, now) ?? classifyUpstream(status, detail, retryAfterMs);
     const code = codeOf(cls);
     if (code === Code.Ok) c.tokens[id] = tokens;
@@ -176,6 +274,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     c.parent[id] = parent;
     c.parentSerial[id] = parentSerial;
     c.key[id] = key;
+    c.root[id] = parent < 0 ? this.currentRoot : c.root[parent];
     c.attempts[id] = 0;
     c.start[id] = start;
     c.deadline[id] = deadline;
@@ -223,25 +322,15 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     c.tokens[id] = 0;
     c.truncated[id] = 0;
     c.failCode[id] = Code.Ok;
+    c.degraded[id] = 0;
     if (timeout !== Infinity)
       this.scheduler.schedule(now + timeout, this.handlerId, K_TIMEOUT | ((serial & SERIAL_MASK) << SERIAL_SHIFT), id);
     if (layer.leaf) {
       // The request id is the call id: a leaf call has one live request at a time, and the
       // upstream lets an id be reused as soon as its request was answered or cancelled.
-      const req = id;
-      c.reqId[id] = req;
-      const model = layer.models[c.target[id]];
-      this.observer.upstreamAttempt(model, now);
-      if (layer.stream === undefined) {
-        this.transport.submit(req, model, c.prompt[id], c.completion[id], now);
-        return;
-      }
-      c.firstAt[id] = -1;
-      const first = layer.stream.firstTokenMs;
-      if (first < timeout)
-        this.scheduler.schedule(now + first, this.handlerId, K_FIRST_TOKEN | this.serialBits(id), id);
-      this.transport.submit(req, model, c.prompt[id], c.completion[id], now, RequestFlag.Stream);
-      return;
+      if (this.inference === undefined) return this.sendLeaf(id, now);
+      if (gc === undefined) c.target[id] = 0; // a fallback is per attempt
+      return this.inference.admit(id, serial, now);
     }
     const n = this.shape.fanout(layerIx, c.key[id]);
     c.pending[id] = n;
@@ -249,6 +338,39 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     // Children may end synchronously (shed by their engine); the last one ends this attempt.
     const key = c.key[id];
     for (let i = 0; i < n; i++) this.startCall(layerIx + 1, id, serial, childKey(key, i), childDeadline, now, now);
+  }
+
+  /** Sends the leaf attempt in flight of call `id` to its target model. */
+  private sendLeaf(id: number, now: number): void {
+    const c = this.calls;
+    const layer = this.layers[c.layer[id]];
+    const model = layer.models[c.target[id]];
+    c.reqId[id] = id;
+    this.observer.upstreamAttempt(model, now);
+    if (layer.stream === undefined) {
+      this.transport.submit(id, model, c.prompt[id], c.completion[id], now);
+      return;
+    }
+    c.firstAt[id] = -1;
+    // The attempt's timeout is the later bound; a first-token limit past it never fires first.
+    const first = layer.stream.firstTokenMs;
+    const start = c.attemptStart[id];
+    if (now + first < start + Math.min(layer.cfg.timeoutMs, c.deadline[id] - start))
+      this.scheduler.schedule(now + first, this.handlerId, K_FIRST_TOKEN | this.serialBits(id), id);
+    this.transport.submit(id, model, c.prompt[id], c.completion[id], now, RequestFlag.Stream);
+  }
+
+  /** No inference slot in time: the attempt goes to the fallback model (degraded) or ends refused. */
+  private inferenceGaveUp(id: number, fallback: boolean, now: number): void {
+    const c = this.calls;
+    if (fallback && this.fallbackTarget >= 0) {
+      c.target[id] = this.fallbackTarget;
+      c.degraded[id] = 1;
+      return this.sendLeaf(id, now);
+    }
+    c.reqId[id] = -1;
+    this.observer.shed(c.layer[id], 'queue_timeout', now);
+    this.attemptEnded(id, Code.NoRetry, CHILD_NO_RETRY, 0, now);
   }
 
   /** An attempt of call `id` ended with `code`; decide: retry later, or finish the call. */
@@ -292,26 +414,66 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const parent = c.parent[id];
     const tokens = ok ? c.tokens[id] : 0;
     const parentSerial = c.parentSerial[id];
-    if (parent < 0) {
+    if (parent < 0 && this.users === undefined) {
       this.observer.rootDone(c.start[id], now, ok, now <= c.deadline[id]);
+      if (this.gate !== undefined)
+        this.toolObserver?.tenantDone(this.gate.tenantOf(c.key[id]), ok, now <= c.deadline[id], now);
     }
+    const root = c.root[id];
+    const degraded = ok && c.degraded[id] === 1;
     this.guardCalls[id] = undefined;
     c.release(id);
     if (parent < 0) {
-      this.onRootDone?.(now);
+      const settled = this.users === undefined || this.users.ended(root, ok, now);
+      if (degraded && settled) this.toolObserver?.rootDegraded(now);
+      if (this.users === undefined) this.onRootDone?.(now);
       return;
     }
     if (c.serial[parent] !== parentSerial) {
       if (tokens > 0) this.observer.wasted(tokens, now, -1, layerIx - 1); // the parent's attempt gave up on us
       return;
     }
+    this.childEnded(parent, parentSerial, code, tokens, now, degraded, truncated);
+  }
+
+  /**
+   * A child of attempt `parentSerial` of `parent` ended with `code`. Pending counts the model
+   * calls below down to 0; then the attempt's tool calls start (if its layer has any) and
+   * pending counts them from −n up to 0; the last one ends the attempt.
+   */
+  private childEnded(
+    parent: number,
+    parentSerial: number,
+    code: number,
+    tokens: number,
+    now: number,
+    degraded: boolean,
+    truncated = 0,
+  ): void {
+    const c = this.calls;
+    if (c.serial[parent] !== parentSerial) return;
     c.tokens[parent] += tokens;
     c.truncated[parent] |= truncated;
-    if (!ok && (c.failCode[parent] === Code.Ok || code === Code.NoRetry))
+    if (degraded) c.degraded[parent] = 1;
+    if (code !== Code.Ok && (c.failCode[parent] === Code.Ok || code === Code.NoRetry))
       c.failCode[parent] = code === Code.NoRetry ? Code.NoRetry : Code.Retryable;
-    if (--c.pending[parent] === 0) {
-      const pcode = c.failCode[parent];
-      this.attemptEnded(parent, pcode, classifyCode(pcode), -1, now);
-    }
+    const pcode = c.failCode[parent];
+    if (c.pending[parent] > 0) {
+      if (--c.pending[parent] > 0) return;
+      if (pcode === Code.Ok && this.startTools(parent, parentSerial, now)) return;
+    } else if (++c.pending[parent] < 0) return;
+    this.attemptEnded(parent, pcode, classifyCode(pcode), -1, now);
+  }
+
+  /** Starts the tool calls of attempt `serial` of call `id`; false if its layer makes none. */
+  private startTools(id: number, serial: number, now: number): boolean {
+    const c = this.calls;
+    const layerIx = c.layer[id];
+    const n = this.toolCalls?.perAttempt(layerIx) ?? 0;
+    if (n === 0) return false;
+    c.pending[id] = -n;
+    const deadline = Math.min(c.deadline[id], c.attemptStart[id] + this.layers[layerIx].cfg.timeoutMs);
+    this.toolCalls!.start(layerIx, id, serial, c.key[id], c.root[id], deadline, now);
+    return true;
   }
 }

@@ -8,6 +8,7 @@ import { LayersPanel } from './LayersPanel.js';
 import { seg, type Line } from './line.js';
 import { Lines } from './Lines.js';
 import { SummaryPanel } from './SummaryPanel.js';
+import { ToolsPanel } from './ToolsPanel.js';
 import { UpstreamPanel } from './UpstreamPanel.js';
 
 export interface DashboardProps {
@@ -79,6 +80,7 @@ function VariantColumn({
         </>
       )}
       {has('layers') && <LayersPanel view={view} width={width} color={color} />}
+      {has('tools') && <ToolsPanel view={view} width={width} color={color} />}
     </Box>
   );
 }

@@ -2,10 +2,11 @@ import type { DashboardModel, RunView } from '../run/run-view.js';
 import { engineLines } from './EnginePanel.js';
 import { layersLines } from './LayersPanel.js';
 import { summaryLines } from './SummaryPanel.js';
+import { toolsLines } from './ToolsPanel.js';
 import { upstreamLines } from './UpstreamPanel.js';
 
 /** Panels under each variant's summary. */
-export type PanelName = 'upstream' | 'engine' | 'layers';
+export type PanelName = 'upstream' | 'engine' | 'layers' | 'tools';
 
 /** One screen of the dashboard: which panels, for which variants (indexes into `variants`). */
 export interface DashboardView {
@@ -27,15 +28,16 @@ export const GAP = 2;
 
 /** Panel groupings, fewest views first; every view also shows each variant's summary. */
 const GROUPINGS: Array<Array<{ name: string; panels: PanelName[] }>> = [
-  [{ name: 'all', panels: ['upstream', 'engine', 'layers'] }],
+  // The tools panel goes with the layers (it is empty without tools: the views stay the same).
+  [{ name: 'all', panels: ['upstream', 'engine', 'layers', 'tools'] }],
   [
     { name: 'overview', panels: ['upstream', 'engine'] },
-    { name: 'layers', panels: ['layers'] },
+    { name: 'layers', panels: ['layers', 'tools'] },
   ],
   [
     { name: 'upstream', panels: ['upstream'] },
     { name: 'engine', panels: ['engine'] },
-    { name: 'layers', panels: ['layers'] },
+    { name: 'layers', panels: ['layers', 'tools'] },
   ],
 ];
 
@@ -67,6 +69,7 @@ export function columnHeight(view: RunView, panels: readonly PanelName[], width:
     if (has('engine')) h += engineLines(view, width).length;
   }
   if (has('layers')) h += layersLines(view, width).length;
+  if (has('tools')) h += toolsLines(view, width).length;
   return h;
 }
 

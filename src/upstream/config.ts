@@ -1,4 +1,5 @@
 import type { Dist } from './distribution.js';
+import type { ToolConfig } from './tool-config.js';
 
 /** One model the upstream serves (a deployment with its own capacity, quotas and faults). */
 export interface ModelConfig {
@@ -89,6 +90,8 @@ export interface UpstreamConfig {
   faults: FaultPhase[];
   /** Whether the upstream stops work a caller abandoned (timeout, cancel). @default false */
   cancelOnDisconnect: boolean;
+  /** The tool service beside the model upstream: the tools the tree's tool calls reach. @default none */
+  tools?: ToolConfig[];
   /** More names for models (`gpt-4o-mini: primary`). Only the fake upstream's HTTP routes read it. */
   aliases?: Record<string, string>;
   /** How the fake upstream's model uses the tools a request offers. Only its HTTP routes read it. */

@@ -245,7 +245,9 @@ describe('stormlab scenarios', () => {
       'replicas',
       'retry-storm',
       'sdk-stack',
+      'side-effects',
       'stream-faults',
+      'tenant-flood',
       'throughput',
       'tpm-burst',
     ];

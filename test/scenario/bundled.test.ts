@@ -14,7 +14,9 @@ const NAMES = [
   'replicas',
   'retry-storm',
   'sdk-stack',
+  'side-effects',
   'stream-faults',
+  'tenant-flood',
   'throughput',
   'tpm-burst',
 ];

@@ -7,6 +7,7 @@ import { headlineTable } from './headline-table.js';
 import { escapeHtml } from './html-escape.js';
 import { amplificationChart, goodputChart } from './overview-charts.js';
 import { sharedScales } from './shared-scales.js';
+import { toolsTable } from './tools-table.js';
 import { latencyChart, loadChart, refusedChart } from './variant-charts.js';
 
 export interface ReportPage {
@@ -64,8 +65,18 @@ export function resultReport(file: ResultFile): ReportPage {
   );
   const scales = sharedScales(vs);
   const same = vs.length > 1 ? ' Same scale for every variant.' : '';
+  const tools = toolsTable(vs);
   const body = [
     header(file),
+    ...(tools === ''
+      ? []
+      : [
+          section(
+            'Tools and side effects',
+            'Per tool: executions of its effect at the tool service, duplicates (executions beyond the first of an intent), idempotency conflicts (attempts that found their key in progress), degraded and failed calls.',
+            `<section class="card">${tools}</section>`,
+          ),
+        ]),
     section(
       'Amplification and goodput',
       'One line per variant. Shaded: fault phases; dashed line: arrivals stop, the rest is the drain.',

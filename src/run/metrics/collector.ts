@@ -9,6 +9,10 @@ import { RunSeries, type EngineSample } from './run-series.js';
 import { StreamStats } from './stream-stats.js';
 import { BIN_MS, binOf } from './time-series.js';
 import { UpstreamCounters } from './upstream-counters.js';
+import type { ToolServiceStats } from '../../upstream/tool-service.js';
+import type { ToolObserver } from '../../traffic/tool-observer.js';
+import { ToolStats, type ToolInfo } from './tool-stats.js';
+import { TenantStats } from './tenant-stats.js';
 
 export type { EngineSample } from './run-series.js';
 
@@ -21,6 +25,14 @@ export interface MetricsCollectorOptions {
   durationMs: number;
   /** The layers whose calls are streamed (TTFT and truncated successes are reported for them). @default none */
   streamLayers?: string[];
+  /** The tool service's tools, when the scenario calls any; methods address them by index. */
+  tools?: ToolInfo[];
+  /** Whether the scenario's users may resubmit (a `users` section in the result). */
+  users?: boolean;
+  /** The scenario's tenants, when it names any (a `tenants` section in the result). */
+  tenants?: string[];
+  /** Whether the last layer limits inference (an `inference` section in the result). */
+  inference?: boolean;
 }
 
 const SNAPSHOT_BINS = 60;
@@ -33,7 +45,7 @@ const RECENT_BINS = 5;
  * per-second bins, so memory is flat in the number of requests. Times are ms since the run
  * started (virtual or real); latencies are measured from the intended start.
  */
-export class MetricsCollector {
+export class MetricsCollector implements ToolObserver {
   readonly layers: readonly string[];
   readonly models: readonly string[];
   readonly durationMs: number;
@@ -48,6 +60,15 @@ export class MetricsCollector {
   private ok = 0;
   private late = 0;
   private failed = 0;
+  private readonly tools: ToolStats | undefined;
+  private readonly hasUsers: boolean;
+  private degradedRoots = 0;
+  private readonly tenants: TenantStats | undefined;
+  private readonly inference:
+    | { queued: number; gaveUp: number; fallbacks: number; waitSum: number; waitMax: number }
+    | undefined;
+  /** What the tool service did (executions, duplicates, conflicts): the driver says where to read it. */
+  toolEffects: (() => readonly ToolServiceStats[]) | undefined = undefined;
 
   constructor(opts: MetricsCollectorOptions) {
     if (!Array.isArray(opts.layers) || opts.layers.length === 0)
@@ -63,6 +84,11 @@ export class MetricsCollector {
     const streamed = opts.streamLayers ?? [];
     for (const name of streamed) indexOf('layer', this.layers, name);
     this.stream = streamed.length > 0 ? new StreamStats(this.layers, streamed) : undefined;
+    this.hasUsers = opts.users === true;
+    this.tenants = opts.tenants === undefined ? undefined : new TenantStats(opts.tenants);
+    this.inference =
+      opts.inference === true ? { queued: 0, gaveUp: 0, fallbacks: 0, waitSum: 0, waitMax: 0 } : undefined;
+    this.tools = (opts.tools?.length ?? 0) > 0 || this.hasUsers ? new ToolStats(opts.tools ?? []) : undefined;
   }
 
   /** Index of a layer by name (resolve once, outside the hot path). */
@@ -149,6 +175,63 @@ export class MetricsCollector {
     this.stream?.truncatedSuccess(layer);
   }
 
+  toolLogical(tool: number, n: number): void {
+    this.tools?.logical(tool, n);
+  }
+
+  toolAttempt(tool: number, isRetry: boolean, _t: number): void {
+    this.tools?.attempt(tool, isRetry);
+  }
+
+  toolAnswer(tool: number, status: number, _t: number): void {
+    this.tools?.answer(tool, status);
+  }
+
+  toolDone(tool: number, intendedStart: number, t: number, outcome: number): void {
+    this.tools?.done(tool, t - intendedStart, outcome);
+  }
+
+  toolShed(tool: number, reason: ShedReason, t: number): void {
+    this.tools?.shed(tool, reason);
+    this.series.shed(t);
+  }
+
+  tenantOffered(tenant: number, _t: number): void {
+    this.tenants?.offered(tenant);
+  }
+
+  tenantDone(tenant: number, ok: boolean, withinDeadline: boolean, _t: number): void {
+    this.tenants?.done(tenant, ok, withinDeadline);
+  }
+
+  entryRefused(tenant: number, _retryAfterMs: number, t: number): void {
+    this.tenants?.refused(tenant);
+    this.series.shed(t);
+  }
+
+  inferenceQueued(estimatedWaitMs: number, _t: number): void {
+    const q = this.inference;
+    if (q === undefined) return;
+    q.queued++;
+    q.waitSum += estimatedWaitMs;
+    if (estimatedWaitMs > q.waitMax) q.waitMax = estimatedWaitMs;
+  }
+
+  inferenceGaveUp(fallback: boolean, _t: number): void {
+    const q = this.inference;
+    if (q === undefined) return;
+    q.gaveUp++;
+    if (fallback) q.fallbacks++;
+  }
+
+  rootDegraded(_t: number): void {
+    this.degradedRoots++;
+  }
+
+  userSubmit(resubmit: boolean, impatient: boolean, _t: number): void {
+    this.tools?.submit(resubmit, impatient);
+  }
+
   /** Samples an engine layer's state (once per second) for the throttle/budget/breaker timelines. */
   engineState(layer: number, t: number, s: EngineSample): void {
     this.series.engine(layer, t, s);
@@ -175,6 +258,32 @@ export class MetricsCollector {
       upstream: this.upstream.result(),
       recoveryMs: recoveryTime(goodput, faults, runBins, BIN_MS),
       series: this.series.result(0, bins),
+      ...this.toolsAndUsers(),
+      ...(this.tenants === undefined ? {} : { tenants: this.tenants.result(durationMs) }),
+      ...this.inferenceResult(),
+    };
+  }
+
+  private inferenceResult(): Pick<RunResult, 'inference'> {
+    const q = this.inference;
+    if (q === undefined) return {};
+    const { queued, gaveUp, fallbacks } = q;
+    return {
+      inference: {
+        queued,
+        gaveUp,
+        fallbacks,
+        estimatedWaitMs: { mean: round6(ratio(q.waitSum, queued)), max: round6(q.waitMax) },
+      },
+    };
+  }
+
+  /** `tools` and `users`, for scenarios that have them (absent otherwise, so older results stay as they were). */
+  private toolsAndUsers(): Pick<RunResult, 'tools' | 'users'> {
+    if (this.tools === undefined) return {};
+    return {
+      ...(this.tools.tools.length > 0 ? { tools: this.tools.result(this.toolEffects?.()) } : {}),
+      ...(this.hasUsers ? { users: this.tools.usersResult() } : {}),
     };
   }
 
@@ -195,6 +304,7 @@ export class MetricsCollector {
       layers: this.layerResults(),
       upstream: this.upstream.result(),
       series: this.series.result(Math.max(0, now - SNAPSHOT_BINS + 1), now + 1),
+      ...this.toolsAndUsers(),
     };
   }
 
@@ -203,6 +313,7 @@ export class MetricsCollector {
     this.rootLatency.destroy();
     this.layerStats.destroy();
     this.stream?.destroy();
+    this.tools?.destroy();
   }
 
   private truncated(): { truncatedSuccesses?: number } {
@@ -231,6 +342,7 @@ export class MetricsCollector {
       late: this.late,
       failed: this.failed,
       unfinished: Math.max(0, this.offered - done),
+      ...(this.tools === undefined ? {} : { degraded: this.degradedRoots }),
       latencyMs: { p50: h.percentile(50), p95: h.percentile(95), p99: h.percentile(99), max: h.max },
     };
   }

@@ -1,4 +1,7 @@
 import type { ShedReason } from '../../engine/errors.js';
+import type { InferenceResult, TenantResult, ToolResult, UsersResult } from './tool-result.js';
+
+export type { InferenceResult, TenantResult, ToolResult, UsersResult } from './tool-result.js';
 
 /**
  * The versioned result JSON (`stormlab.result/v1`). Same scenario + seed in `sim` mode ⇒
@@ -23,6 +26,8 @@ export interface RootResult {
   failed: number;
   /** Offered but not finished when the run ended. */
   unfinished: number;
+  /** Of `ok`, those with a tool call below them degraded (a draft instead of the send); scenarios with tools only. */
+  degraded?: number;
   /** Every finished root (ok, late or failed), from its intended start. */
   latencyMs: Percentiles & { max: number };
 }
@@ -142,6 +147,14 @@ export interface RunResult {
   series: SeriesResult;
   /** Live runs only: the HTTP client's connection pool. */
   live?: LiveFigures;
+  /** Per tool, when the scenario's tree makes tool calls: executions, duplicates, conflicts, degraded calls. */
+  tools?: ToolResult[];
+  /** When the scenario's users may resubmit: their submissions, as the outermost layer of amplification. */
+  users?: UsersResult;
+  /** Per tenant, when the scenario names tenants or an entry limit. */
+  tenants?: TenantResult[];
+  /** The last layer's inference queue, when the scenario limits inference. */
+  inference?: InferenceResult;
 }
 
 /** How the live driver's connection pool held up (requests waiting for a connection, sampled every 100 ms). */
@@ -233,4 +246,6 @@ export interface RunSnapshot {
   upstream: UpstreamResult;
   /** The last 60 seconds. */
   series: SeriesResult;
+  tools?: ToolResult[];
+  users?: UsersResult;
 }

@@ -6,6 +6,8 @@ import type { UpstreamConfig } from '../../upstream/config.js';
 import type { UpstreamListener } from '../../upstream/response.js';
 import type { EventHandler } from '../../upstream/scheduler.js';
 import { UpstreamModel } from '../../upstream/upstream-model.js';
+import { ToolService } from '../../upstream/tool-service.js';
+import { toolInfos } from '../tool-infos.js';
 import { MetricsCollector } from '../metrics/collector.js';
 import type { RunResult, RunSnapshot } from '../metrics/result.js';
 import type { RunView } from '../run-view.js';
@@ -41,6 +43,12 @@ export class Simulation implements EventHandler {
   private readonly arrivals: Arrivals;
   private readonly sampler: number;
   private finishedAt = -1;
+  /** The tool service, when the scenario has tools. */
+  readonly tools: ToolService | undefined = undefined;
+
+  private get toolCalls() {
+    return this.traffic.toolCalls;
+  }
 
   constructor(readonly spec: RunSpec) {
     const random = new SeededRandom(spec.seed);
@@ -48,7 +56,13 @@ export class Simulation implements EventHandler {
     const layers = spec.traffic.layers.map((l) => l.name);
     const models = spec.upstream.models.map((m) => m.name);
     const streamLayers = spec.traffic.layers.filter((l) => l.stream === true).map((l) => l.name);
-    this.metrics = new MetricsCollector({ layers, models, durationMs: spec.durationMs, streamLayers });
+    this.metrics = new MetricsCollector({
+      layers,
+      models,
+      durationMs: spec.durationMs,
+      streamLayers,
+      ...toolInfos(spec),
+    });
     // The upstream answers the interpreter, built after it (it is the interpreter's transport).
     // Arguments spelled out: a rest/spread forwarder would build an array per response.
     const listener: UpstreamListener = {
@@ -57,12 +71,22 @@ export class Simulation implements EventHandler {
       onStream: (reqId, event, ms, tokens, now) => this.traffic.onStream(reqId, event, ms, tokens, now),
     };
     this.upstream = new UpstreamModel(spec.upstream, this.heap, random.split('upstream'), listener);
+    const tools = spec.upstream.tools ?? [];
+    if (tools.length > 0) {
+      const service = new ToolService(tools, this.heap, random.split('tool-service'), {
+        onToolResponse: (reqId, serial, status, retryAfterMs, now) =>
+          this.toolCalls?.onToolResponse(reqId, serial, status, retryAfterMs, now),
+      });
+      this.tools = service;
+      this.metrics.toolEffects = () => service.stats();
+    }
     this.traffic = new TrafficInterpreter(
       spec.traffic,
       this.heap,
       this.upstream,
       this.metrics,
       random.split('traffic'),
+      { transport: this.tools, observer: this.metrics },
     );
     this.arrivals = new Arrivals(
       spec.traffic.arrival,
@@ -117,7 +141,19 @@ export class Simulation implements EventHandler {
     const now = this.now;
     this.flushWasted(now);
     const engines = engineViews(this.spec, this.traffic, now);
-    return { name, snapshot: this.metrics.snapshot(now), engines, upstream: this.upstream.stats(now), done: this.done };
+    const view: RunView = {
+      name,
+      snapshot: this.metrics.snapshot(now),
+      engines,
+      upstream: this.upstream.stats(now),
+      done: this.done,
+    };
+    const breakers = this.traffic.toolCalls?.breakerStates(now);
+    if (breakers !== undefined && breakers.size > 0 && this.tools !== undefined) {
+      const names = this.tools.stats().map((t) => t.name);
+      view.toolBreakers = Object.fromEntries([...breakers].map(([i, state]) => [names[i], state]));
+    }
+    return view;
   }
 
   /**

@@ -1,0 +1,51 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { resultReport } from '../../src/report/html/result-report.js';
+import { readReportInput } from '../../src/report/report-input.js';
+import { summaryTable } from '../../src/report/summary-table.js';
+import { initHistograms } from '../../src/run/metrics/histogram.js';
+import { RESULT_SCHEMA, type ResultFile } from '../../src/run/metrics/result.js';
+import { runAll } from '../scenario/claims.js';
+
+beforeAll(() => initHistograms());
+
+function sideEffects(): ResultFile {
+  const { results } = runAll('side-effects');
+  return {
+    schema: RESULT_SCHEMA,
+    scenario: 'side-effects',
+    seed: 1,
+    mode: 'sim',
+    variants: [results.naive, results.engine],
+    timing: { wallMs: 0, attemptsPerSec: 0 },
+  };
+}
+
+describe('tools in the reports', () => {
+  const file = sideEffects();
+
+  it('the summary table shows duplicates naive vs engine side by side', () => {
+    const text = summaryTable(file);
+    expect(text).toMatch(/tool gmail\.send\n/);
+    expect(text).toMatch(/ {2}duplicates +477 +0\n/);
+    expect(text).toMatch(/ {2}idempotency conflicts +0 +329\n/);
+    expect(text).toMatch(/ {2}executions +1,050 +573\n/);
+  });
+
+  it('the HTML report has a tools table, duplicates coloured by health', () => {
+    const page = resultReport(file);
+    expect(page.body).toContain('<h2>Tools and side effects</h2>');
+    expect(page.body).toContain('<td>naive</td><td>gmail.send (side effect)</td>');
+    expect(page.body).toContain('<td class="bad">477</td>');
+    expect(page.body).toContain('<td class="good">0</td>');
+  });
+
+  it('a result with tools passes the report schema; one without has no tools section', () => {
+    const read = readReportInput(JSON.stringify(file), 'se.json');
+    expect(read.ok).toBe(true);
+    const broken = { ...file, variants: [{ ...file.variants[0], tools: [{ name: 'gmail.send' }] }] };
+    const bad = readReportInput(JSON.stringify(broken), 'se.json');
+    expect(bad.ok).toBe(false);
+    const bare = { ...file, variants: file.variants.map(({ tools: _t, users: _u, ...v }) => v) };
+    expect(resultReport(bare).body).not.toContain('Tools and side effects');
+  });
+});
