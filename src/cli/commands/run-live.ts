@@ -5,7 +5,6 @@ import { LiveRun } from '../../run/live/live-run.js';
 import { RESULT_SCHEMA, type ResultFile, type RunResult } from '../../run/metrics/result.js';
 import { formatDuration } from '../../scenario/duration.js';
 import type { Scenario } from '../../scenario/scenario.js';
-import { showDashboard } from '../dashboard.js';
 import { UsageError, type Io } from '../io.js';
 import { Playback } from '../playback.js';
 import { specOf } from './run-variants.js';
@@ -161,6 +160,7 @@ export async function executeLive(
   });
   try {
     if (io.terminal !== undefined && flags.ui !== false && io.env.CI !== 'true' && !flags.quiet) {
+      const { showDashboard } = await import('../dashboard.js');
       await showDashboard(io, io.terminal, playback, (wallMs) => playback.tick(wallMs));
       if (playback.interrupted) session.stop();
       await session.done;

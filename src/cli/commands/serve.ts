@@ -3,14 +3,13 @@ import type { ServedFault } from '../../fake-upstream/fault-phases.js';
 import { createFakeUpstream, type FakeUpstream, type FakeUpstreamConfig } from '../../fake-upstream/server.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { scenarioFromFlags } from '../scenario-args.js';
+import { SERVE_DEFAULTS } from './serve-defaults.js';
 
 export interface ServeFlags {
   port?: string;
   host?: string;
   scenario?: string;
 }
-
-export const SERVE_DEFAULTS = { port: '8080', host: '127.0.0.1' };
 
 export const ROUTES: ReadonlyArray<[string, string]> = [
   ['POST /v1/chat/completions', 'OpenAI chat completions (stream: true for SSE)'],
