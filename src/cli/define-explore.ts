@@ -6,6 +6,7 @@ import { collect, type CommandContext } from './command-context.js';
 /** What the options sweep and tune share say about each command's points. */
 interface ExploreWords {
   variant: string;
+  seeds: string;
   json: string;
   quiet: string;
 }
@@ -22,6 +23,7 @@ function exploreOptions(cmd: Command, words: ExploreWords): Command {
       'simulations run at once, or auto (the default): one unless the first points take long enough for threads to pay',
     )
     .option('--seed <n>', 'seed of every point (same seed, same table)')
+    .option('--seeds <n>', words.seeds)
     .option('--set <path=value>', 'override a scenario field for every point (repeatable)', collect)
     .option('--duration <d>', 'run length of every point, e.g. 30s or 2m')
     .option('--json <file>', words.json)
@@ -53,6 +55,7 @@ export function defineExplore(program: Command, { io, exit }: CommandContext): v
       .option('--csv <file>', 'write every point as CSV, one row each'),
     {
       variant: 'the variant every point runs',
+      seeds: 'run every point on n seeds (--seed, then the next ones) and show means with 95 % intervals (default: 1)',
       json: 'write every point as JSON (schema stormlab.sweep/v1; stormlab report reads it)',
       quiet: "print only the best point's line",
     },
@@ -88,6 +91,8 @@ export function defineExplore(program: Command, { io, exit }: CommandContext): v
       .option('--budget <n>', 'points to simulate at most, besides the current values (default: 60)'),
     {
       variant: 'the variant to tune',
+      seeds:
+        'judge every point on n seeds (--seed, then the next ones): means, 95 % intervals, and whether the answer beats the current values beyond noise (default: 5)',
       json: 'write the best point, the baseline and every point as JSON (schema stormlab.tune/v1)',
       quiet: "print only the answer's line",
     },
