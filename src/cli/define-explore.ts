@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { SweepFlags } from './commands/sweep.js';
 import type { TuneFlags } from './commands/tune.js';
+import type { WorkerFlags } from './commands/worker.js';
 import { collect, type CommandContext } from './command-context.js';
 
 /** What the options sweep and tune share say about each command's points. */
@@ -27,6 +28,10 @@ function exploreOptions(cmd: Command, words: ExploreWords): Command {
     .option('--set <path=value>', 'override a scenario field for every point (repeatable)', collect)
     .option('--duration <d>', 'run length of every point, e.g. 30s or 2m')
     .option('--json <file>', words.json)
+    .option(
+      '--queue <redis-url>',
+      'put the points on a BullMQ queue at this Redis (redis://host:6379[/db][?queue=name]) for `stormlab worker`s to run',
+    )
     .option('-q, --quiet', words.quiet);
 }
 
@@ -104,5 +109,22 @@ export function defineExplore(program: Command, { io, exit }: CommandContext): v
     .action(async (arg: string, flags: TuneFlags) => {
       const { tuneCommand } = await withHistograms(import('./commands/tune.js'));
       exit(await tuneCommand(io, arg, flags));
+    });
+}
+
+/** `stormlab worker`: runs the points sweeps and tunes put on a queue, on this machine. */
+export function defineWorker(program: Command, { io, exit }: CommandContext): void {
+  program
+    .command('worker')
+    .description('take the points of sweep|tune --queue off a Redis queue and simulate them, until Ctrl-C')
+    .option('--queue <redis-url>', 'the Redis of the queue, as sweep|tune --queue names it')
+    .option('--concurrency <n>', 'points simulated at once, one thread each (default: 1)')
+    .addHelpText(
+      'after',
+      '\nExample: stormlab worker --queue redis://10.0.0.5:6379 --concurrency 4   (on each machine of the fleet)\nThen:    stormlab sweep brownout --param engine.throttle.k=1.1:3:0.1 --seeds 5 --queue redis://10.0.0.5:6379\nExit codes: 0 stopped, 2 bad input.',
+    )
+    .action(async (flags: WorkerFlags) => {
+      const { workerCommand } = await withHistograms(import('./commands/worker.js'));
+      exit(await workerCommand(io, flags));
     });
 }

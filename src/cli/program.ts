@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { defineExplore } from './define-explore.js';
+import { defineExplore, defineWorker } from './define-explore.js';
 import { defineFiles } from './define-files.js';
 import { defineRun } from './define-run.js';
 import { defineServe } from './define-serve.js';
@@ -34,6 +34,7 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
   defineServe(program, context);
   defineFiles(program, context);
   defineExplore(program, context);
+  defineWorker(program, context);
   program
     .command('scenarios')
     .description('list the bundled scenarios')

@@ -14,6 +14,7 @@ import type { Scenario } from '../../scenario/scenario.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { scenarioFromFlags, scenarioSets, type ScenarioFlags } from '../scenario-args.js';
 import { seedList } from '../../explore/seed-stats.js';
+import { openQueue, queueTarget, queueText } from './queue-args.js';
 import { parseWorkers, pickVariant, positiveInt, quietWorkers, workerReporter, workersText } from './explore-args.js';
 import { writeOutput } from '../write-output.js';
 
@@ -24,6 +25,8 @@ export interface SweepFlags extends ScenarioFlags {
   variant?: string;
   workers?: string;
   seeds?: string;
+  /** A Redis URL: the points go on a BullMQ queue for `stormlab worker`s. */
+  queue?: string;
   json?: string;
   csv?: string;
   quiet?: boolean;
@@ -56,10 +59,16 @@ export async function sweepCommand(
     if (e instanceof SweepError) return usageLines(io, e.problems);
     throw e;
   }
-  const file = await runSweep(spec, run).catch((e: unknown) => {
-    if (e instanceof RefusedError) throw new UsageError(`--param: ${e.message}`);
-    throw e;
-  });
+  const queue = queueTarget(flags);
+  const remote = queue === undefined ? undefined : await openQueue(queue, spec.job);
+  const file = await runSweep(spec, remote?.run ?? run)
+    .catch((e: unknown) => {
+      if (e instanceof RefusedError) throw new UsageError(`--param: ${e.message}`);
+      throw e;
+    })
+    .finally(() => remote?.close());
+  if (remote !== undefined && !flags.quiet)
+    io.stderr(`queue: ${remote.workers()} worker${remote.workers() === 1 ? '' : 's'} ran the points\n`);
   const color = io.isTTY && io.env.NO_COLOR === undefined;
   io.stdout(flags.quiet ? `${sweepHeadline(file)}${quietWorkers(workers.chosen)}\n` : sweepText(file, { color }));
   if (changedNothing(file))
@@ -91,7 +100,7 @@ function prepare(io: Io, arg: string, flags: SweepFlags): SweepSpec {
   if (!flags.quiet) {
     const which = asWritten ? 'as written: it has no engine variant' : `variant ${variant}`;
     io.stderr(
-      `sweeping ${points} point${points === 1 ? '' : 's'}${seedCount > 1 ? ` × ${seedCount} seeds` : ''} of ${scenario.name} (${which}) on ${workersText(workers, points * seedCount)}\n`,
+      `sweeping ${points} point${points === 1 ? '' : 's'}${seedCount > 1 ? ` × ${seedCount} seeds` : ''} of ${scenario.name} (${which}) on ${flags.queue === undefined ? workersText(workers, points * seedCount) : queueText(queueTarget(flags)!)}\n`,
     );
   }
   return {

@@ -13,6 +13,7 @@ import { formatFigure } from '../../report/format.js';
 import { paramValue, shellWord, tuneHeadline, tuneReport } from '../../report/tune-report.js';
 import { SEARCH_DEFAULTS } from '../../explore/search-space.js';
 import { seedList } from '../../explore/seed-stats.js';
+import { openQueue, queueTarget, queueText } from './queue-args.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { EXIT, UsageError, type Io } from '../io.js';
@@ -33,6 +34,8 @@ export interface TuneFlags extends ScenarioFlags, GoalFlags {
   variant?: string;
   workers?: string;
   seeds?: string;
+  /** A Redis URL: the points go on a BullMQ queue for `stormlab worker`s. */
+  queue?: string;
   budget?: string;
   json?: string;
   quiet?: boolean;
@@ -45,15 +48,20 @@ export interface TuneFlags extends ScenarioFlags, GoalFlags {
  */
 export async function tuneCommand(io: Io, arg: string, flags: TuneFlags): Promise<number> {
   const spec = prepare(io, arg, flags);
-  // One pool for every round: the worker threads start once, not once a round.
-  const pool = new PointPool(spec.job, spec.workers);
+  const queue = queueTarget(flags);
+  // One pool (or queue) for every round: the worker threads start once, not once a round.
+  const remote = queue === undefined ? undefined : await openQueue(queue, spec.job);
+  const pool = remote === undefined ? new PointPool(spec.job, spec.workers) : undefined;
   const workers = workerReporter(io, flags.quiet);
   const onRound = flags.quiet ? undefined : (r: SearchRound): void => io.stderr(`${roundLine(spec, r)}\n`);
-  const file = await tune({ ...spec, onRound, onWorkers: workers.onWorkers }, (_job, points, o) =>
-    pool.run(points, o.onDone, o.onWorkers),
+  const file = await tune(
+    { ...spec, onRound, onWorkers: workers.onWorkers },
+    remote?.run ?? ((_job, points, o) => pool!.run(points, o.onDone, o.onWorkers)),
   )
     .catch(badPoint)
-    .finally(() => pool.close());
+    .finally(() => (remote ?? pool)!.close());
+  if (remote !== undefined && !flags.quiet)
+    io.stderr(`queue: ${remote.workers()} worker${remote.workers() === 1 ? '' : 's'} ran the points\n`);
   io.stdout(
     flags.quiet
       ? `${tuneHeadline(file)}${quietWorkers(workers.chosen)}\n`
@@ -93,7 +101,7 @@ function prepare(io: Io, arg: string, flags: TuneFlags): TuneSpec {
         ? 'variant engine (--variant to pick another)'
         : `variant ${variant}`;
     io.stderr(
-      `tuning ${params.map((p) => p.path).join(', ')} of ${scenario.name}, ${which}: up to ${budget} points + the current values, ${seedCount === 1 ? 'one seed' : `${seedCount} seeds`} each, ${workersText(workers, (budget + 1) * seedCount)}\n`,
+      `tuning ${params.map((p) => p.path).join(', ')} of ${scenario.name}, ${which}: up to ${budget} points + the current values, ${seedCount === 1 ? 'one seed' : `${seedCount} seeds`} each, ${flags.queue === undefined ? workersText(workers, (budget + 1) * seedCount) : `on ${queueText(queueTarget(flags)!)}`}\n`,
     );
     notes(io, resolved, variant, params, goal);
   }
