@@ -1,12 +1,14 @@
 import { writeFileSync } from 'node:fs';
+import { cliSuite } from './cli.bench.js';
 import { engineSuite } from './engine.bench.js';
+import { exploreSuite } from './explore.bench.js';
 import { liveSuite } from './live.bench.js';
 import type { Row } from './measure.js';
 import { sharedSuite } from './shared.bench.js';
 import { simSuite } from './sim.bench.js';
 
 /**
- * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared]`: prints each suite's table and, with
+ * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared|cli|explore]`: prints each suite's table and, with
  * --json, writes every figure as rows {suite, name, value, unit}.
  */
 const SUITES: Record<string, () => Promise<Row[]>> = {
@@ -14,6 +16,8 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   sim: simSuite,
   live: liveSuite,
   shared: sharedSuite,
+  cli: cliSuite,
+  explore: exploreSuite,
 };
 
 function parseArgs(argv: string[]): { json?: string; suites: string[] } {
