@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
+import { cliSuite } from './cli.bench.js';
 import { engineSuite } from './engine.bench.js';
+import { exploreSuite } from './explore.bench.js';
 import { liveSuite } from './live.bench.js';
 import type { Row } from './measure.js';
 import { sharedSuite } from './shared.bench.js';
@@ -7,7 +9,7 @@ import { simSuite } from './sim.bench.js';
 import { streamSuite } from './stream.bench.js';
 
 /**
- * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared|stream]`: prints each suite's table and, with
+ * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared|stream|cli|explore]`: prints each suite's table and, with
  * --json, writes every figure as rows {suite, name, value, unit}.
  */
 const SUITES: Record<string, () => Promise<Row[]>> = {
@@ -16,6 +18,8 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   live: liveSuite,
   shared: sharedSuite,
   stream: streamSuite,
+  cli: cliSuite,
+  explore: exploreSuite,
 };
 
 function parseArgs(argv: string[]): { json?: string; suites: string[] } {

@@ -18,7 +18,7 @@ export interface RefusedPoint {
 /** What simulating one point gives: its run, or why it could not run. */
 export type PointOutcome = RunResult | RefusedPoint;
 
-export function isRefused(o: PointOutcome): o is RefusedPoint {
+export function isRefused(o: PointOutcome | { runs: RunResult[] }): o is RefusedPoint {
   return 'refused' in o;
 }
 

@@ -10,11 +10,26 @@ import { pointOutcome, type PointJob } from './simulate-point.js';
 export type { PointJob } from './simulate-point.js';
 export { isRefused, type PointOutcome, type RefusedPoint } from './point-refusal.js';
 
+/** How many simulations run at once: a number, or `auto` (decided from the cost of the first points, see `autoWorkers`). */
+export type WorkerCount = number | 'auto';
+
+/** What `auto` chose, and why: `1 worker (a point takes 12 ms: threads would not pay)`. */
+export interface WorkerChoice {
+  /** Workers actually used: 1 runs in this thread, more are worker threads. */
+  used: number;
+  /** Whether `auto` chose it (else it is what was asked, capped by the points). */
+  auto: boolean;
+  /** The measured wall ms of one point in this thread, when `auto` measured it. */
+  pointMs?: number;
+}
+
 export interface RunPointsOptions {
   /** Simulations at once: 1 runs them in this thread, more in that many worker threads (at most one per point). */
-  workers: number;
+  workers: WorkerCount;
   /** After each point finishes (in the order they finish). */
   onDone?: (done: number, total: number) => void;
+  /** Once the number of workers is known (for `auto`, after the first points ran here). */
+  onWorkers?: (choice: WorkerChoice) => void;
 }
 
 /** `runPoints`' shape, for callers that take a stand-in in tests. */
@@ -42,6 +57,36 @@ export function defaultWorkers(points: number, cores: number = availableParallel
 }
 
 /**
+ * What a worker thread costs before its first point: loading the modules and warming the JIT,
+ * measured at 0.3–0.6 s on a 2-vCPU host (threads start together, so once for the pool).
+ */
+export const THREAD_STARTUP_MS = 500;
+/**
+ * The share of a core each of several threads gets for simulations (they share memory
+ * bandwidth and caches, and the host's other work): on 2 vCPUs two threads ran 1.3× as fast
+ * as one, 0.65 each.
+ */
+export const THREAD_EFFICIENCY = 0.65;
+/** How long `auto` measures points in this thread before deciding (at least one point, at most `PROBE_POINTS`). */
+export const PROBE_MS = 200;
+const PROBE_POINTS = 4;
+
+/**
+ * `--workers auto`: the worker threads for `remaining` points of `pointMs` each (measured in
+ * this thread), given the cores. Threads run only when they finish sooner, by a margin, than
+ * this thread alone: their start-up plus the points spread over them at `THREAD_EFFICIENCY`
+ * must beat the points one after another by a fifth, so light points (or few) stay here and
+ * `auto` is never slower than one worker by more than the probe it measured with.
+ */
+export function autoWorkers(pointMs: number, remaining: number, cores: number = availableParallelism()): number {
+  const threads = Math.min(cores, remaining);
+  if (threads < 2) return 1;
+  const serial = pointMs * remaining;
+  const parallel = THREAD_STARTUP_MS + serial / (threads * THREAD_EFFICIENCY);
+  return parallel < 0.8 * serial ? threads : 1;
+}
+
+/**
  * Simulates every point (its `--set` texts on top of the job's) and returns the outcomes in
  * point order, whichever worker ran which. Every point has the job's seed, so the outcomes are
  * the same for any number of workers. A point whose values are refused (see `RefusedPoint`)
@@ -49,21 +94,25 @@ export function defaultWorkers(points: number, cores: number = availableParallel
  * with a `PointError` naming it, after stopping the other workers.
  */
 export async function runPoints(job: PointJob, points: string[][], opts: RunPointsOptions): Promise<PointOutcome[]> {
-  const pool = new PointPool(job, Math.max(1, Math.min(checkWorkers(opts.workers), points.length)));
+  const w = checkWorkers(opts.workers);
+  const pool = new PointPool(job, w === 'auto' ? w : Math.max(1, Math.min(w, points.length)));
   try {
-    return await pool.run(points, opts.onDone);
+    return await pool.run(points, opts.onDone, opts.onWorkers);
   } finally {
     await pool.close();
   }
 }
 
-function checkWorkers(n: number): number {
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`workers: expected a whole number of at least 1, got ${n}`);
+function checkWorkers(n: WorkerCount): WorkerCount {
+  if (n !== 'auto' && (!Number.isInteger(n) || n < 1))
+    throw new RangeError(`workers: expected a whole number of at least 1 or auto, got ${n}`);
   return n;
 }
 
 interface Batch {
   points: string[][];
+  /** Where `points[0]` sits in the caller's batch (after the points `auto` ran here). */
+  offset: number;
   results: PointOutcome[];
   next: number;
   done: number;
@@ -85,28 +134,65 @@ interface Slot {
  * worker threads start once, on the first batch, and stay until `close()`, so each round does
  * not pay their start-up (loading the modules, warming the JIT: ~0.5 s a worker). One worker
  * runs the points in this thread. Batches run one at a time.
+ *
+ * With `auto`, the first batch's first points run in this thread while their cost is measured
+ * (see `autoWorkers`); the rest of it, and every later batch, run on what was chosen.
  */
 export class PointPool {
   private readonly slots: Slot[] = [];
   private batch: Batch | undefined;
+  private size: WorkerCount;
   /** Worker threads started so far (they are restarted only after a failure stopped them). */
   started = 0;
+  /** The most workers any batch used: what `timing.workers` reports. */
+  used = 0;
 
   constructor(
     private readonly job: PointJob,
-    private readonly size: number,
+    size: WorkerCount,
+    private readonly cores: number = availableParallelism(),
+    /** How `auto` decides from the measured cost (tests pass a fixed answer). */
+    private readonly decide: typeof autoWorkers = autoWorkers,
   ) {
-    checkWorkers(size);
+    this.size = checkWorkers(size);
   }
 
-  run(points: string[][], onDone?: RunPointsOptions['onDone']): Promise<PointOutcome[]> {
-    if (this.batch !== undefined) return Promise.reject(new Error('PointPool.run: a batch is already running'));
-    if (this.size <= 1 || points.length <= 1) return runHere(this.job, points, onDone);
-    return new Promise((resolve, reject) => {
-      this.batch = { points, results: new Array(points.length), next: 0, done: 0, onDone, resolve, reject };
-      while (this.slots.length < Math.min(this.size, points.length)) this.slots.push(this.spawn());
+  async run(
+    points: string[][],
+    onDone?: RunPointsOptions['onDone'],
+    onWorkers?: RunPointsOptions['onWorkers'],
+  ): Promise<PointOutcome[]> {
+    if (this.batch !== undefined) throw new Error('PointPool.run: a batch is already running');
+    if (points.length === 0) return [];
+    let head: PointOutcome[] = [];
+    if (this.size === 'auto') {
+      const probe = await probeHere(this.job, points, onDone);
+      head = probe.results;
+      this.size = this.decide(probe.pointMs, points.length - head.length, this.cores);
+      onWorkers?.({ used: this.size, auto: true, pointMs: probe.pointMs });
+    } else onWorkers?.({ used: Math.min(this.size, points.length), auto: false });
+    const rest = points.slice(head.length);
+    const size = this.size;
+    this.used = Math.max(this.used, Math.min(size, Math.max(1, rest.length)));
+    if (rest.length === 0) return head;
+    const progress =
+      onDone === undefined ? undefined : (done: number): void => onDone(head.length + done, points.length);
+    if (size <= 1 || rest.length <= 1) return [...head, ...(await runHere(this.job, rest, progress))];
+    const tail = await new Promise<PointOutcome[]>((resolve, reject) => {
+      this.batch = {
+        points: rest,
+        offset: head.length,
+        results: new Array(rest.length),
+        next: 0,
+        done: 0,
+        onDone: progress,
+        resolve,
+        reject,
+      };
+      while (this.slots.length < Math.min(size, rest.length)) this.slots.push(this.spawn());
       for (const slot of this.slots) this.feed(slot);
     });
+    return [...head, ...tail];
   }
 
   /** Stops the worker threads. */
@@ -149,7 +235,7 @@ export class PointPool {
     slot.current = -1;
     b.done++;
     try {
-      b.onDone?.(b.done, b.points.length);
+      b.onDone?.(b.done, b.points.length + b.offset);
     } catch (e) {
       return this.fail(e);
     }
@@ -161,7 +247,9 @@ export class PointPool {
   private failAt(index: number, detail: string, code?: string, error?: unknown): void {
     const b = this.batch;
     if (b === undefined) return;
-    this.fail(index >= 0 ? new PointError(index, b.points.length, b.points[index], detail, code) : error);
+    this.fail(
+      index >= 0 ? new PointError(b.offset + index, b.offset + b.points.length, b.points[index], detail, code) : error,
+    );
   }
 
   /** The first failure rejects the batch and stops every worker: nothing waits on a dead one. */
@@ -182,6 +270,27 @@ async function runHere(job: PointJob, points: string[][], onDone: RunPointsOptio
     onDone?.(results.length, points.length);
   }
   return results;
+}
+
+/**
+ * Runs the first points in this thread until `PROBE_MS` have passed (or `PROBE_POINTS` ran):
+ * their results count, and their mean wall time is the cost `auto` decides by. The first point
+ * pays this thread's JIT warm-up, so a thread's points are, if anything, cheaper than measured.
+ */
+async function probeHere(
+  job: PointJob,
+  points: string[][],
+  onDone: RunPointsOptions['onDone'],
+): Promise<{ results: PointOutcome[]; pointMs: number }> {
+  await initHistograms();
+  const results: PointOutcome[] = [];
+  const start = performance.now();
+  while (results.length < points.length && results.length < PROBE_POINTS) {
+    results.push(pointOutcome(job, points[results.length]));
+    onDone?.(results.length, points.length);
+    if (performance.now() - start >= PROBE_MS) break;
+  }
+  return { results, pointMs: (performance.now() - start) / results.length };
 }
 
 /**

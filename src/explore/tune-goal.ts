@@ -26,7 +26,7 @@ export interface GoalFlags {
 }
 
 /** A violation stands for "no figure at all" (a constraint on a metric the run lacks) and caps the rest, so sums stay finite. */
-const WORST = 1e6;
+export const WORST = 1e6;
 
 /**
  * Reads `--maximize`/`--minimize` (exactly one) and each `--subject-to` with the gate's
@@ -107,7 +107,7 @@ export function judgeRun(goal: TuneGoal, run: RunResult): Judged {
   };
 }
 
-function figure(metric: Metric, run: RunResult): number | null {
+export function figure(metric: Metric, run: RunResult): number | null {
   const v = metric.value(run);
   return v === null ? null : round6(v);
 }

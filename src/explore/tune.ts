@@ -2,10 +2,21 @@ import type { TuneFile, TuneParamInfo, TunePoint } from '../report/tune-report.j
 import { paramValue, TUNE_SCHEMA } from '../report/tune-report.js';
 import { refusedLine } from '../report/refused-line.js';
 import { RefusedError } from './refused-error.js';
-import { isRefused, type PointJob, type PointOutcome, type RunPointsFn } from './run-points.js';
+import {
+  isRefused,
+  type PointJob,
+  type PointOutcome,
+  type RunPointsFn,
+  type WorkerChoice,
+  type WorkerCount,
+} from './run-points.js';
 import { lexicographic } from './search-rank.js';
 import { searchSpace, type Evaluated, type Score, type SearchRound } from './search-space.js';
-import { judgeRun, type Judged, type TuneGoal } from './tune-goal.js';
+import type { RunResult } from '../run/metrics/result.js';
+import { round6 } from '../run/metrics/round.js';
+import { bySeed, withSeeds } from './seeded-points.js';
+import type { TuneGoal } from './tune-goal.js';
+import { judgeSeeds, noiseVerdict, type SeededJudged } from './tune-seeds.js';
 import type { TuneParam } from './tune-params.js';
 
 export interface TuneSpec {
@@ -18,7 +29,11 @@ export interface TuneSpec {
   params: Array<TuneParam & { current: number | null }>;
   goal: TuneGoal;
   budget: number;
-  workers: number;
+  /** The seeds every point (and the baseline) runs on, when more than the scenario's one. */
+  seeds?: number[];
+  workers: WorkerCount;
+  /** Once a batch's workers are chosen (`auto` says what it chose, on the first batch). */
+  onWorkers?: (choice: WorkerChoice) => void;
   /** After each round of the search (for progress lines). */
   onRound?: (round: SearchRound) => void;
   /** After each simulated run of a round's batch. */
@@ -44,23 +59,33 @@ const REFUSED: Score = { objective: null, violation: Infinity };
  */
 export async function tune(spec: TuneSpec, runPoints: RunPointsFn): Promise<TuneFile> {
   const start = spec.wallNow();
-  const judged = new Map<string, Judged>();
+  const judged = new Map<string, SeededJudged>();
   const refused = new Map<string, { reason: string; sets: string[] }>();
-  let baseline: Judged | undefined;
+  let baseline: SeededJudged | undefined;
+  const seeds = spec.seeds ?? [];
+  let used = 1;
+  const onWorkers = (c: WorkerChoice): void => {
+    used = Math.max(used, c.used);
+    spec.onWorkers?.(c);
+  };
   const evaluate = async (points: number[][]): Promise<Score[]> => {
     const sets = points.map((p) => setTexts(spec.params, p));
-    const outcomes = await runPoints(spec.job, baseline === undefined ? [[], ...sets] : sets, {
+    const batch = baseline === undefined ? [[], ...sets] : sets;
+    const flat = await runPoints(spec.job, withSeeds(batch, seeds), {
       workers: spec.workers,
       onDone: spec.onDone,
+      onWorkers,
     });
+    const outcomes = bySeed(flat, Math.max(1, seeds.length));
     if (baseline === undefined) baseline = judgeBaseline(spec, outcomes.shift()!);
     return points.map((p, i) => {
-      const o = outcomes[i];
-      if (isRefused(o)) {
+      const runs = outcomes[i];
+      const o = runs.find(isRefused);
+      if (o !== undefined) {
         refused.set(p.join(','), { reason: o.refused, sets: sets[i] });
         return REFUSED;
       }
-      const j = judgeRun(spec.goal, o);
+      const j = judgeSeeds(spec.goal, runs as RunResult[]);
       judged.set(p.join(','), j);
       return j.score;
     });
@@ -85,11 +110,13 @@ export async function tune(spec: TuneSpec, runPoints: RunPointsFn): Promise<Tune
     );
   }
   const point = (e: Evaluated): TunePoint => toPoint(e.point, judged.get(e.point.join(','))!, e.round);
+  const noise = noiseVerdict(spec.goal.direction, judged.get(ran[0].point.join(','))!.perSeed, baseline!.perSeed);
   return {
     schema: TUNE_SCHEMA,
     scenario: spec.scenario,
     variant: spec.variant,
     seed: spec.seed,
+    ...(seeds.length > 1 ? { seeds } : {}),
     durationMs: spec.durationMs,
     objective: {
       direction: spec.goal.direction,
@@ -109,6 +136,7 @@ export async function tune(spec: TuneSpec, runPoints: RunPointsFn): Promise<Tune
     feasible: result.feasible,
     best: point(ran[0]),
     baseline: toPoint(current, baseline!, 0),
+    ...(noise === undefined ? {} : { noise }),
     points: ran.map(point),
     ...(skipped.length > 0
       ? {
@@ -131,17 +159,18 @@ export async function tune(spec: TuneSpec, runPoints: RunPointsFn): Promise<Tune
       })),
       stopped: result.stopped,
     },
-    timing: { wallMs: spec.wallNow() - start, workers: spec.workers },
+    timing: { wallMs: spec.wallNow() - start, workers: used },
   };
 }
 
 /** The scenario as written, judged; refused, it is bad input (the ranges were never the problem). */
-function judgeBaseline(spec: TuneSpec, o: PointOutcome): Judged {
-  if (isRefused(o))
+function judgeBaseline(spec: TuneSpec, runs: PointOutcome[]): SeededJudged {
+  const o = runs.find(isRefused);
+  if (o !== undefined)
     throw new RefusedError(
       `the scenario as written (the baseline every point is compared with) is refused: ${o.refused}`,
     );
-  return judgeRun(spec.goal, o);
+  return judgeSeeds(spec.goal, runs as RunResult[]);
 }
 
 /** A point's `--set` texts: `engine.throttle.k=1.75`, `engine.breaker.openMs=2.5s`. */
@@ -149,10 +178,11 @@ export function setTexts(params: readonly TuneParam[], point: readonly number[])
   return params.map((p, i) => `${p.path}=${paramValue(p, point[i])}`);
 }
 
-function toPoint(values: Array<number | null>, j: Judged, round: number): TunePoint {
+function toPoint(values: Array<number | null>, j: SeededJudged, round: number): TunePoint {
   return {
     values,
     objective: j.objective,
+    ...(j.interval === undefined ? {} : { interval: { low: round6(j.interval.low), high: round6(j.interval.high) } }),
     constraints: j.constraints,
     feasible: j.score.violation === 0,
     violation: j.score.violation,

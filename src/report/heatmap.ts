@@ -13,6 +13,8 @@ export interface HeatmapGrid {
   cells: Array<Array<number | null>>;
   higherIsBetter: boolean;
   format: (v: number) => string;
+  /** Per cell, half the width of its 95 % interval over seeds (shown as `±`); absent with one seed. */
+  margins?: Array<Array<number | null>>;
   /** A line after the legend (how cells were reduced, when they were). */
   note?: string;
 }
@@ -53,7 +55,11 @@ function range(cells: Array<Array<number | null>>): { lo: number; hi: number } |
 export function heatmap(grid: HeatmapGrid, opts: HeatmapOptions): string {
   const span = range(grid.cells);
   const levels = opts.color ? RAMP.length : SHADES.length;
-  const text = grid.cells.map((row) => row.map((v) => (v === null ? '—' : grid.format(v))));
+  const margin = (i: number, j: number): string => {
+    const m = grid.margins?.[i][j];
+    return m === undefined || m === null ? '' : ` ±${grid.format(m)}`;
+  };
+  const text = grid.cells.map((row, i) => row.map((v, j) => (v === null ? '—' : `${grid.format(v)}${margin(i, j)}`)));
   const valueWidth = Math.max(...text.flat().map((t) => t.length), ...grid.cols.map((c) => c.length));
   const labelWidth = Math.max(...grid.rows.map((r) => r.length));
   const cell = (v: number | null, t: string): string => {
@@ -103,12 +109,17 @@ export function sweepGrid(file: SweepFile): HeatmapGrid {
   const rows = second === undefined ? [''] : first.values.map(String);
   const cols = (second ?? first).values.map(String);
   const cells: Array<Array<number | null>> = rows.map(() => cols.map(() => null));
+  const margins: Array<Array<number | null>> = rows.map(() => cols.map(() => null));
   const seen = rows.map(() => cols.map(() => false));
   for (const p of file.points) {
     const r = second === undefined ? 0 : first.values.indexOf(p.values[0]);
     const c = second === undefined ? first.values.indexOf(p.values[0]) : second.values.indexOf(p.values[1]);
     if (r < 0 || c < 0) continue;
-    if (!seen[r][c] || better(file, cells[r][c], p.metric)) cells[r][c] = p.metric;
+    if (!seen[r][c] || better(file, cells[r][c], p.metric)) {
+      cells[r][c] = p.metric;
+      const m = p.spread?.metric;
+      margins[r][c] = m === undefined || m === null ? null : (m.high - m.low) / 2;
+    }
     seen[r][c] = true;
   }
   const axes = second === undefined ? `columns ${first.path}` : `rows ${first.path} · columns ${second.path}`;
@@ -120,6 +131,9 @@ export function sweepGrid(file: SweepFile): HeatmapGrid {
       ? []
       : [`each cell: the best over ${others.map((p) => `${p.path} (${p.values.length} values)`).join(', ')}`]),
     ...(refusedCells ? ['— where the values are refused (see the table)'] : []),
+    ...(file.seeds === undefined
+      ? []
+      : [`each cell: the mean over ${file.seeds.length} seeds ± half its 95 % interval`]),
   ];
   return {
     title: `heatmap of ${file.metric} (${file.higherIsBetter ? 'higher' : 'lower'} is better)\n${axes}`,
@@ -128,6 +142,7 @@ export function sweepGrid(file: SweepFile): HeatmapGrid {
     cells,
     higherIsBetter: file.higherIsBetter,
     format: (v) => formatSweepMetric(file, v),
+    ...(file.seeds === undefined ? {} : { margins }),
     note: notes.length === 0 ? undefined : notes.join('\n'),
   };
 }

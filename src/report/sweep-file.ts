@@ -31,14 +31,32 @@ export interface PointFigures {
   recoveryMs: number | null;
 }
 
+/** A 95 % confidence interval of a mean over seeds. */
+export interface Spread {
+  low: number;
+  high: number;
+}
+
+/** How far a point's headline figures vary over its seeds (with `--seeds` above 1). */
+export interface PointSpread {
+  /** The metric's interval; null when a seed had no value. */
+  metric: Spread | null;
+  goodput: Spread;
+  amplification: Spread;
+  p99Ms: Spread;
+}
+
 export interface SweepPoint {
   /** The value of each parameter at this point, in the order of `params`. */
   values: Array<number | string | boolean>;
+  /** Over several seeds (`seeds`), the mean of each figure over them. */
   figures: PointFigures;
   /** The value of the sweep's `metric` at this point (null when it has none, e.g. no recovery). */
   metric: number | null;
   /** On the Pareto front of goodput (higher), amplification (lower) and p99 (lower). */
   pareto: boolean;
+  /** With several seeds: the 95 % interval of the mean of the metric and the headline figures. */
+  spread?: PointSpread;
 }
 
 /** A grid cell not simulated: the scenario or the engine refuses its values together (breaker.openMs above maxOpenMs). */
@@ -55,6 +73,11 @@ export interface SweepFile {
   /** The variant every point ran (`engine` when the scenario has one), or the scenario's own name. */
   variant: string;
   seed: number;
+  /**
+   * With `--seeds N` above 1: the seeds every point ran on (the same for every point, so points
+   * differ by their values, not their luck); figures and metric are means over them.
+   */
+  seeds?: number[];
   params: SweepParam[];
   /** The metric charted in the heatmap, as named on the command line (`goodput`, `layers.llm.p99`). */
   metric: string;

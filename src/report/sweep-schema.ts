@@ -19,6 +19,7 @@ const point = z.looseObject({
   figures,
   metric: num.nullable(),
   pareto: z.boolean(),
+  spread: z.looseObject({ metric: z.looseObject({ low: num, high: num }).nullable() }).optional(),
 });
 
 /** A cell not simulated, its values refused together (optional: older files have none). */
@@ -32,6 +33,7 @@ export const sweepFileSchema = z
     scenario: z.string(),
     variant: z.string(),
     seed: num,
+    seeds: z.array(num).min(1).optional(),
     params: z.array(param).min(1),
     metric: z.string().min(1),
     higherIsBetter: z.boolean(),

@@ -5,6 +5,7 @@ import {
   isRefusedCell,
   sweepCells,
   type PointFigures,
+  type Spread,
   type SweepFile,
   type SweepParam,
   type SweepPoint,
@@ -122,11 +123,14 @@ export function paretoList(file: SweepFile): string {
   const front = file.points.filter((p) => p.pareto).sort((a, b) => b.figures.goodput - a.figures.goodput);
   const title = `Pareto front (goodput ↑, amplification ↓, root p99 ↓): ${front.length} of ${file.points.length} points`;
   const head = [...paramLabels(file.params), 'goodput', 'amplification', 'root p99'];
+  // With seeds, each figure is a mean, ± half its 95 % interval: points within each other's spread are not told apart.
+  const pm = (v: number, s: Spread | undefined, f: (x: number) => string): string =>
+    s === undefined ? f(v) : `${f(v)} ±${f((s.high - s.low) / 2)}`;
   const rows = front.map((p) => [
     ...p.values.map(String),
-    formatRate(p.figures.goodput),
-    formatTimes(p.figures.amplification),
-    formatMs(p.figures.p99Ms),
+    pm(p.figures.goodput, p.spread?.goodput, formatRate),
+    pm(p.figures.amplification, p.spread?.amplification, formatTimes),
+    pm(p.figures.p99Ms, p.spread?.p99Ms, formatMs),
   ]);
   return `${title}\n${layout(
     head,
@@ -138,7 +142,15 @@ export function paretoList(file: SweepFile): string {
 /** `brownout · variant engine · seed 1 · 12 points`, then `sweep of engine.throttle.k (4) × engine.retryBudget.ratio (3)`. */
 export function sweepTitle(file: SweepFile): string {
   const grid = file.params.map((p) => `${p.path} (${p.values.length})`).join(' × ');
-  return `${file.scenario} · variant ${file.variant} · seed ${file.seed} · ${countText(file)}\nsweep of ${grid}`;
+  const seeds =
+    file.seeds === undefined ? `seed ${file.seed}` : `seeds ${seedRange(file.seeds)} (means ± 95 % intervals)`;
+  return `${file.scenario} · variant ${file.variant} · ${seeds} · ${countText(file)}\nsweep of ${grid}`;
+}
+
+/** `1–5`, or the list when the seeds do not follow each other. */
+export function seedRange(seeds: readonly number[]): string {
+  const run = seeds.every((s, i) => i === 0 || s === seeds[i - 1] + 1);
+  return run && seeds.length > 2 ? `${seeds[0]}–${seeds.at(-1)}` : seeds.join(', ');
 }
 
 /** `12 points`, or `12 points (3 refused)`: the whole grid. */

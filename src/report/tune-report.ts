@@ -45,7 +45,10 @@ export interface TuneConstraintFigure {
 export interface TunePoint {
   /** One value per parameter, in the order of `params` (null: the scenario leaves it off). */
   values: Array<number | null>;
+  /** With several seeds, the mean over them (as are the constraints' figures and `figures`). */
   objective: number | null;
+  /** With several seeds: the objective's 95 % interval (t distribution). */
+  interval?: { low: number; high: number };
   constraints: TuneConstraintFigure[];
   /** Meets every constraint. */
   feasible: boolean;
@@ -81,6 +84,8 @@ export interface TuneFile {
   /** The variant every point ran (`engine` when the scenario has one), or the scenario's own name. */
   variant: string;
   seed: number;
+  /** With `--seeds` above 1: the seeds every point and the baseline ran on. */
+  seeds?: number[];
   durationMs: number;
   objective: { direction: 'maximize' | 'minimize'; text: string; metric: string; unit: FigureUnit };
   constraints: TuneConstraint[];
@@ -90,6 +95,11 @@ export interface TuneFile {
   best: TunePoint;
   /** The scenario as written: none of the tuned parameters set. */
   baseline: TunePoint;
+  /**
+   * With several seeds: the answer's objective minus the current one's, paired seed by seed,
+   * its 95 % interval, and whether that interval lies wholly on the better side of 0.
+   */
+  noise?: { difference: { mean: number; low: number; high: number }; beyondNoise: boolean };
   /** Every point the search simulated, best first. */
   points: TunePoint[];
   /**
@@ -150,9 +160,13 @@ export function tuneHeadline(file: TuneFile): string {
       constraintsText(file, b),
       ...skipped,
     ].join(' · ');
-  return [`best: ${values}`, obj, ...(file.constraints.length > 0 ? [constraintsText(file, b)] : []), ...skipped].join(
-    ' · ',
-  );
+  return [
+    `best: ${values}`,
+    obj,
+    ...noiseWord(file),
+    ...(file.constraints.length > 0 ? [constraintsText(file, b)] : []),
+    ...skipped,
+  ].join(' · ');
 }
 
 /** Below this relative gain, the report suggests checking the answer with another seed. */
@@ -170,8 +184,30 @@ function change(best: number | null, now: number | null): string {
   return `, ${pct > 0 ? '+' : '−'}${Math.abs(pct) < 10 ? Math.abs(pct).toFixed(1) : Math.abs(pct).toFixed(0)} %`;
 }
 
+/** The objective, and with several seeds `± half its 95 % interval`. */
 function objective(file: TuneFile, p: TunePoint): string {
-  return formatFigure(file.objective.unit, p.objective);
+  const v = formatFigure(file.objective.unit, p.objective);
+  if (p.interval === undefined) return v;
+  return `${v} ±${formatFigure(file.objective.unit, (p.interval.high - p.interval.low) / 2)}`;
+}
+
+/** `beyond noise` / `within noise`: what the paired comparison over the seeds says, for the -q line. */
+function noiseWord(file: TuneFile): string[] {
+  if (file.noise === undefined) return [];
+  const same = file.params.every((p, i) => file.best.values[i] === p.current);
+  if (same) return [];
+  return [file.noise.beyondNoise ? 'beyond noise' : `within noise over ${file.seeds?.length ?? 0} seeds`];
+}
+
+/** What the paired comparison says, in a sentence; undefined with one seed. */
+function noiseLine(file: TuneFile): string | undefined {
+  const n = file.noise;
+  if (n === undefined) return undefined;
+  const f = (v: number): string => `${v >= 0 ? '+' : '−'}${formatFigure(file.objective.unit, Math.abs(v))}`;
+  const d = `${file.objective.text} ${f(n.difference.mean)} (95 % interval ${f(n.difference.low)} to ${f(n.difference.high)}), paired over ${file.seeds?.length ?? 0} seeds`;
+  return n.beyondNoise
+    ? `beyond noise: the answer beats the current values by ${d}`
+    : `within noise: the answer against the current values is ${d}, an interval that holds 0; it may be no better — try more --seeds before adopting it`;
 }
 
 function constraintValue(c: TuneConstraint, f: TuneConstraintFigure): string {
@@ -205,7 +241,11 @@ export function tuneReport(file: TuneFile, opts: { runArgs?: string } = {}): str
 
 function heading(file: TuneFile): string {
   const goal = `${file.objective.direction} ${file.objective.text}${file.constraints.length > 0 ? ` subject to ${file.constraints.map((c) => c.text).join(', ')}` : ''}`;
-  return `tune ${file.scenario} · variant ${file.variant} · seed ${file.seed} · ${formatDuration(file.durationMs)} per run\n${goal}\n${tuneHeadline(file)}`;
+  const seeds =
+    file.seeds === undefined
+      ? `seed ${file.seed}`
+      : `seeds ${file.seeds[0]}–${file.seeds.at(-1)} (${file.seeds.length} per point: means ± 95 % intervals)`;
+  return `tune ${file.scenario} · variant ${file.variant} · ${seeds} · ${formatDuration(file.durationMs)} per run\n${goal}\n${tuneHeadline(file)}`;
 }
 
 function answer(file: TuneFile): string {
@@ -225,7 +265,9 @@ function answer(file: TuneFile): string {
       `  and ${others.map((p) => `${p.path}: ${paramValue(p, file.best.values[file.params.indexOf(p)])}`).join(', ')}`,
     );
   const gain = relativeChange(file.best.objective, file.baseline.objective);
-  if (!same && gain !== undefined && Math.abs(gain) < SMALL_GAIN) {
+  const noise = noiseLine(file);
+  if (!same && noise !== undefined) lines.push(noise);
+  else if (!same && gain !== undefined && Math.abs(gain) < SMALL_GAIN) {
     lines.push(
       `note: the gain over the current values is small (${change(file.best.objective, file.baseline.objective).slice(2)}); one seed is one sample, so check it with another --seed before adopting it`,
     );
@@ -278,8 +320,9 @@ function table(rows: string[][]): string {
 function searchLog(file: TuneFile): string {
   const s = file.search;
   const why = s.stopped === 'budget' ? `the budget of ${s.budget} was spent` : 'the box became small';
+  const k = file.seeds?.length ?? 1;
   const lines = [
-    `search: ${s.evaluations} points + the current values = ${s.evaluations + 1} runs in ${s.rounds.length} round${s.rounds.length === 1 ? '' : 's'}; stopped as ${why}`,
+    `search: ${s.evaluations} points + the current values${k > 1 ? `, × ${k} seeds` : ''} = ${(s.evaluations + 1) * k} runs in ${s.rounds.length} round${s.rounds.length === 1 ? '' : 's'}; stopped as ${why}`,
   ];
   const refused = file.refused ?? [];
   if (refused.length > 0) {

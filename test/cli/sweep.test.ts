@@ -271,10 +271,10 @@ describe('stormlab sweep: bad input (exit 2, before anything runs)', () => {
       /^--metric: unknown layer "lm" in "layers\.lm\.p99" \(did you mean llm\?\)/,
     );
     expect(usage(await sweep([...GRID, '--workers', '0']))).toEqual([
-      '--workers: expected a whole number of at least 1, got "0"',
+      '--workers: expected a whole number of at least 1, or auto, got "0"',
     ]);
     expect(usage(await sweep([...GRID, '--workers', 'many']))).toEqual([
-      '--workers: expected a whole number of at least 1, got "many"',
+      '--workers: expected a whole number of at least 1, or auto, got "many"',
     ]);
     expect(usage(await sweep([...GRID, '--variant', 'fast']))).toEqual([
       '--variant: unknown variant "fast" (known: naive, engine)',
@@ -360,4 +360,46 @@ describe('stormlab sweep: bad input (exit 2, before anything runs)', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain('stormlab: --json: cannot write no/dir/s.json: its directory does not exist\n');
   });
+});
+
+describe('stormlab sweep --seeds and --workers auto', () => {
+  it('runs every point on each seed: figures are the means of the one-seed sweeps, with 95 % intervals', async () => {
+    const grid = ['--param', 'engine.retryBudget.ratio=0.05,0.3'];
+    const many = await sweep([...grid, '--seeds', '3', '--json', 'm.json']);
+    expect(many.code, many.err).toBe(0);
+    const file = JSON.parse(many.files.get('m.json')!) as SweepFile;
+    expect(file.seeds).toEqual([7, 8, 9]);
+    const singles: SweepFile[] = [];
+    for (const seed of ['7', '8', '9']) {
+      const one = await sweep([...grid, '--seed', seed, '--json', 'one.json']);
+      singles.push(JSON.parse(one.files.get('one.json')!) as SweepFile);
+    }
+    file.points.forEach((p, i) => {
+      const goodputs = singles.map((s) => s.points[i].figures.goodput);
+      const mean = goodputs.reduce((a, b) => a + b, 0) / 3;
+      expect(p.figures.goodput).toBeCloseTo(mean, 3);
+      expect(p.metric).toBeCloseTo(mean, 3);
+      expect(p.spread!.goodput.low).toBeLessThanOrEqual(Math.min(...goodputs));
+      expect(p.spread!.goodput.high).toBeGreaterThanOrEqual(Math.max(...goodputs));
+      expect(p.spread!.metric).toEqual(p.spread!.goodput);
+    });
+    // The heatmap and the Pareto front show the spread; the title says what the figures are.
+    expect(many.out).toContain('seeds 7–9 (means ± 95 % intervals)');
+    expect(many.out).toContain('each cell: the mean over 3 seeds ± half its 95 % interval');
+    expect(many.out).toMatch(/Pareto front[^\n]*\n[^\n]*\n[^\n]*\n.*\/s ±[\d.]+\/s/);
+    expect(many.err.split('\n')[0]).toBe('sweeping 2 points × 3 seeds of flaky (variant engine) on 1 worker');
+  }, 30_000);
+
+  it('with --workers auto says what it chose, on stderr and in the -q line, and records it in timing.workers', async () => {
+    const r = await cli(['sweep', 'flaky.yaml', ...GRID, '--json', 'a.json'], { cwd: dir });
+    expect(r.code, r.err).toBe(0);
+    expect(r.err.split('\n')[0]).toBe('sweeping 4 points of flaky (variant engine) on auto workers');
+    const line = /workers: auto chose (\d+)/.exec(r.err);
+    expect(line, r.err).not.toBeNull();
+    const file = JSON.parse(r.files.get('a.json')!) as SweepFile;
+    expect(file.timing.workers).toBe(Number(line![1]));
+    const q = await cli(['sweep', 'flaky.yaml', ...GRID, '-q'], { cwd: dir });
+    expect(q.err).toBe('');
+    expect(q.out).toMatch(/ on the Pareto front · \d+ workers? \(auto\)\n$/);
+  }, 30_000);
 });

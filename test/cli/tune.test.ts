@@ -28,7 +28,9 @@ beforeAll(() => {
  */
 function tune(args: string[], options: { wallStepMs?: number } = {}): Promise<CliRun> {
   const workers = args.includes('--workers') ? [] : ['--workers', '1'];
-  return cli(['tune', 'flaky.yaml', ...workers, ...args], { cwd: dir, ...options });
+  // One seed unless a test asks for more: these tests are about the search, not the noise.
+  const seeds = args.includes('--seeds') ? [] : ['--seeds', '1'];
+  return cli(['tune', 'flaky.yaml', ...workers, ...seeds, ...args], { cwd: dir, ...options });
 }
 
 async function tuneJson(args: string[]): Promise<{ r: CliRun; json: any }> {
@@ -456,7 +458,7 @@ describe('stormlab tune: bad input is exit 2 with one line naming the flag', () 
     [
       'workers not a number',
       ['--maximize', 'goodput', '--workers', 'all', '--params', 'engine.maxAttempts'],
-      '--workers: expected a whole number of at least 1, got "all"',
+      '--workers: expected a whole number of at least 1, or auto, got "all"',
     ],
     [
       'an unknown variant',

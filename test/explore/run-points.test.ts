@@ -128,7 +128,7 @@ describe('runPoints', () => {
 
   it('checks the worker count', async () => {
     await expect(runPoints(job, points, { workers: 0 })).rejects.toThrow(
-      'workers: expected a whole number of at least 1, got 0',
+      'workers: expected a whole number of at least 1 or auto, got 0',
     );
     await expect(runPoints(job, [], { workers: 2 })).resolves.toEqual([]);
   });

@@ -7,7 +7,6 @@ import { UpstreamControl } from '../../run/live/upstream-control.js';
 import { RESULT_SCHEMA, type ResultFile, type RunResult, type UpstreamHop } from '../../run/metrics/result.js';
 import { formatDuration } from '../../scenario/duration.js';
 import type { Scenario } from '../../scenario/scenario.js';
-import { showDashboard } from '../dashboard.js';
 import { UsageError, type Io } from '../io.js';
 import { Playback } from '../playback.js';
 import { specOf } from './run-variants.js';
@@ -194,6 +193,7 @@ export async function executeLive(
   });
   try {
     if (io.terminal !== undefined && flags.ui !== false && io.env.CI !== 'true' && !flags.quiet) {
+      const { showDashboard } = await import('../dashboard.js');
       await showDashboard(io, io.terminal, playback, (wallMs) => playback.tick(wallMs));
       if (playback.interrupted) session.stop();
       await session.done;

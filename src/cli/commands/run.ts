@@ -4,7 +4,6 @@ import { summaryTable } from '../../report/summary-table.js';
 import type { Check, ResultFile } from '../../run/metrics/result.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { formatDuration } from '../../scenario/duration.js';
-import { showDashboard } from '../dashboard.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { Playback, parseSpeed } from '../playback.js';
 import { pickVariants, scenarioFromFlags, type ScenarioFlags } from '../scenario-args.js';
@@ -13,7 +12,7 @@ import { expectationsOf } from '../expectations.js';
 import { reportChecks, type GateFlags } from '../gate-outputs.js';
 import { evaluateExpectations } from '../../gate/evaluate-expectations.js';
 import type { Expectation } from '../../gate/expectation.js';
-import { executeLive, type LiveFlags } from './run-live.js';
+import type { LiveFlags } from './run-live.js';
 import { advanceAll, collect, startRuns } from './run-variants.js';
 
 export interface RunFlags extends ScenarioFlags, LiveFlags, GateFlags {
@@ -44,13 +43,15 @@ async function execute(
   runs: Array<{ name: string; scenario: Scenario }>,
   flags: RunFlags,
 ): Promise<ResultFile> {
-  if (isLive(flags)) return executeLive(io, scenario, runs, flags);
+  // The live driver (undici) and the dashboard (Ink, React) load only when used: a quiet run needs neither.
+  if (isLive(flags)) return (await import('./run-live.js')).executeLive(io, scenario, runs, flags);
   const speed = parseSpeed(flags.speed, scenario.durationMs);
   if (speed === undefined)
     throw new UsageError(`--speed: expected a speed like 10x, 0.5x or max, got ${JSON.stringify(flags.speed)}`);
   const sims = startRuns(runs);
   const playback = new Playback(scenario, sims, speed, (t) => advanceAll(io, sims, t));
   if (io.terminal !== undefined && flags.ui !== false && io.env.CI !== 'true' && !flags.quiet) {
+    const { showDashboard } = await import('../dashboard.js');
     await showDashboard(io, io.terminal, playback, (wallMs) => playback.tick(wallMs));
     if (playback.interrupted)
       io.stderr(

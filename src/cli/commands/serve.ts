@@ -5,14 +5,13 @@ import { createFakeUpstream, type FakeUpstream, type FakeUpstreamConfig } from '
 import { EXIT, UsageError, type Io } from '../io.js';
 import { scenarioFromFlags } from '../scenario-args.js';
 import { applyModels, requestLogFile, seedOf, type ServeModelFlags, toolPolicyOf } from './serve-flags.js';
+import { SERVE_DEFAULTS } from './serve-defaults.js';
 
 export interface ServeFlags extends ServeModelFlags {
   port?: string;
   host?: string;
   scenario?: string;
 }
-
-export const SERVE_DEFAULTS = { port: '8080', host: '127.0.0.1' };
 
 export const ROUTES: ReadonlyArray<[string, string]> = [
   ['POST /v1/chat/completions', 'OpenAI chat completions (stream: true for SSE)'],

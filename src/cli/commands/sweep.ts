@@ -3,7 +3,7 @@ import { MetricCatalog } from '../../gate/metric-catalog.js';
 import type { Metric } from '../../gate/metric.js';
 import { isEngineClash } from '../../explore/point-refusal.js';
 import { RefusedError } from '../../explore/refused-error.js';
-import { defaultWorkers, runPoints, type RunPointsFn } from '../../explore/run-points.js';
+import { runPoints, type RunPointsFn } from '../../explore/run-points.js';
 import { changedNothing, runSweep, type SweepSpec } from '../../explore/sweep.js';
 import { SweepError } from '../../explore/sweep-error.js';
 import { gridSize, parseSweepParams, type SweepParamSpec } from '../../explore/sweep-params.js';
@@ -12,7 +12,10 @@ import { sweepHeadline, sweepText } from '../../report/sweep-table.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { EXIT, UsageError, type Io } from '../io.js';
-import { pickVariants, scenarioFromFlags, scenarioSets, type ScenarioFlags } from '../scenario-args.js';
+import { scenarioFromFlags, scenarioSets, type ScenarioFlags } from '../scenario-args.js';
+import { seedList } from '../../explore/seed-stats.js';
+import { openQueue, queueTarget, queueText } from './queue-args.js';
+import { parseWorkers, pickVariant, positiveInt, quietWorkers, workerReporter, workersText } from './explore-args.js';
 import { writeOutput } from '../write-output.js';
 
 export interface SweepFlags extends ScenarioFlags {
@@ -21,6 +24,9 @@ export interface SweepFlags extends ScenarioFlags {
   metric?: string;
   variant?: string;
   workers?: string;
+  seeds?: string;
+  /** A Redis URL: the points go on a BullMQ queue for `stormlab worker`s. */
+  queue?: string;
   json?: string;
   csv?: string;
   quiet?: boolean;
@@ -46,18 +52,25 @@ export async function sweepCommand(
   run: RunPointsFn = runPoints,
 ): Promise<number> {
   let spec: SweepSpec;
+  const workers = workerReporter(io, flags.quiet);
   try {
-    spec = prepare(io, arg, flags);
+    spec = { ...prepare(io, arg, flags), onWorkers: workers.onWorkers };
   } catch (e) {
     if (e instanceof SweepError) return usageLines(io, e.problems);
     throw e;
   }
-  const file = await runSweep(spec, run).catch((e: unknown) => {
-    if (e instanceof RefusedError) throw new UsageError(`--param: ${e.message}`);
-    throw e;
-  });
+  const queue = queueTarget(flags);
+  const remote = queue === undefined ? undefined : await openQueue(queue, spec.job);
+  const file = await runSweep(spec, remote?.run ?? run)
+    .catch((e: unknown) => {
+      if (e instanceof RefusedError) throw new UsageError(`--param: ${e.message}`);
+      throw e;
+    })
+    .finally(() => remote?.close());
+  if (remote !== undefined && !flags.quiet)
+    io.stderr(`queue: ${remote.workers()} worker${remote.workers() === 1 ? '' : 's'} ran the points\n`);
   const color = io.isTTY && io.env.NO_COLOR === undefined;
-  io.stdout(flags.quiet ? `${sweepHeadline(file)}\n` : sweepText(file, { color }));
+  io.stdout(flags.quiet ? `${sweepHeadline(file)}${quietWorkers(workers.chosen)}\n` : sweepText(file, { color }));
   if (changedNothing(file))
     io.stderr(
       `note: the parameters changed nothing (every point came out the same): does ${spec.job.variant === undefined ? 'the scenario' : `variant ${file.variant}`} use the engine?\n`,
@@ -76,18 +89,18 @@ export async function sweepCommand(
 function prepare(io: Io, arg: string, flags: SweepFlags): SweepSpec {
   const params = parseSweepParams(flags.param ?? []);
   const points = gridSize(params);
-  const workers = positiveInt('--workers', flags.workers, defaultWorkers(points));
+  const workers = parseWorkers(flags.workers);
+  const seedCount = positiveInt('--seeds', flags.seeds, 1);
   const scenario = scenarioFromFlags(arg, flags, io.cwd);
   const { name: variant, scenario: resolved, asWritten } = pickVariant(scenario, flags.variant);
   const metricText = (flags.metric ?? 'goodput').trim();
   const metric = metricOf(resolved, metricText);
   const problems = paramProblems(io, arg, flags, params);
   if (problems.length > 0) throw new SweepError(problems);
-  const used = Math.min(workers, points);
   if (!flags.quiet) {
     const which = asWritten ? 'as written: it has no engine variant' : `variant ${variant}`;
     io.stderr(
-      `sweeping ${points} point${points === 1 ? '' : 's'} of ${scenario.name} (${which}) on ${used} worker${used === 1 ? '' : 's'}\n`,
+      `sweeping ${points} point${points === 1 ? '' : 's'}${seedCount > 1 ? ` × ${seedCount} seeds` : ''} of ${scenario.name} (${which}) on ${flags.queue === undefined ? workersText(workers, points * seedCount) : queueText(queueTarget(flags)!)}\n`,
     );
   }
   return {
@@ -95,6 +108,7 @@ function prepare(io: Io, arg: string, flags: SweepFlags): SweepSpec {
     scenario: scenario.name,
     variant,
     seed: resolved.seed,
+    seeds: seedCount > 1 ? seedList(resolved.seed, seedCount) : undefined,
     params,
     metric,
     metricText,
@@ -116,25 +130,6 @@ function progress(io: Io): (done: number, total: number) => void {
     shown = Math.floor((done * 10) / total);
     io.stderr(`${done}/${total} points\n`);
   };
-}
-
-function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  if (!/^\s*\d+\s*$/.test(raw) || Number(raw) < 1)
-    throw new UsageError(`${flag}: expected a whole number of at least 1, got ${JSON.stringify(raw)}`);
-  return Number(raw);
-}
-
-/** `--variant`, else `engine` when the scenario has it, else the scenario as written. */
-function pickVariant(
-  scenario: Scenario,
-  wanted: string | undefined,
-): { name: string; scenario: Scenario; asWritten: boolean } {
-  if (wanted !== undefined && (wanted.includes(',') || wanted.trim() === ''))
-    throw new UsageError(`--variant: expected one variant name, got ${JSON.stringify(wanted)}`);
-  const name = wanted ?? (scenario.variants.some((v) => v.name === 'engine') ? 'engine' : undefined);
-  if (name === undefined) return { name: scenario.name, scenario, asWritten: true };
-  return { ...pickVariants(scenario, name, '--variant')[0], asWritten: false };
 }
 
 function metricOf(scenario: Scenario, name: string): Metric {

@@ -1,7 +1,7 @@
 import { MetricCatalog } from '../../gate/metric-catalog.js';
 import { isEngineClash } from '../../explore/point-refusal.js';
 import { RefusedError } from '../../explore/refused-error.js';
-import { defaultWorkers, PointPool } from '../../explore/run-points.js';
+import { PointPool, type WorkerCount } from '../../explore/run-points.js';
 import type { SearchRound } from '../../explore/search-space.js';
 import { tune, type TuneSpec } from '../../explore/tune.js';
 import { currentValue } from '../../explore/tune-current.js';
@@ -12,17 +12,30 @@ import { knobOf } from '../../explore/tune-ranges.js';
 import { formatFigure } from '../../report/format.js';
 import { paramValue, shellWord, tuneHeadline, tuneReport } from '../../report/tune-report.js';
 import { SEARCH_DEFAULTS } from '../../explore/search-space.js';
+import { seedList } from '../../explore/seed-stats.js';
+import { openQueue, queueTarget, queueText } from './queue-args.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { pickVariants, scenarioFromFlags, scenarioSets, type ScenarioFlags } from '../scenario-args.js';
+import { parseWorkers, pickVariant, positiveInt, quietWorkers, workerReporter, workersText } from './explore-args.js';
 import { writeOutput } from '../write-output.js';
+
+/**
+ * Seeds a tune judges each point on unless --seeds says otherwise: one seed cannot tell a
+ * better setting from a lucky draw; five give a 95 % interval (t with 4 degrees of freedom)
+ * and a paired comparison with the current values on the same seeds.
+ */
+export const TUNE_SEEDS = 5;
 
 export interface TuneFlags extends ScenarioFlags, GoalFlags {
   /** Each --params list as given; repeated lists add up. */
   params?: string[];
   variant?: string;
   workers?: string;
+  seeds?: string;
+  /** A Redis URL: the points go on a BullMQ queue for `stormlab worker`s. */
+  queue?: string;
   budget?: string;
   json?: string;
   quiet?: boolean;
@@ -35,14 +48,24 @@ export interface TuneFlags extends ScenarioFlags, GoalFlags {
  */
 export async function tuneCommand(io: Io, arg: string, flags: TuneFlags): Promise<number> {
   const spec = prepare(io, arg, flags);
-  // One pool for every round: the worker threads start once, not once a round.
-  const pool = new PointPool(spec.job, spec.workers);
+  const queue = queueTarget(flags);
+  // One pool (or queue) for every round: the worker threads start once, not once a round.
+  const remote = queue === undefined ? undefined : await openQueue(queue, spec.job);
+  const pool = remote === undefined ? new PointPool(spec.job, spec.workers) : undefined;
+  const workers = workerReporter(io, flags.quiet);
   const onRound = flags.quiet ? undefined : (r: SearchRound): void => io.stderr(`${roundLine(spec, r)}\n`);
-  const file = await tune({ ...spec, onRound }, (_job, points, o) => pool.run(points, o.onDone))
+  const file = await tune(
+    { ...spec, onRound, onWorkers: workers.onWorkers },
+    remote?.run ?? ((_job, points, o) => pool!.run(points, o.onDone, o.onWorkers)),
+  )
     .catch(badPoint)
-    .finally(() => pool.close());
+    .finally(() => (remote ?? pool)!.close());
+  if (remote !== undefined && !flags.quiet)
+    io.stderr(`queue: ${remote.workers()} worker${remote.workers() === 1 ? '' : 's'} ran the points\n`);
   io.stdout(
-    flags.quiet ? `${tuneHeadline(file)}\n` : tuneReport(file, { runArgs: runArgs(arg, flags, spec.job.variant) }),
+    flags.quiet
+      ? `${tuneHeadline(file)}${quietWorkers(workers.chosen)}\n`
+      : tuneReport(file, { runArgs: runArgs(arg, flags, spec.job.variant) }),
   );
   if (flags.json !== undefined) {
     writeOutput(io, '--json', flags.json, `${JSON.stringify(file, null, 2)}\n`);
@@ -53,8 +76,8 @@ export async function tuneCommand(io: Io, arg: string, flags: TuneFlags): Promis
 
 function prepare(io: Io, arg: string, flags: TuneFlags): TuneSpec {
   const budget = positiveInt('--budget', flags.budget, SEARCH_DEFAULTS.budget);
-  // The first round is the biggest batch: at most the budget, and the current values.
-  const workers = positiveInt('--workers', flags.workers, defaultWorkers(budget + 1));
+  const workers = parseWorkers(flags.workers);
+  const seedCount = positiveInt('--seeds', flags.seeds, TUNE_SEEDS);
   const params = fromTuneError('--params', () => {
     if (flags.params === undefined)
       throw new TuneError('give the parameters to tune, e.g. --params engine.throttle.k,engine.retryBudget.ratio');
@@ -78,11 +101,12 @@ function prepare(io: Io, arg: string, flags: TuneFlags): TuneSpec {
         ? 'variant engine (--variant to pick another)'
         : `variant ${variant}`;
     io.stderr(
-      `tuning ${params.map((p) => p.path).join(', ')} of ${scenario.name}, ${which}: up to ${budget} points + the current values, ${workers} worker${workers === 1 ? '' : 's'}\n`,
+      `tuning ${params.map((p) => p.path).join(', ')} of ${scenario.name}, ${which}: up to ${budget} points + the current values, ${seedCount === 1 ? 'one seed' : `${seedCount} seeds`} each, ${flags.queue === undefined ? workersText(workers, (budget + 1) * seedCount) : `on ${queueText(queueTarget(flags)!)}`}\n`,
     );
     notes(io, resolved, variant, params, goal);
   }
-  return spec(io, arg, flags, { scenario, resolved, variant, asWritten, params, goal, budget, workers });
+  const seeds = seedCount > 1 ? seedList(resolved.seed, seedCount) : undefined;
+  return spec(io, arg, flags, { scenario, resolved, variant, asWritten, params, goal, budget, workers, seeds });
 }
 
 interface Prepared {
@@ -93,11 +117,12 @@ interface Prepared {
   params: TuneParam[];
   goal: TuneGoal;
   budget: number;
-  workers: number;
+  workers: WorkerCount;
+  seeds: number[] | undefined;
 }
 
 function spec(io: Io, arg: string, flags: TuneFlags, p: Prepared): TuneSpec {
-  const { scenario, resolved, variant, asWritten, params, goal, budget, workers } = p;
+  const { scenario, resolved, variant, asWritten, params, goal, budget, workers, seeds } = p;
   return {
     job: { scenario: arg, cwd: io.cwd, set: scenarioSets(flags), variant: asWritten ? undefined : variant },
     scenario: scenario.name,
@@ -107,6 +132,7 @@ function spec(io: Io, arg: string, flags: TuneFlags, p: Prepared): TuneSpec {
     params: params.map((p) => ({ ...p, current: currentValue(resolved, p) })),
     goal,
     budget,
+    seeds,
     workers,
     wallNow: () => io.wallNow(),
   };
@@ -123,14 +149,6 @@ function badPoint(e: unknown): never {
   throw e;
 }
 
-function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!/^\s*\d+\s*$/.test(raw) || n < 1)
-    throw new UsageError(`${flag}: expected a whole number of at least 1, got ${JSON.stringify(raw)}`);
-  return n;
-}
-
 function fromTuneError<T>(flag: string | undefined, fn: () => T): T {
   try {
     return fn();
@@ -138,18 +156,6 @@ function fromTuneError<T>(flag: string | undefined, fn: () => T): T {
     if (e instanceof TuneError) throw new UsageError(flag === undefined ? e.message : `${flag}: ${e.message}`);
     throw e;
   }
-}
-
-/** `--variant`, else `engine` when the scenario has it, else the scenario as written. */
-function pickVariant(
-  scenario: Scenario,
-  wanted: string | undefined,
-): { name: string; scenario: Scenario; asWritten: boolean } {
-  if (wanted !== undefined && (wanted.includes(',') || wanted.trim() === ''))
-    throw new UsageError(`--variant: expected one variant name, got ${JSON.stringify(wanted)}`);
-  const name = wanted ?? (scenario.variants.some((v) => v.name === 'engine') ? 'engine' : undefined);
-  if (name === undefined) return { name: scenario.name, scenario, asWritten: true };
-  return { ...pickVariants(scenario, name, '--variant')[0], asWritten: false };
 }
 
 /** The scenario and shared flags of the `stormlab run` line that reproduces the answer. */

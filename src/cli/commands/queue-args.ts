@@ -1,0 +1,49 @@
+import type { RunPointsFn, WorkerChoice } from '../../explore/run-points.js';
+import { QueueError, parseQueueUrl, type QueueTarget } from '../../explore/queue-target.js';
+import type { PointJob } from '../../explore/simulate-point.js';
+import { UsageError } from '../io.js';
+
+/** `--queue`, checked (a bad URL is a usage error); `--workers` beside it is one too (the workers are `stormlab worker`s). */
+export function queueTarget(flags: { queue?: string; workers?: string }): QueueTarget | undefined {
+  if (flags.queue === undefined) return undefined;
+  if (flags.workers !== undefined)
+    throw new UsageError('--workers: with --queue the points run on `stormlab worker` processes; leave --workers out');
+  try {
+    return parseQueueUrl(flags.queue);
+  } catch (e) {
+    if (e instanceof QueueError) throw new UsageError(e.message.replace(/^--queue: /, '--queue: '));
+    throw e;
+  }
+}
+
+/** `127.0.0.1:6379 queue stormlab-points`: where the points go, for the start line. */
+export function queueText(t: QueueTarget): string {
+  return `the queue ${t.name} at ${t.connection.host}:${t.connection.port}`;
+}
+
+/** A queue's runner as sweep and tune use one, and the count of workers that took its points. */
+export interface OpenQueue {
+  run: RunPointsFn;
+  workers(): number;
+  close(): Promise<void>;
+}
+
+/** Opens the queue (bullmq loaded now; missing, it is one line) for the points of `job`. */
+export async function openQueue(target: QueueTarget, job: PointJob): Promise<OpenQueue> {
+  const { QueueRunner } = await import('../../explore/queue-points.js');
+  const runner = await QueueRunner.open(target, job).catch((e: unknown) => {
+    if (e instanceof QueueError) throw new UsageError(e.message);
+    throw e;
+  });
+  return {
+    run: (_job, points, o) => {
+      const choice: WorkerChoice = { used: Math.max(1, runner.workers.size), auto: false };
+      return runner.run(points, o.onDone).then((r) => {
+        o.onWorkers?.({ ...choice, used: runner.workers.size });
+        return r;
+      });
+    },
+    workers: () => runner.workers.size,
+    close: () => runner.close(),
+  };
+}

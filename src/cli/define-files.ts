@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import type { DiffFlags } from './commands/diff.js';
+import { DIFF_HELP } from './commands/diff-help.js';
+import type { ReportFlags } from './commands/report.js';
+import { collect, type CommandContext } from './command-context.js';
+
+/** `stormlab report` and `stormlab diff`: the commands that read saved files. Each loads its code on use. */
+export function defineFiles(program: Command, { io, exit }: CommandContext): void {
+  program
+    .command('report')
+    .argument('<file>', 'a result (run or compare --json) or sweep (sweep --json) file')
+    .description('print a result or sweep file, or write it as one self-contained HTML report with charts (--html)')
+    .option('--html <file>', 'write the HTML report here (one file, opens offline)')
+    .option(
+      '--expect <"metric op value">',
+      'judge the saved result by this expectation, as run does (repeatable); exit 1 when one fails',
+      collect,
+    )
+    .option('--junit <file>', 'write the judged expectations as JUnit XML')
+    .option('--markdown <file>', 'write the judged expectations as a Markdown summary')
+    .action(async (file: string, flags: ReportFlags) => {
+      const { reportCommand } = await import('./commands/report.js');
+      exit(reportCommand(io, file, flags));
+    });
+
+  program
+    .command('diff')
+    .argument('<base>', 'the baseline result file (stormlab run|compare --json)')
+    .argument('<new>', 'the result file to judge against it')
+    .description('compare two result files variant by variant; exit 1 when a metric regressed beyond the tolerance')
+    .option(
+      '--tolerance <share>',
+      "how much worse than the base a metric may get: 5% or 0.05 (default 5%), or one metric's: amplification=2%, p99=10% (repeatable)",
+      collect,
+    )
+    .option('--junit <file>', 'write the checks as JUnit XML (one test case per metric and variant)')
+    .option('--markdown <file>', 'write the checks as a Markdown summary (for $GITHUB_STEP_SUMMARY)')
+    .option('--json <file>', 'write the checks as JSON (schema stormlab.diff/v1)')
+    .option('-q, --quiet', 'print only the failed checks')
+    .addHelpText('after', DIFF_HELP)
+    .action(async (base: string, next: string, flags: DiffFlags) => {
+      const { diffCommand } = await import('./commands/diff.js');
+      exit(diffCommand(io, base, next, flags));
+    });
+}

@@ -1,0 +1,110 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { threadId, Worker as Thread } from 'node:worker_threads';
+import type { Worker } from 'bullmq';
+import { initHistograms } from '../run/metrics/histogram.js';
+import type { QueuedAnswer, QueuedPoint } from './queue-points.js';
+import { loadBullmq, type QueueTarget } from './queue-target.js';
+import { pointOutcome } from './simulate-point.js';
+
+/** A running `stormlab worker`: how many points it ran, and how to stop it (after the point in hand). */
+export interface QueueWorker {
+  readonly processed: () => number;
+  close(): Promise<void>;
+}
+
+/**
+ * Takes points off the queue and simulates them, one at a time per BullMQ worker: each
+ * simulation is CPU-bound and synchronous, so `concurrency` workers are `concurrency` BullMQ
+ * workers in this process only when they are also given threads — see `startQueueWorkers`.
+ * Scenario texts are written once each to a private temp folder, under their file's name.
+ */
+export async function startQueueWorker(target: QueueTarget, name = workerName()): Promise<QueueWorker> {
+  const { Worker } = await loadBullmq();
+  await initHistograms();
+  const dir = mkdtempSync(join(tmpdir(), 'stormlab-worker-'));
+  const written = new Set<string>();
+  let processed = 0;
+  const worker: Worker = new Worker(
+    target.name,
+    async (job): Promise<QueuedAnswer> => {
+      const p = job.data as QueuedPoint;
+      const sub = createHash('sha256').update(p.scenario.text).digest('hex').slice(0, 16);
+      if (!written.has(sub)) {
+        mkdirSync(join(dir, sub), { recursive: true });
+        writeFileSync(join(dir, sub, p.scenario.file), p.scenario.text);
+        written.add(sub);
+      }
+      const outcome = pointOutcome(
+        { scenario: p.scenario.file, cwd: join(dir, sub), set: p.set, variant: p.variant },
+        p.sets,
+      );
+      processed++;
+      return { outcome, worker: name };
+    },
+    { connection: target.connection, concurrency: 1 },
+  );
+  await worker.waitUntilReady();
+  return {
+    processed: () => processed,
+    async close() {
+      await worker.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `host:pid:thread`: how the coordinator tells workers apart. */
+export function workerName(): string {
+  return `${hostname()}:${process.pid}:${threadId}`;
+}
+
+/**
+ * `stormlab worker --concurrency N`: one BullMQ worker here for N = 1 (no thread start-up),
+ * else N of them, each in its own worker thread, so N simulations run at once.
+ */
+export async function startQueueWorkers(target: QueueTarget, concurrency: number): Promise<QueueWorker> {
+  if (concurrency <= 1) return startQueueWorker(target);
+  const threads = Array.from({ length: concurrency }, () => new Thread(threadScript(), { workerData: { target } }));
+  const counts = threads.map(() => 0);
+  await Promise.all(
+    threads.map(
+      (t) =>
+        new Promise<void>((resolve, reject) => {
+          t.once('error', reject);
+          t.once('message', () => resolve());
+        }),
+    ),
+  );
+  return {
+    processed: () => counts.reduce((a, b) => a + b, 0),
+    async close() {
+      await Promise.all(
+        threads.map(
+          (t, i) =>
+            new Promise<void>((resolve) => {
+              t.on('message', (m: { closed?: boolean; processed?: number }) => {
+                if (m.closed) counts[i] = m.processed ?? 0;
+              });
+              t.once('exit', () => resolve());
+              t.postMessage({ close: true });
+            }),
+        ),
+      );
+    },
+  };
+}
+
+/** The thread script beside this module once built; under vitest (TypeScript source) the built copy in dist/. */
+function threadScript(here: string = import.meta.url): string {
+  const url = here.endsWith('.js')
+    ? new URL('./queue-worker-thread.js', here)
+    : new URL('../../dist/explore/queue-worker-thread.js', here);
+  const file = fileURLToPath(url);
+  if (!existsSync(file)) throw new Error(`the worker script ${file} is missing: build it with npm run build`);
+  return file;
+}
