@@ -31,5 +31,5 @@ export class UsageError extends Error {
   }
 }
 
-/** Exit codes of DESIGN.md: 0 ok, 1 expectations failed, 2 bad input or usage. */
+/** Exit codes (ARCHITECTURE.md, "A new command"): 0 ok, 1 expectations failed, 2 bad input or usage. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

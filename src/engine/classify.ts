@@ -1,7 +1,7 @@
 import { header, type HeaderSource } from './headers.js';
 import { parseRetryAfter } from './retry-after.js';
 
-/** The LLM error taxonomy (DESIGN.md, "Classification"). */
+/** The LLM error taxonomy (ARCHITECTURE.md, "Primitives and their defaults": classification). */
 export type ErrorClass =
   | 'success'
   | 'rate_limited'

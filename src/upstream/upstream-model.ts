@@ -107,7 +107,7 @@ class ModelState {
 }
 
 /**
- * The simulated LLM upstream (DESIGN.md, "The upstream model"): per model, `slots` served at
+ * The simulated LLM upstream (ARCHITECTURE.md, "The upstream model"): per model, `slots` served at
  * once, a bounded FIFO queue, shedding past it, RPM/TPM quotas, and fault phases.
  *
  * Built for millions of requests per second: every request lives in a record — a row across
