@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FaultKind, FaultPhase, ModelConfig, UpstreamConfig } from '../upstream/config.js';
 import { dist } from './dist-schema.js';
+import { MODEL_DEFAULTS } from '../upstream/upstream-model.js';
 import {
   bool,
   duration,
@@ -17,9 +18,6 @@ import {
   tagged,
   text,
 } from './schema-kit.js';
-
-export const MODEL_DEFAULTS = { shedStatus: 529, loadStretch: 0, contextTokens: Infinity } as const;
-export const FAULT_KINDS: readonly FaultKind[] = ['errors', 'outage', 'latency', 'reset', 'hang', 'midstream', 'quota'];
 
 const model = () =>
   obj(

@@ -23,8 +23,6 @@ export const Detail = {
   Reset: 8,
 } as const;
 
-export type DetailCode = (typeof Detail)[keyof typeof Detail];
-
 /** Detail names by code, for stats and reports. */
 export const DETAIL_NAMES: readonly string[] = Object.keys(Detail);
 

@@ -11,7 +11,7 @@ import type { EventHandler, Scheduler } from './scheduler.js';
 /** Network time of an answer given at once (refusals, injected errors): 1 ms. */
 export const NETWORK_MS = 1;
 
-/** Defaults for the optional-in-spirit fields of a `ModelConfig`. */
+/** Defaults for the optional-in-spirit fields of a `ModelConfig`; the scenario schema fills them from here. */
 export const MODEL_DEFAULTS = {
   /** @default 529 */
   shedStatus: 529,
