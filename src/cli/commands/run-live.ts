@@ -8,7 +8,7 @@ import type { Scenario } from '../../scenario/scenario.js';
 import { showDashboard } from '../dashboard.js';
 import { UsageError, type Io } from '../io.js';
 import { Playback } from '../playback.js';
-import { specOf } from './run-variants.js';
+import { runSpecOf } from '../../run/run-spec.js';
 
 /** What `--mode live` adds to a run's flags. */
 export interface LiveFlags {
@@ -83,7 +83,7 @@ class LiveSession {
     this.variants = runs.map((r) => ({
       name: r.name,
       scenario: r.scenario,
-      sim: new LiveRun(specOf(r.scenario, r.name), {
+      sim: new LiveRun(runSpecOf(r.scenario, r.name), {
         connections: settings.connections ?? r.scenario.live.connections,
         headers: settings.headers,
       }),
