@@ -6,7 +6,8 @@ import { RESULT_SCHEMA, type ResultFile, type RunResult } from '../../run/metric
 import { formatDuration } from '../../scenario/duration.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { showDashboard } from '../dashboard.js';
-import { UsageError, type Io } from '../io.js';
+import { UsageError, type Io, type StopCause } from '../io.js';
+import { partialIf, type Executed } from './executed.js';
 import { Playback } from '../playback.js';
 import { runSpecOf } from '../../run/run-spec.js';
 
@@ -146,7 +147,7 @@ export async function executeLive(
   scenario: Scenario,
   runs: Array<{ name: string; scenario: Scenario }>,
   flags: LiveFlags & { ui?: boolean; quiet?: boolean },
-): Promise<ResultFile> {
+): Promise<Executed> {
   const settings = liveSettings(flags);
   if (settings.target !== undefined && scenario.upstream.faults.length > 0) {
     io.stderr(
@@ -155,7 +156,9 @@ export async function executeLive(
   }
   const session = new LiveSession(io, runs, settings);
   const playback = new Playback(scenario, session.variants, 1);
-  const offStop = io.onStop?.(() => {
+  let signal: StopCause | undefined;
+  const offStop = io.onStop?.((s) => {
+    signal = s === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
     playback.stop();
     session.stop();
   });
@@ -171,13 +174,14 @@ export async function executeLive(
     offStop?.();
   }
   if (session.error !== undefined) throw session.error;
-  if (playback.interrupted || session.variants.some((v) => v.sim.interrupted)) {
+  const stopped = playback.interrupted || session.variants.some((v) => v.sim.interrupted);
+  if (stopped) {
     io.stderr(
       `stopped at ${formatDuration(Math.round(playback.now))} of ${formatDuration(scenario.durationMs)}: the result below is partial\n`,
     );
   }
   reportRequestErrors(io, session.variants);
-  return collectLive(scenario, session.variants);
+  return partialIf(collectLive(scenario, session.variants), stopped ? (signal ?? 'SIGINT') : undefined);
 }
 
 async function plainProgress(
