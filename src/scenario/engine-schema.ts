@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BACKOFF_STRATEGIES, type BackoffOptions } from '../engine/backoff.js';
 import type { EngineConfig, RetryPolicy } from '../traffic/config.js';
+import { SDK_NAMES, SDK_PRESETS } from '../traffic/sdk-presets.js';
 import {
   duration,
   expecting,
@@ -40,10 +41,9 @@ export const NAIVE_BACKOFF: Readonly<Partial<BackoffOptions>> = Object.freeze({
   capMs: 10_000,
 });
 export const NAIVE_ATTEMPTS = 3;
-/** The OpenAI SDK's default. */
-export const SDK_MAX_RETRIES = 2;
 export const RETRY_POLICIES = ['none', 'naive', 'sdk', 'engine'] as const;
 
+const retries = () => num('an integer from 0 to 100', (n) => Number.isInteger(n) && n >= 0 && n <= 100);
 const attempts = () => num('an integer from 1 to 100', (n) => Number.isInteger(n) && n >= 1 && n <= 100);
 /** The breaker's trip ratios: above 0, at most 1, or `false` for "this trigger is off". */
 const tripRatio = () =>
@@ -175,7 +175,9 @@ export function retrySchema(): z.ZodType<RetryPolicy> {
       policy: oneOf(RETRY_POLICIES),
       attempts: attempts().optional(),
       backoff: backoff().optional(),
-      maxRetries: num('an integer from 0 to 100', (n) => Number.isInteger(n) && n >= 0 && n <= 100).optional(),
+      sdk: oneOf(SDK_NAMES).optional(),
+      maxRetries: retries().optional(),
+      runnerRetries: retries().optional(),
       engine: engineOverrides().optional(),
     },
     'a retry policy like {policy: naive, attempts: 3}',
@@ -185,8 +187,15 @@ export function retrySchema(): z.ZodType<RetryPolicy> {
         return { policy: 'none' };
       case 'naive':
         return { policy: 'naive', attempts: r.attempts ?? NAIVE_ATTEMPTS, backoff: { ...NAIVE_BACKOFF, ...r.backoff } };
-      case 'sdk':
-        return { policy: 'sdk', maxRetries: r.maxRetries ?? SDK_MAX_RETRIES };
+      case 'sdk': {
+        const sdk = r.sdk ?? 'openai';
+        return {
+          policy: 'sdk',
+          sdk,
+          maxRetries: r.maxRetries ?? SDK_PRESETS[sdk].maxRetries,
+          runnerRetries: r.runnerRetries ?? 0,
+        };
+      }
       case 'engine':
         return { policy: 'engine', engine: r.engine ?? {} };
     }

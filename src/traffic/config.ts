@@ -1,3 +1,4 @@
+import type { SdkName } from './sdk-presets.js';
 import type { AdaptiveThrottleOptions } from '../engine/adaptive-throttle.js';
 import type { BackoffOptions } from '../engine/backoff.js';
 import type { CircuitBreakerOptions } from '../engine/circuit-breaker.js';
@@ -44,8 +45,8 @@ export type RetryPolicy =
   | { policy: 'none' }
   /** Retries every failure up to `attempts` in all, with fixed exponential backoff (no budget, no jitter by default). */
   | { policy: 'naive'; attempts: number; backoff: Partial<BackoffOptions> }
-  /** The official OpenAI SDK's defaults: 2 retries, 0.5 s × 2^n capped at 8 s with up to 25 % jitter taken off, `retry-after(-ms)` honoured under 60 s, retries 408/409/429/5xx and connection errors. */
-  | { policy: 'sdk'; maxRetries: number }
+  /** A client library's own retry loop (`sdk-presets.ts`): openai by default, `maxRetries` as the library ships unless set. */
+  | { policy: 'sdk'; sdk: SdkName; maxRetries: number; runnerRetries: number }
   /** The stormlab engine (one Guard per layer), with the scenario's engine options merged with these. */
   | { policy: 'engine'; engine: Partial<EngineConfig> };
 

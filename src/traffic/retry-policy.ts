@@ -2,6 +2,7 @@ import { Backoff } from '../engine/backoff.js';
 import type { Classification } from '../engine/classify.js';
 import type { Random } from '../engine/random.js';
 import type { RetryPolicy } from './config.js';
+import { type SdkPreset, sdkPreset, seenOf } from './sdk-presets.js';
 
 /**
  * The retry policies that are not the engine. `delayAfter` answers how long to wait before
@@ -22,23 +23,14 @@ class NaivePolicy implements PlainPolicy {
   }
 }
 
-/**
- * The official OpenAI SDK's retry loop (openai-node v4–v6): `maxRetries` (2), retrying 408,
- * 409, 429, 5xx, connection errors and timeouts unless `x-should-retry` says otherwise;
- * `retry-after-ms` / `retry-after` used when between 0 and 60 s, else
- * min(0.5 s × 2^retries, 8 s) × (1 − 0.25 × random).
- */
+/** A client library's retry loop, from its preset (`sdk-presets.ts`). */
 class SdkPolicy implements PlainPolicy {
   constructor(
-    private readonly maxRetries: number,
+    private readonly preset: SdkPreset,
     private readonly random: Random,
   ) {}
   delayAfter(made: number, cls: Classification): number {
-    if (cls.action !== 'retry' || made > this.maxRetries) return -1;
-    const hint = cls.retryAfterMs;
-    if (hint !== undefined && hint > 0 && hint <= 60_000) return hint;
-    const retries = made - 1;
-    return Math.min(500 * 2 ** retries, 8000) * (1 - 0.25 * this.random.next());
+    return made > this.preset.maxRetries ? -1 : this.preset.delay(made, seenOf(cls), this.random);
   }
 }
 
@@ -59,7 +51,7 @@ export function plainPolicy(p: RetryPolicy, random: Random): PlainPolicy | undef
         new Backoff({ strategy: 'exponential', baseMs: 100, capMs: 10_000, ...p.backoff }, random),
       );
     case 'sdk':
-      return new SdkPolicy(p.maxRetries, random);
+      return new SdkPolicy(sdkPreset(p.sdk, p.maxRetries, p.runnerRetries), random);
     case 'engine':
       return undefined;
   }

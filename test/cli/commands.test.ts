@@ -205,23 +205,35 @@ describe('determinism', () => {
 });
 
 describe('stormlab scenarios', () => {
-  it('lists the seven bundled scenarios with their descriptions', async () => {
+  it('lists the bundled scenarios with their descriptions', async () => {
     const r = await cli(['scenarios']);
     expectOnlyProgress(r.err);
     expect(r.code).toBe(0);
-    const names = ['brownout', 'fallback', 'metastable', 'replicas', 'retry-storm', 'sdk-stack', 'tpm-burst'];
+    const names = [
+      'brownout',
+      'fallback',
+      'framework-stack',
+      'metastable',
+      'replicas',
+      'retry-storm',
+      'sdk-stack',
+      'tpm-burst',
+    ];
+    const width = Math.max(...names.map((n) => n.length));
     const lines = r.out.split('\n').filter((l) => l !== '');
     for (const name of names) {
       const description = (
         YAML.parse(readFileSync(join(BUNDLED_DIR, `${name}.yaml`), 'utf8')) as { description: string }
       ).description;
       expect(description.length).toBeGreaterThan(20);
-      expect(lines).toContain(`${name.padEnd('retry-storm'.length)}  ${description}`);
+      expect(lines).toContain(`${name.padEnd(width)}  ${description}`);
     }
-    expect(lines.slice(0, 7).map((l) => l.split(' ')[0])).toEqual(names);
+    expect(lines.slice(0, names.length).map((l) => l.split(' ')[0])).toEqual(names);
     // The hint names a scenario the way that works from any directory.
-    expect(lines[7]).toBe('run one: npx stormlab run retry-storm   compare: npx stormlab compare retry-storm');
-    expect(lines).toHaveLength(8);
+    expect(lines[names.length]).toBe(
+      'run one: npx stormlab run retry-storm   compare: npx stormlab compare retry-storm',
+    );
+    expect(lines).toHaveLength(names.length + 1);
   });
 });
 

@@ -336,3 +336,49 @@ describe('sdk-stack: the SDK retries under the agent retries', () => {
     expect(engine.upstream.attempts).toBeLessThan(naive.upstream.attempts / 3);
   });
 });
+
+describe('framework-stack: an agent framework over an SDK over a gateway', () => {
+  const get = (set: string[] = []) => {
+    const { scenario, results } = runs('framework-stack', set);
+    const p = phase(scenario);
+    return { ...results, from: p.from + 2, to: p.to } as Record<string, RunResult> & { from: number; to: number };
+  };
+  const everythingFails = ['upstream.faults[0].from=0s', 'upstream.faults[0].to=10m'];
+
+  it('when every call fails: (3 + 2) × 3 = exactly 15× for the Agents SDK stack, 9× without runner retries', () => {
+    expect(get(everythingFails).agents.amplification).toBe(15);
+    expect(get([...everythingFails, 'layers[1].retry.runnerRetries=0']).agents.amplification).toBe(9);
+    // LangChain: 7 × 3 = 21 at most; its 60 s call timeout cuts a few of the 7 attempts short.
+    const lc = get(everythingFails).langchain.amplification;
+    expect(lc).toBeGreaterThan(19);
+    expect(lc).toBeLessThanOrEqual(21);
+  });
+
+  it('during the outage the Agents SDK stack sends ~15×; over the run ~5.5×, LangChain more', () => {
+    const { agents, langchain, from, to } = get();
+    const inPhase = amplificationOver(agents.series, from, to);
+    expect(inPhase).toBeGreaterThanOrEqual(13);
+    expect(inPhase).toBeLessThanOrEqual(15.5);
+    expect(agents.amplification).toBeGreaterThan(5);
+    expect(langchain.amplification).toBeGreaterThan(agents.amplification);
+    // LangChain's long backoff rides out the outage: more tasks succeed, much later.
+    expect(langchain.successRate).toBeGreaterThan(0.95);
+    expect(langchain.successRate).toBeGreaterThan(agents.successRate);
+  });
+
+  it('the engine in the gateway: under 1× over the run; the Agents SDK obeys its refusals and fails fast', () => {
+    const { agents, engine, from, to } = get();
+    expect(engine.amplification).toBeLessThan(1);
+    expect(amplificationOver(engine.series, from, to)).toBeLessThan(1);
+    expect(layer(engine, 'runner').amplification).toBeLessThan(1.1);
+    expect(engine.roots.latencyMs.p50).toBeLessThan(agents.roots.latencyMs.p50);
+  });
+
+  it('LangChain ignores x-should-retry and retries the refusals, yet the breaker holds the upstream near 1×', () => {
+    const { 'langchain-engine': lce } = get();
+    expect(layer(lce, 'runner').amplification).toBeGreaterThan(3.5);
+    expect(lce.amplification).toBeLessThan(1.5);
+    expect(layer(lce, 'gateway').shed.breaker ?? 0).toBeGreaterThan(1000);
+    expect(lce.successRate).toBeGreaterThan(0.9);
+  });
+});

@@ -6,7 +6,16 @@ import { loadScenario } from '../../src/scenario/load-scenario.js';
 import { ScenarioError } from '../../src/scenario/scenario-error.js';
 import { resolveVariant } from '../../src/scenario/variants.js';
 
-const NAMES = ['brownout', 'fallback', 'metastable', 'replicas', 'retry-storm', 'sdk-stack', 'tpm-burst'];
+const NAMES = [
+  'brownout',
+  'fallback',
+  'framework-stack',
+  'metastable',
+  'replicas',
+  'retry-storm',
+  'sdk-stack',
+  'tpm-burst',
+];
 
 describe('bundled scenarios', () => {
   const bundled = listBundledScenarios();

@@ -32,7 +32,7 @@ describe('defaults', () => {
       name: 'llm',
       fanout: 1,
       timeoutMs: Infinity,
-      retry: { policy: 'sdk', maxRetries: 2 },
+      retry: { policy: 'sdk', sdk: 'openai', maxRetries: 2, runnerRetries: 0 },
       models: ['primary'],
     });
     const more = loadScenario(
