@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FaultKind, FaultPhase, ModelConfig, UpstreamConfig } from '../upstream/config.js';
 import { dist } from './dist-schema.js';
+import { formatDuration } from './duration.js';
 import { MODEL_DEFAULTS } from '../upstream/upstream-model.js';
 import {
   bool,
@@ -82,7 +83,7 @@ function fault<K extends FaultKind, S extends z.core.$ZodLooseShape>(kind: K, ex
         code: 'custom',
         path: ['to'],
         input: to,
-        message: `expected a time after from (${from} ms), got ${to} ms`,
+        message: `expected a time after from (${formatDuration(from)}), got ${formatDuration(to)}`,
       });
   });
 }
