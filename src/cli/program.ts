@@ -14,6 +14,11 @@ function packageVersion(): string {
     .version;
 }
 
+/** The exit codes of run and compare, for their --help. */
+const RUN_EXITS =
+  'Exit codes: 0 ok, 1 an expectation failed, 2 bad input, 130 stopped (q, Ctrl-C, SIGINT), 143 SIGTERM;\n' +
+  'a stopped run still writes its result, marked "partial": true.';
+
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 function scenarioOptions(cmd: Command): Command {
@@ -67,6 +72,10 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
       .description('run a scenario once (simulated, or live with --mode live) and print its summary'),
   )
     .option('--variant <name>', "run one of the scenario's variants instead of the scenario as written")
+    .addHelpText(
+      'after',
+      `\nExamples:\n  stormlab run retry-storm\n  stormlab run my.yaml --set 'layers[*].retry.attempts=2' --json result.json\n${RUN_EXITS}`,
+    )
     .action(async (arg: string, flags: RunFlags) => {
       code = report(io, await runCommand(io, arg, flags), flags);
     });
@@ -78,6 +87,10 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
       .description('run the same scenario and seed under each policy variant, side by side'),
   )
     .option('--variants <list>', 'comma-separated variant names (default: all the scenario defines)')
+    .addHelpText(
+      'after',
+      `\nExamples:\n  stormlab compare retry-storm\n  stormlab compare brownout --expect 'variants.engine.amplification < 1.5' --junit junit.xml\n${RUN_EXITS}`,
+    )
     .action(async (arg: string, flags: RunFlags) => {
       code = report(io, await compareCommand(io, arg, flags), flags);
     });
