@@ -140,13 +140,14 @@ export class Exchange {
       retryAfterMs < 0 && detail === Detail.Fault
         ? this.ctx.host.faultRetryAfter(this.modelIndex, status, this.arrivedAt)
         : retryAfterMs;
-    const shape = this.dialect.error(status, detail, retry);
+    const wire = this.dialect.wireStatus?.(status) ?? status;
+    const shape = this.dialect.error(wire, detail, retry);
     if (this.opened) {
       // Not reached today (a started request always answers 200), kept so a stream never hangs.
       this.res.end(this.dialect.streamError(shape));
       return;
     }
-    sendJson(this.res, status, shape.body, { ...this.headers(), ...shape.headers });
+    sendJson(this.res, wire, shape.body, { ...this.headers(), ...shape.headers });
   }
 
   /** Sends the stream's headers and opening events, once. */

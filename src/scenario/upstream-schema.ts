@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TOOL_POLICY_LIMITS } from '../fake-upstream/tool-policy.js';
 import type { FaultKind, FaultPhase, ModelConfig, UpstreamConfig } from '../upstream/config.js';
 import { dist } from './dist-schema.js';
 import { formatDuration } from './duration.js';
@@ -14,6 +15,8 @@ import {
   positive,
   positiveInt,
   nonNegativeInt,
+  num,
+  oneOf,
   ratio,
   switchOn,
   tagged,
@@ -122,6 +125,9 @@ const faultSchema = () =>
     };
   });
 
+const between = (lo: number, hi: number) =>
+  num(`an integer from ${lo} to ${hi}`, (n) => Number.isInteger(n) && n >= lo && n <= hi);
+
 export function upstreamSchema(): z.ZodType<UpstreamConfig> {
   return obj(
     {
@@ -130,6 +136,15 @@ export function upstreamSchema(): z.ZodType<UpstreamConfig> {
         .array(model(), { error: expecting('a list of models') })
         .min(1, { error: 'expected at least one model' }),
       faults: z.array(faultSchema(), { error: expecting('a list of faults') }).default(() => []),
+      aliases: z.record(z.string(), text('a model name'), { error: expecting('a mapping of name: model') }).optional(),
+      toolPolicy: obj(
+        {
+          rounds: between(...TOOL_POLICY_LIMITS.rounds).optional(),
+          parallel: between(...TOOL_POLICY_LIMITS.parallel).optional(),
+          pick: oneOf(['cycle', 'seeded']).optional(),
+        },
+        'a mapping like {rounds: 2}',
+      ).optional(),
     },
     'a mapping with models (and faults)',
   );

@@ -60,4 +60,21 @@ export interface UpstreamConfig {
   faults: FaultPhase[];
   /** Whether the upstream stops work a caller abandoned (timeout, cancel). @default false */
   cancelOnDisconnect: boolean;
+  /** More names for models (`gpt-4o-mini: primary`). Only the fake upstream's HTTP routes read it. */
+  aliases?: Record<string, string>;
+  /** How the fake upstream's model uses the tools a request offers. Only its HTTP routes read it. */
+  toolPolicy?: Partial<ToolPolicy>;
+}
+
+/**
+ * How the model uses the tools a request offers under `tool_choice: auto` (`required`, `none`
+ * and a forced tool are obeyed whatever this says).
+ */
+export interface ToolPolicy {
+  /** Tool-calling turns before the model answers in text ("call N tools then answer"). */
+  rounds: number;
+  /** Tool calls in one turn (parallel tool calls). */
+  parallel: number;
+  /** Which tools a turn calls: in the order offered, cycling (`cycle`), or drawn from the seed (`seeded`). */
+  pick: 'cycle' | 'seeded';
 }
