@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { LiveRun } from '../src/run/live/live-run.js';
 import { initHistograms } from '../src/run/metrics/histogram.js';
-import type { RunSpec } from '../src/run/sim/simulation.js';
+import type { RunSpec } from '../src/run/run-spec.js';
 import type { EngineConfig, RetryPolicy } from '../src/traffic/config.js';
 
 /**

@@ -1,7 +1,7 @@
 import { loadScenario } from '../src/scenario/load-scenario.js';
 import type { Scenario } from '../src/scenario/scenario.js';
 import { resolveVariant } from '../src/scenario/variants.js';
-import type { RunSpec } from '../src/run/sim/simulation.js';
+import type { RunSpec } from '../src/run/run-spec.js';
 
 /** The bundled scenario the simulator suite runs. */
 export const SIM_SCENARIO = 'retry-storm';

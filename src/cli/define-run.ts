@@ -53,6 +53,11 @@ async function runModule(): Promise<typeof import('./commands/run.js')> {
   return run;
 }
 
+/** The exit codes of run and compare, for their --help. */
+const RUN_EXITS =
+  'Exit codes: 0 ok, 1 an expectation failed, 2 bad input, 130 stopped (q, Ctrl-C, SIGINT), 143 SIGTERM;\n' +
+  'a stopped run still writes its result, marked "partial": true.';
+
 /** `stormlab run` and `stormlab compare`. */
 export function defineRun(program: Command, { io, exit }: CommandContext): void {
   scenarioOptions(
@@ -62,6 +67,10 @@ export function defineRun(program: Command, { io, exit }: CommandContext): void 
       .description('run a scenario once (simulated, or live with --mode live) and print its summary'),
   )
     .option('--variant <name>', "run one of the scenario's variants instead of the scenario as written")
+    .addHelpText(
+      'after',
+      `\nExamples:\n  stormlab run retry-storm\n  stormlab run my.yaml --set 'layers[*].retry.attempts=2' --json result.json\n${RUN_EXITS}`,
+    )
     .action(async (arg: string, flags: RunFlags) => {
       const { report, runCommand } = await runModule();
       exit(report(io, await runCommand(io, arg, flags), flags));
@@ -74,6 +83,10 @@ export function defineRun(program: Command, { io, exit }: CommandContext): void 
       .description('run the same scenario and seed under each policy variant, side by side'),
   )
     .option('--variants <list>', 'comma-separated variant names (default: all the scenario defines)')
+    .addHelpText(
+      'after',
+      `\nExamples:\n  stormlab compare retry-storm\n  stormlab compare brownout --expect 'variants.engine.amplification < 1.5' --junit junit.xml\n${RUN_EXITS}`,
+    )
     .action(async (arg: string, flags: RunFlags) => {
       const { report, compareCommand } = await runModule();
       exit(report(io, await compareCommand(io, arg, flags), flags));

@@ -4,6 +4,12 @@ export interface Io {
   stderr(text: string): void;
   /** Writes a file (for --json and friends). */
   writeFile(path: string, data: string): void;
+  /**
+   * Why `path` could not be written, as an errno code (`ENOENT` for a missing directory), or
+   * undefined when it could: output paths are checked before a run, so a typo costs no run.
+   * Without it nothing is checked ahead.
+   */
+  checkWritable?(path: string): string | undefined;
   cwd: string;
   env: Record<string, string | undefined>;
   isTTY: boolean;
@@ -31,5 +37,16 @@ export class UsageError extends Error {
   }
 }
 
-/** Exit codes of DESIGN.md: 0 ok, 1 expectations failed, 2 bad input or usage. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+/**
+ * Exit codes (ARCHITECTURE.md, "A new command"): 0 ok, 1 expectations failed, 2 bad input or
+ * usage; a run stopped before its end exits as a shell reports the signal, 128 + its number:
+ * 130 for q, Ctrl-C or SIGINT, 143 for SIGTERM (its partial result is still written).
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130, terminated: 143 } as const;
+
+/** What stopped a run early: the user (q, Ctrl-C, SIGINT) or the system (SIGTERM). */
+export type StopCause = 'SIGINT' | 'SIGTERM';
+
+export function stopExit(cause: StopCause): number {
+  return cause === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+}

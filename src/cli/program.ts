@@ -36,6 +36,15 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
   defineExplore(program, context);
   defineWorker(program, context);
   program
+    .command('init')
+    .argument('[name]', 'the scenario name; the file is <name>.yaml', 'my-scenario')
+    .description('write a commented starter scenario to <name>.yaml (never overwrites)')
+    .action(async (name: string) => {
+      const { initCommand } = await import('./commands/init.js');
+      code = initCommand(io, name);
+    });
+
+  program
     .command('scenarios')
     .description('list the bundled scenarios')
     .action(async () => {

@@ -1,7 +1,4 @@
-import { resolve } from 'node:path';
-import { loadScenario } from '../scenario/load-scenario.js';
-import { BUNDLED_DIR, resolveScenarioPath } from '../scenario/bundled.js';
-import { ScenarioError } from '../scenario/scenario-error.js';
+import { loadScenarioArg } from '../scenario/load-scenario-arg.js';
 import { resolveVariant } from '../scenario/variants.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { parseDuration } from '../scenario/duration.js';
@@ -52,15 +49,7 @@ export function scenarioSets(flags: ScenarioFlags): string[] {
 
 /** Loads the scenario a command names, with --set, --duration and --seed applied. */
 export function scenarioFromFlags(arg: string, flags: ScenarioFlags, cwd: string): Scenario {
-  const set = scenarioSets(flags);
-  const path = arg.includes('/') || arg.includes('.') ? resolve(cwd, arg) : arg;
-  try {
-    // Messages (and variants resolved later) name the scenario as the user wrote it, not its absolute path.
-    return { ...loadScenario(resolveScenarioPath(path, BUNDLED_DIR), { set }), source: arg };
-  } catch (e) {
-    if (e instanceof ScenarioError && e.source !== arg) throw new ScenarioError(arg, e.problems);
-    throw e;
-  }
+  return loadScenarioArg(arg, scenarioSets(flags), cwd);
 }
 
 /**

@@ -9,12 +9,31 @@ const WRITE_ERRORS: Record<string, string> = {
   EROFS: 'the file system is read-only',
 };
 
-/** Writes an output file; failing to is the user's to fix (exit 2), not an internal error. */
+/** `-` as an output path: standard output. */
+export const STDOUT_PATH = '-';
+
+/** Writes an output file (`-`: stdout); failing to is the user's to fix (exit 2), not an internal error. */
 export function writeOutput(io: Io, flag: string, path: string, data: string): void {
+  if (path === STDOUT_PATH) return io.stdout(data);
   try {
     io.writeFile(path, data);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? '';
     throw new UsageError(`${flag}: cannot write ${path}: ${WRITE_ERRORS[code] ?? (e as Error).message}`);
+  }
+}
+
+/**
+ * Checks output paths before the work that fills them, so a bad directory costs no run:
+ * one line naming the flag, exit 2. At most one of them may be `-` (stdout).
+ */
+export function checkOutputs(io: Io, outputs: ReadonlyArray<readonly [flag: string, path: string | undefined]>): void {
+  const toStdout = outputs.filter(([, p]) => p === STDOUT_PATH).map(([f]) => f);
+  if (toStdout.length > 1) throw new UsageError(`${toStdout.join(' and ')}: only one output can go to stdout (-)`);
+  for (const [flag, path] of outputs) {
+    if (path === undefined || path === STDOUT_PATH) continue;
+    if (path.trim() === '') throw new UsageError(`${flag}: expected a file path, got ""`);
+    const code = io.checkWritable?.(path);
+    if (code !== undefined) throw new UsageError(`${flag}: cannot write ${path}: ${WRITE_ERRORS[code] ?? code}`);
   }
 }

@@ -2,7 +2,7 @@ import type { BreakerOutcome } from './circuit-breaker.js';
 import { header, type HeaderSource } from './headers.js';
 import { parseRetryAfter } from './retry-after.js';
 
-/** The LLM error taxonomy (ARCHITECTURE.md, "Classification"). */
+/** The LLM error taxonomy (ARCHITECTURE.md, "Primitives and their defaults": classification). */
 export type ErrorClass =
   | 'success'
   | 'rate_limited'

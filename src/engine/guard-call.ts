@@ -27,8 +27,8 @@ export const Step = {
 export type StepCode = (typeof Step)[keyof typeof Step];
 
 /**
- * One logical call going through a guard: the seeds' safe execution chain as a synchronous
- * state machine. `next(now)` decides whether the next attempt may go
+ * One logical call going through a guard, as a synchronous state machine (the order of its
+ * checks is in ARCHITECTURE.md, "The engine"). `next(now)` decides whether the next attempt may go
  * (budget → limit → deadline → breaker → throttle; a target that refuses locally — breaker
  * open, throttle drop, no budget for a retry — hands the call to the next target of the
  * fallback chain when there is one), `complete(...)` records the attempt's

@@ -73,7 +73,7 @@ export class AttemptTimeoutError extends StormlabError {
 /**
  * The engine for users: `await guard.run(fn)` runs `fn` under the retry budget, adaptive
  * throttle, circuit breakers, token buckets, concurrency limit, deadline, backoff and
- * fallback chain, in the order of the seeds' safe execution chain. The decisions are the
+ * fallback chain, in the order ARCHITECTURE.md gives ("The engine"). The decisions are the
  * synchronous `GuardCall` state machine; this class only awaits, sleeps and times out.
  */
 export class Guard extends GuardCore {

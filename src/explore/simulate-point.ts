@@ -1,9 +1,7 @@
-import { resolve } from 'node:path';
 import type { RunResult } from '../run/metrics/result.js';
+import { runSpecOf } from '../run/run-spec.js';
 import { Simulation } from '../run/sim/simulation.js';
-import { BUNDLED_DIR, resolveScenarioPath } from '../scenario/bundled.js';
-import { loadScenario } from '../scenario/load-scenario.js';
-import { ScenarioError } from '../scenario/scenario-error.js';
+import { loadScenarioArg } from '../scenario/load-scenario-arg.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { resolveVariant } from '../scenario/variants.js';
 import { refusalOf, type PointOutcome } from './point-refusal.js';
@@ -20,19 +18,11 @@ export interface PointJob {
 
 /**
  * The scenario of one point: the job's `--set`s, then the point's, on the base document, then
- * the variant's overrides on top (as `run --variant` does). Paths resolve as the CLI resolves
- * them (`scenarioFromFlags`), so a worker thread finds the same file.
+ * the variant's overrides on top (as `run --variant` does), loaded as every command loads it.
  */
 export function loadPoint(job: PointJob, sets: readonly string[]): Scenario {
-  const arg = job.scenario;
-  const path = arg.includes('/') || arg.includes('.') ? resolve(job.cwd, arg) : arg;
-  try {
-    const s = { ...loadScenario(resolveScenarioPath(path, BUNDLED_DIR), { set: [...job.set, ...sets] }), source: arg };
-    return job.variant === undefined ? s : resolveVariant(s, job.variant);
-  } catch (e) {
-    if (e instanceof ScenarioError && e.source !== arg) throw new ScenarioError(arg, e.problems);
-    throw e;
-  }
+  const s = loadScenarioArg(job.scenario, [...job.set, ...sets], job.cwd);
+  return job.variant === undefined ? s : resolveVariant(s, job.variant);
 }
 
 /**
@@ -42,14 +32,7 @@ export function loadPoint(job: PointJob, sets: readonly string[]): Scenario {
  */
 export function simulatePoint(job: PointJob, sets: readonly string[]): RunResult {
   const s = loadPoint(job, sets);
-  const sim = new Simulation({
-    name: job.variant ?? s.name,
-    seed: s.seed,
-    durationMs: s.durationMs,
-    drainMs: s.drainMs,
-    traffic: s.traffic,
-    upstream: s.upstream,
-  });
+  const sim = new Simulation(runSpecOf(s, job.variant ?? s.name));
   try {
     sim.advanceTo(Infinity);
     return sim.result();

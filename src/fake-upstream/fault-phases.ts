@@ -1,4 +1,5 @@
 import { OptionError } from '../engine/errors.js';
+import { parseDuration } from '../upstream/duration.js';
 import type { FaultKind, FaultPhase } from '../upstream/config.js';
 
 /**
@@ -87,12 +88,15 @@ function phase(p: unknown, i: number, shift: number): ServedFault {
   const unknown = Object.keys(f).find((k) => !FIELDS.includes(k));
   if (unknown !== undefined)
     throw new OptionError(`${name} has an unknown field ${JSON.stringify(unknown)} (known: ${FIELDS.join(', ')})`);
-  const from = f.fromMs ?? 0;
-  const to = f.toMs ?? Infinity;
-  if (typeof from !== 'number' || !Number.isFinite(from))
-    throw new OptionError(`${name}.fromMs must be a number of ms, got ${describe(f.fromMs)}`);
-  if (typeof to !== 'number' || Number.isNaN(to))
-    throw new OptionError(`${name}.toMs must be a number of ms or null (forever), got ${describe(f.toMs)}`);
+  // Times as a scenario writes them: ms, or a string with units ("10s", "1m30s").
+  const from = f.fromMs === undefined ? 0 : parseDuration(f.fromMs);
+  const to = f.toMs === undefined || f.toMs === null ? Infinity : parseDuration(f.toMs);
+  if (from === undefined || !Number.isFinite(from))
+    throw new OptionError(`${name}.fromMs must be a duration like 10s or a number of ms, got ${describe(f.fromMs)}`);
+  if (to === undefined)
+    throw new OptionError(
+      `${name}.toMs must be a duration like 10s, a number of ms or null (forever), got ${describe(f.toMs)}`,
+    );
   if (!(to > from)) throw new OptionError(`${name}.toMs must be after fromMs (${from}), got ${to}`);
   if (f.model !== undefined && typeof f.model !== 'string')
     throw new OptionError(`${name}.model must be a model name, got ${describe(f.model)}`);
@@ -105,9 +109,11 @@ function phase(p: unknown, i: number, shift: number): ServedFault {
       `${name}.status must be a status like 503 or weights by status like {"503": 0.7, "429": 0.3}, got ${describe(f.status)}`,
     );
   }
-  const retry = f.retryAfterMs;
-  if (retry !== undefined && !(typeof retry === 'number' && retry >= 0 && Number.isFinite(retry))) {
-    throw new OptionError(`${name}.retryAfterMs must be a number of ms >= 0, got ${describe(retry)}`);
+  const retry = f.retryAfterMs === undefined ? undefined : parseDuration(f.retryAfterMs);
+  if (f.retryAfterMs !== undefined && !(retry !== undefined && Number.isFinite(retry))) {
+    throw new OptionError(
+      `${name}.retryAfterMs must be a duration like 20ms or a number of ms >= 0, got ${describe(f.retryAfterMs)}`,
+    );
   }
   const { stallMs, ...fields } = f;
   const out: ServedFault = {
@@ -116,6 +122,7 @@ function phase(p: unknown, i: number, shift: number): ServedFault {
     ...(stallMs === null || stallMs === undefined ? {} : { stallMs: stallMs as number }),
     fromMs: from + shift,
     toMs: to + shift,
+    ...(retry === undefined ? {} : { retryAfterMs: retry }),
     rate: (f.rate as number | undefined) ?? 1,
   };
   return out;

@@ -5,7 +5,6 @@ import type { Check } from '../run/metrics/result.js';
  * checks judged on it); every renderer here takes a list of them.
  */
 export type { Check };
-export type CheckStatus = Check['status'];
 
 /** Counts of a list of checks, and whether the gate as a whole holds (no failure). */
 export function tally(checks: readonly Check[]): { pass: number; fail: number; skip: number; ok: boolean } {

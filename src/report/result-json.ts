@@ -13,6 +13,7 @@ const KEY_ORDER = [
   'scenario',
   'seed',
   'mode',
+  'partial',
   'name',
   'layer',
   't',

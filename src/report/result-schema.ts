@@ -1,16 +1,37 @@
 import { z } from 'zod';
+import type {
+  EngineSeries,
+  LayerResult,
+  Percentiles,
+  ResultFile,
+  RootResult,
+  RunResult,
+  SeriesResult,
+  UpstreamResult,
+  UpstreamShare,
+} from '../run/metrics/result.js';
 
 /**
  * The parts of a `stormlab.result/v1` file the report reads, checked before rendering so a
  * hand-edited or truncated file is a clear message, not a crash. Objects are loose: fields
  * the report does not read (and fields of newer writers) pass through untouched.
  */
+/**
+ * A loose object reading fields of the writer's type `T` (run/metrics/result.ts, the one
+ * declaration of the file's shape): a field name `T` does not declare fails to compile here,
+ * so a field renamed or dropped there cannot leave this reader checking a name no file has.
+ */
+function reads<T>() {
+  return <S extends z.core.$ZodLooseShape & { [K in keyof S]: K extends keyof T ? unknown : never }>(shape: S) =>
+    z.looseObject(shape);
+}
+
 const num = z.number();
 const nums = z.array(num);
-const percentiles = z.looseObject({ p50: num, p95: num, p99: num });
-const share = z.looseObject({ '429': num, '5xx': num, timeout: num });
+const percentiles = reads<Percentiles>()({ p50: num, p95: num, p99: num });
+const share = reads<UpstreamShare>()({ '429': num, '5xx': num, timeout: num });
 
-const layer = z.looseObject({
+const layer = reads<LayerResult>()({
   name: z.string(),
   logicalCalls: num,
   attempts: num,
@@ -23,14 +44,14 @@ const layer = z.looseObject({
   ttftMs: percentiles.optional(),
 });
 
-const engineSeries = z.looseObject({
+const engineSeries = reads<EngineSeries>()({
   layer: z.string(),
   dropProbability: nums,
   budgetBalance: nums,
   breakerOpen: nums,
 });
 
-const series = z.looseObject({
+const series = reads<SeriesResult>()({
   binMs: num.positive(),
   fromBin: num,
   offered: nums,
@@ -63,23 +84,23 @@ const tool = z.looseObject({
 });
 const users = z.looseObject({ tasks: num, submissions: num, resubmits: num, amplification: num });
 
-const variant = z.looseObject({
+const variant = reads<RunResult>()({
   name: z.string(),
   durationMs: num,
   amplification: num,
   goodput: num,
   successRate: num,
   truncatedSuccesses: num.optional(),
-  roots: z.looseObject({ offered: num, ok: num, latencyMs: percentiles }),
+  roots: reads<RootResult>()({ offered: num, ok: num, latencyMs: percentiles }),
   layers: z.array(layer),
-  upstream: z.looseObject({ attempts: num, share, wastedTokens: num, tokensServed: num }),
+  upstream: reads<UpstreamResult>()({ attempts: num, share, wastedTokens: num, tokensServed: num }),
   recoveryMs: num.nullable(),
   series,
   tools: z.array(tool).optional(),
   users: users.optional(),
 });
 
-export const resultFileSchema = z.looseObject({
+export const resultFileSchema = reads<ResultFile>()({
   schema: z.literal('stormlab.result/v1'),
   scenario: z.string(),
   seed: num,

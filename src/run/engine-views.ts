@@ -1,7 +1,7 @@
 import type { TrafficInterpreter } from '../traffic/interpreter.js';
 import { replicaSnapshot } from './replica-snapshot.js';
 import type { RunView } from './run-view.js';
-import type { RunSpec } from './sim/simulation.js';
+import type { RunSpec } from './run-spec.js';
 
 /** The engine's state at each layer that runs it, for a dashboard's `RunView` (its replicas merged: see `replicaSnapshot`). */
 export function engineViews(spec: RunSpec, traffic: TrafficInterpreter, now: number): RunView['engines'] {

@@ -1,7 +1,7 @@
 import type { TrafficInterpreter } from '../traffic/interpreter.js';
 import { engineSample } from './engine-sample.js';
 import type { MetricsCollector } from './metrics/collector.js';
-import type { RunSpec } from './sim/simulation.js';
+import type { RunSpec } from './run-spec.js';
 
 /**
  * The once-a-second sample both drivers take: whether a fault phase is active, and each engine

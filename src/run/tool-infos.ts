@@ -1,5 +1,5 @@
 import type { MetricsCollectorOptions } from './metrics/collector.js';
-import type { RunSpec } from './sim/simulation.js';
+import type { RunSpec } from './run-spec.js';
 
 /**
  * The tools a run's metrics count, in the tool service's order, each with whether any call of

@@ -48,7 +48,13 @@ export function resolveScenarioPath(arg: string, dir: string = BUNDLED_DIR): str
   const bare = !/[\\/]/.test(arg) && !EXTENSIONS.includes(extname(arg));
   const found = bare ? bundled.find((b) => b.name === arg) : undefined;
   if (found !== undefined) return found.file;
-  if (!bare) throw new ScenarioError(arg, ['file not found']);
+  if (!bare) {
+    // `scenarios/retry-storm.yaml` from the README, run where no such file is (a package
+    // install): the bundled copy is there under its bare name.
+    const same = bundled.find((b) => b.name === basename(arg, extname(arg)));
+    const hint = same === undefined ? '' : `; the bundled scenario ${same.name} is: stormlab run ${same.name}`;
+    throw new ScenarioError(arg, [`file not found${hint}`]);
+  }
   const names = bundled.map((b) => b.name);
   const guess = closest(arg, names);
   const list = names.length > 0 ? names.join(', ') : 'none';

@@ -22,8 +22,6 @@ import {
  */
 export type DistKind = 'time' | 'count' | 'fanout';
 
-export const DIST_NAMES = ['const', 'uniform', 'exponential', 'lognormal', 'choice'] as const;
-
 function scalar(kind: DistKind): z.ZodType<number> {
   if (kind === 'time') return duration();
   return kind === 'count' ? nonNegative() : positiveInt();

@@ -73,15 +73,27 @@ export function oneOf<const T extends readonly [string, ...string[]]>(values: T)
 
 export const DURATION_HINT = 'a duration like 30s or 500ms';
 
+/** How the JSON Schema (scenario.schema.json) describes a duration: the checks are code here. */
+const DURATION_JSON = {
+  description: 'a duration: ms as a number, or a string with units ms, s, m, h (500ms, 2s, 1m30s)',
+  anyOf: [
+    { type: 'number', minimum: 0 },
+    { type: 'string', pattern: '^\\s*((\\d+(\\.\\d*)?|\\.\\d+)(ms|s|m|h))+\\s*$|^\\s*(\\d+(\\.\\d*)?|\\.\\d+)\\s*$' },
+  ],
+};
+
 /** A duration in ms from a number (ms) or a string with units; `positive` refuses 0. */
 export function duration(opts: { positive?: boolean } = {}) {
-  return z.unknown().transform((v, ctx): number => {
-    const ms = parseDuration(v);
-    if (ms !== undefined && (ms > 0 || !opts.positive)) return ms;
-    const what = ms === undefined ? DURATION_HINT : 'a duration above 0';
-    ctx.issues.push({ code: 'custom', message: expectedMessage(what, v), input: v });
-    return z.NEVER;
-  });
+  return z
+    .unknown()
+    .transform((v, ctx): number => {
+      const ms = parseDuration(v);
+      if (ms !== undefined && (ms > 0 || !opts.positive)) return ms;
+      const what = ms === undefined ? DURATION_HINT : 'a duration above 0';
+      ctx.issues.push({ code: 'custom', message: expectedMessage(what, v), input: v });
+      return z.NEVER;
+    })
+    .meta(DURATION_JSON);
 }
 
 /** A mapping with exactly these keys; others are reported as unknown, with a suggestion. */
@@ -101,18 +113,22 @@ export function isMapping(v: unknown): v is Record<string, unknown> {
  * complaints of the branch the value was evidently meant for, or `expected <what>` if none.
  */
 export function switchOn<T>(what: string, pick: (v: unknown) => z.ZodType<T> | undefined) {
-  return z.unknown().transform((v, ctx): T => {
-    const schema = pick(v);
-    if (schema === undefined) {
-      ctx.issues.push({ code: 'custom', message: expectedMessage(what, v), input: v });
+  // The JSON Schema cannot follow `pick`: it says in words what the value may be.
+  return z
+    .unknown()
+    .meta({ description: what })
+    .transform((v, ctx): T => {
+      const schema = pick(v);
+      if (schema === undefined) {
+        ctx.issues.push({ code: 'custom', message: expectedMessage(what, v), input: v });
+        return z.NEVER;
+      }
+      const r = schema.safeParse(v, { error: fallbackErrorMap, reportInput: true });
+      if (r.success) return r.data;
+      // Already finalised (message and relative path set); the outer parse prefixes the path.
+      for (const iss of r.error.issues) ctx.issues.push(iss as unknown as z.core.$ZodRawIssue);
       return z.NEVER;
-    }
-    const r = schema.safeParse(v, { error: fallbackErrorMap, reportInput: true });
-    if (r.success) return r.data;
-    // Already finalised (message and relative path set); the outer parse prefixes the path.
-    for (const iss of r.error.issues) ctx.issues.push(iss as unknown as z.core.$ZodRawIssue);
-    return z.NEVER;
-  });
+    });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ArrivalConfig, EngineConfig, LayerConfig } from '../traffic/config.js';
 import { dist } from './dist-schema.js';
+import { formatDuration } from './duration.js';
 import { engineSchema, retrySchema } from './engine-schema.js';
 import type { Scenario, Variant } from './scenario.js';
 import { LIVE_APIS } from '../run/live/wire-format.js';
@@ -68,7 +69,7 @@ const arrivalSchema = () =>
             code: 'custom',
             path: ['length'],
             input: a.length,
-            message: `expected at most every (${a.every} ms), got ${a.length} ms`,
+            message: `expected at most every (${formatDuration(a.every)}), got ${formatDuration(a.length)}`,
           });
       }),
       obj({ type: z.literal('closed'), users: positiveInt(), think: dist('time').default(0) }),

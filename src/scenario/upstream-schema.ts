@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { TOOL_POLICY_LIMITS } from '../fake-upstream/tool-policy.js';
 import type { ContentFilterMode, FaultKind, FaultPhase, ModelConfig, UpstreamConfig } from '../upstream/config.js';
 import { dist } from './dist-schema.js';
-import { parseDuration } from './duration.js';
+import { formatDuration, parseDuration } from './duration.js';
+import { MODEL_DEFAULTS } from '../upstream/upstream-model.js';
 import {
   bool,
   duration,
@@ -21,25 +22,6 @@ import {
   tagged,
   text,
 } from './schema-kit.js';
-
-export const MODEL_DEFAULTS = { shedStatus: 529, loadStretch: 0, contextTokens: Infinity } as const;
-export const FAULT_KINDS: readonly FaultKind[] = [
-  'errors',
-  'outage',
-  'latency',
-  'reset',
-  'hang',
-  'midstream',
-  'quota',
-  'slow-first-token',
-  'stall',
-  'cut',
-  'malformed',
-  'missing-done',
-  'prefill-rejected',
-  'content-filter',
-  'context-length',
-];
 
 /** A stall's length: a duration, or `forever` (the connection stays open, nothing more comes). */
 const stallFor = () =>
@@ -114,7 +96,7 @@ function fault<K extends FaultKind, S extends z.core.$ZodLooseShape>(kind: K, ex
         code: 'custom',
         path: ['to'],
         input: to,
-        message: `expected a time after from (${from} ms), got ${to} ms`,
+        message: `expected a time after from (${formatDuration(from)}), got ${formatDuration(to)}`,
       });
   });
 }

@@ -27,10 +27,6 @@ export function lineWidth(line: Line): number {
   return line.reduce((w, s) => w + textWidth(s.text), 0);
 }
 
-export function lineText(line: Line): string {
-  return line.map((s) => s.text).join('');
-}
-
 /** The first `width` columns of `text`. */
 export function cut(text: string, width: number): string {
   if (width <= 0) return '';

@@ -37,8 +37,6 @@ export const Detail = {
   SlowFirstToken: 15,
 } as const;
 
-export type DetailCode = (typeof Detail)[keyof typeof Detail];
-
 /** Detail names by code, for stats and reports. */
 export const DETAIL_NAMES: readonly string[] = Object.keys(Detail);
 

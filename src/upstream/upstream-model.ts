@@ -11,7 +11,7 @@ import type { EventHandler, Scheduler } from './scheduler.js';
 /** Network time of an answer given at once (refusals, injected errors): 1 ms. */
 export const NETWORK_MS = 1;
 
-/** Defaults for the optional-in-spirit fields of a `ModelConfig`. */
+/** Defaults for the optional-in-spirit fields of a `ModelConfig`; the scenario schema fills them from here. */
 export const MODEL_DEFAULTS = {
   /** @default 529 */
   shedStatus: 529,
@@ -112,7 +112,7 @@ class ModelState {
 }
 
 /**
- * The simulated LLM upstream (DESIGN.md, "The upstream model"): per model, `slots` served at
+ * The simulated LLM upstream (ARCHITECTURE.md, "The upstream model"): per model, `slots` served at
  * once, a bounded FIFO queue, shedding past it, RPM/TPM quotas, and fault phases.
  *
  * Built for millions of requests per second: every request lives in a record — a row across

@@ -182,6 +182,12 @@ describe('mistakes in naming the scenario', () => {
 
   it('missing file in a directory', () => expectUsage(['compare', 'sub/nope.yml'], ['sub/nope.yml: file not found']));
 
+  it('a bundled scenario named by its repository path, where no such file is (a package install)', () =>
+    expectUsage(
+      ['run', 'scenarios/retry-storm.yaml'],
+      ['scenarios/retry-storm.yaml: file not found; the bundled scenario retry-storm is: stormlab run retry-storm'],
+    ));
+
   it('unknown bundled name, with a did-you-mean and the list', () =>
     expectUsage(
       ['run', 'retry-strom'],

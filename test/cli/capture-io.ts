@@ -17,6 +17,8 @@ export interface CaptureOptions {
   wallStepMs?: number;
   /** Make every `writeFile` fail with this errno code, as `fs.writeFileSync` would. */
   writeError?: string;
+  /** Paths `checkWritable` refuses, with the errno code it gives (the check before a run). */
+  unwritable?: Record<string, string>;
 }
 
 /** An `Io` that records everything and touches nothing: no files, no real clock. */
@@ -36,6 +38,7 @@ export function captureIo(options: CaptureOptions = {}): CapturedIo {
       }
       io.files.set(path, data);
     },
+    checkWritable: (path) => options.unwritable?.[path],
     cwd: options.cwd ?? process.cwd(),
     env: {},
     isTTY: false,

@@ -170,10 +170,12 @@ describe('stormlab run --mode live', () => {
       '--json',
       'out.json',
     ]);
-    expect(code).toBe(0);
+    expect(code).toBe(130); // 128 + SIGINT, as a shell reports it
     expect(forgotten).toBe(true);
     expect(io.err).toMatch(/stopped at [\d.]+m?s of 10s: the result below is partial\n$/);
-    const v = JSON.parse(io.files.get('out.json')!).variants[0];
+    const file = JSON.parse(io.files.get('out.json')!);
+    expect(file.partial).toBe(true);
+    const v = file.variants[0];
     expect(v.durationMs).toBeLessThan(5_000);
     expect(v.roots.offered).toBeGreaterThan(0);
     expect(v.roots.offered).toBeLessThan(100);

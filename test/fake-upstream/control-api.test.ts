@@ -28,6 +28,17 @@ describe('fake upstream: control API', () => {
     ]);
   });
 
+  it('PUT takes times as a scenario writes them: "10s", "1m30s", "250ms"', async () => {
+    const h = await start({ models: [fast()] });
+    const res = await put(h.url, {
+      relativeTo: 'start',
+      faults: [{ kind: 'outage', fromMs: '10s', toMs: '1m30s', retryAfterMs: '250ms' }],
+    });
+    expect(res.status).toBe(200);
+    const view = await json(fetch(`${h.url}/_stormlab/faults`));
+    expect(view.faults).toEqual([{ kind: 'outage', fromMs: 10_000, toMs: 90_000, retryAfterMs: 250, rate: 1 }]);
+  });
+
   it('PUT /_stormlab/faults changes the faults while it runs (times from now by default)', async () => {
     const h = await start({ models: [fast()] });
     expect((await h.chat({})).status).toBe(200);
@@ -90,9 +101,9 @@ describe('fake upstream: control API', () => {
     ],
     ['a misspelt field', [{ kind: 'outage', from: 5 }], /faults\[0\] has an unknown field "from"/],
     [
-      'a time that is not a number',
-      [{ kind: 'outage', fromMs: '10s' }],
-      /faults\[0\]\.fromMs must be a number of ms, got "10s"/,
+      'a time that is not a duration',
+      [{ kind: 'outage', fromMs: 'soon' }],
+      /faults\[0\]\.fromMs must be a duration like 10s or a number of ms, got "soon"/,
     ],
     [
       'an end before the start',
@@ -114,7 +125,7 @@ describe('fake upstream: control API', () => {
     [
       'a negative retryAfterMs',
       [{ kind: 'outage', retryAfterMs: -1 }],
-      /faults\[0\]\.retryAfterMs must be a number of ms >= 0, got -1/,
+      /faults\[0\]\.retryAfterMs must be a duration like 20ms or a number of ms >= 0, got -1/,
     ],
   ])('PUT answers 400 with a clear message for %s, and keeps the faults', async (_what, body, message) => {
     const h = await start({ models: [fast()], faults: [{ kind: 'quota', fromMs: 0 }] });

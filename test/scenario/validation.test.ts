@@ -57,6 +57,11 @@ describe('validation: one exact line per mistake, with its path', () => {
     expect(problemsOf(edit('arrival: { type: constant, rate: 5 }', 'arrival: { rate: 5 }'))).toEqual([
       'arrival.type: missing, expected one of constant, poisson, ramp, burst, closed',
     ]);
+    // Durations in messages read as the file writes them, not in ms.
+    const burst = 'arrival: { type: burst, rate: 5, burstRate: 50, every: 20s, length: 40s }';
+    expect(problemsOf(edit('arrival: { type: constant, rate: 5 }', burst))).toEqual([
+      'arrival.length: expected at most every (20s), got 40s',
+    ]);
   });
 
   it('bad durations', () => {
@@ -186,7 +191,7 @@ describe('validation: one exact line per mistake, with its path', () => {
       'upstream.faults[0].kind: expected one of errors, outage, latency, reset, hang, midstream, quota, slow-first-token, stall, cut, malformed, missing-done, prefill-rejected, content-filter, context-length, got "flood"',
     ]);
     expect(problemsOf(fault('{ kind: outage, from: 20s, to: 10s }'))).toEqual([
-      'upstream.faults[0].to: expected a time after from (20000 ms), got 10000 ms',
+      'upstream.faults[0].to: expected a time after from (20s), got 10s',
     ]);
     expect(problemsOf(fault('{ kind: errors, status: { abc: 1 } }'))).toEqual([
       'upstream.faults[0].status.abc: expected an HTTP status from 100 to 599 as the key, got "abc"',

@@ -7,9 +7,10 @@ import { UpstreamControl } from '../../run/live/upstream-control.js';
 import { RESULT_SCHEMA, type ResultFile, type RunResult, type UpstreamHop } from '../../run/metrics/result.js';
 import { formatDuration } from '../../scenario/duration.js';
 import type { Scenario } from '../../scenario/scenario.js';
-import { UsageError, type Io } from '../io.js';
+import { UsageError, type Io, type StopCause } from '../io.js';
+import { partialIf, type Executed } from './executed.js';
 import { Playback } from '../playback.js';
-import { specOf } from './run-variants.js';
+import { runSpecOf } from '../../run/run-spec.js';
 
 /** What `--mode live` adds to a run's flags. */
 export interface LiveFlags {
@@ -95,7 +96,7 @@ class LiveSession {
     this.variants = runs.map((r) => ({
       name: r.name,
       scenario: r.scenario,
-      sim: new LiveRun(specOf(r.scenario, r.name), {
+      sim: new LiveRun(runSpecOf(r.scenario, r.name), {
         connections: settings.connections ?? r.scenario.live.connections,
         headers: settings.headers,
         api: r.scenario.live.api,
@@ -178,7 +179,7 @@ export async function executeLive(
   scenario: Scenario,
   runs: Array<{ name: string; scenario: Scenario }>,
   flags: LiveFlags & { ui?: boolean; quiet?: boolean },
-): Promise<ResultFile> {
+): Promise<Executed> {
   const settings = liveSettings(flags);
   if (settings.target !== undefined && settings.upstream === undefined && scenario.upstream.faults.length > 0) {
     io.stderr(
@@ -187,7 +188,9 @@ export async function executeLive(
   }
   const session = new LiveSession(io, runs, settings);
   const playback = new Playback(scenario, session.variants, 1);
-  const offStop = io.onStop?.(() => {
+  let signal: StopCause | undefined;
+  const offStop = io.onStop?.((s) => {
+    signal = s === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
     playback.stop();
     session.stop();
   });
@@ -207,13 +210,14 @@ export async function executeLive(
     throw new UsageError(`--target ${settings.target ?? ''}: ${session.error.message}`);
   if (session.error instanceof UpstreamControlError) throw new UsageError(`--upstream ${session.error.message}`);
   if (session.error !== undefined) throw session.error;
-  if (playback.interrupted || session.variants.some((v) => v.sim.interrupted)) {
+  const stopped = playback.interrupted || session.variants.some((v) => v.sim.interrupted);
+  if (stopped) {
     io.stderr(
       `stopped at ${formatDuration(Math.round(playback.now))} of ${formatDuration(scenario.durationMs)}: the result below is partial\n`,
     );
   }
   reportRequestErrors(io, session.variants);
-  return collectLive(scenario, session.variants);
+  return partialIf(collectLive(scenario, session.variants), stopped ? (signal ?? 'SIGINT') : undefined);
 }
 
 async function plainProgress(

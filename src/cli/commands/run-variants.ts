@@ -1,13 +1,9 @@
 import type { ResultFile, RunResult } from '../../run/metrics/result.js';
 import { RESULT_SCHEMA } from '../../run/metrics/result.js';
-import { Simulation, type RunSpec } from '../../run/sim/simulation.js';
+import { Simulation } from '../../run/sim/simulation.js';
+import { runSpecOf } from '../../run/run-spec.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import type { Io } from '../io.js';
-
-/** The run spec of a resolved scenario. */
-export function specOf(s: Scenario, name: string): RunSpec {
-  return { name, seed: s.seed, durationMs: s.durationMs, drainMs: s.drainMs, traffic: s.traffic, upstream: s.upstream };
-}
 
 /** A variant being simulated, with the wall time spent stepping it. */
 export interface SimRun {
@@ -17,7 +13,7 @@ export interface SimRun {
 }
 
 export function startRuns(runs: Array<{ name: string; scenario: Scenario }>): SimRun[] {
-  return runs.map((r) => ({ name: r.name, sim: new Simulation(specOf(r.scenario, r.name)), wallMs: 0 }));
+  return runs.map((r) => ({ name: r.name, sim: new Simulation(runSpecOf(r.scenario, r.name)), wallMs: 0 }));
 }
 
 /** Steps every run to virtual time `t`, charging each its own wall time. */

@@ -4,15 +4,16 @@ import { summaryTable } from '../../report/summary-table.js';
 import type { Check, ResultFile } from '../../run/metrics/result.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { formatDuration } from '../../scenario/duration.js';
-import { EXIT, UsageError, type Io } from '../io.js';
+import { EXIT, stopExit, UsageError, type Io, type StopCause } from '../io.js';
 import { Playback, parseSpeed } from '../playback.js';
 import { pickVariants, scenarioFromFlags, type ScenarioFlags } from '../scenario-args.js';
-import { writeOutput } from '../write-output.js';
+import { checkOutputs, STDOUT_PATH, writeOutput } from '../write-output.js';
 import { expectationsOf } from '../expectations.js';
 import { reportChecks, type GateFlags } from '../gate-outputs.js';
 import { evaluateExpectations } from '../../gate/evaluate-expectations.js';
 import type { Expectation } from '../../gate/expectation.js';
 import type { LiveFlags } from './run-live.js';
+import { partialIf, type Executed } from './executed.js';
 import { advanceAll, collect, startRuns } from './run-variants.js';
 
 export interface RunFlags extends ScenarioFlags, LiveFlags, GateFlags {
@@ -42,7 +43,7 @@ async function execute(
   scenario: Scenario,
   runs: Array<{ name: string; scenario: Scenario }>,
   flags: RunFlags,
-): Promise<ResultFile> {
+): Promise<Executed> {
   // The live driver (undici) and the dashboard (Ink, React) load only when used: a quiet run needs neither.
   if (isLive(flags)) return (await import('./run-live.js')).executeLive(io, scenario, runs, flags);
   const speed = parseSpeed(flags.speed, scenario.durationMs);
@@ -50,21 +51,37 @@ async function execute(
     throw new UsageError(`--speed: expected a speed like 10x, 0.5x or max, got ${JSON.stringify(flags.speed)}`);
   const sims = startRuns(runs);
   const playback = new Playback(scenario, sims, speed, (t) => advanceAll(io, sims, t));
-  if (io.terminal !== undefined && flags.ui !== false && io.env.CI !== 'true' && !flags.quiet) {
-    const { showDashboard } = await import('../dashboard.js');
-    await showDashboard(io, io.terminal, playback, (wallMs) => playback.tick(wallMs));
-    if (playback.interrupted)
-      io.stderr(
-        `stopped at ${formatDuration(playback.now)} of ${formatDuration(scenario.durationMs)}: the result below is partial\n`,
-      );
-  } else {
-    for (let k = 1; k <= PLAIN_STEPS && !playback.done; k++) {
-      playback.advanceTo(k === PLAIN_STEPS ? Infinity : (scenario.durationMs * k) / PLAIN_STEPS);
-      if (!flags.quiet) io.stderr(`${progressLine(playback.frame())}\n`); // stdout keeps only the summary
+  let signal: StopCause | undefined;
+  const offStop = io.onStop?.((s) => {
+    signal = s === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+    playback.stop();
+  });
+  try {
+    if (io.terminal !== undefined && flags.ui !== false && io.env.CI !== 'true' && !flags.quiet) {
+      const { showDashboard } = await import('../dashboard.js');
+      await showDashboard(io, io.terminal, playback, (wallMs) => playback.tick(wallMs));
+    } else {
+      for (let k = 1; k <= PLAIN_STEPS && !playback.done; k++) {
+        playback.advanceTo(k === PLAIN_STEPS ? Infinity : (scenario.durationMs * k) / PLAIN_STEPS);
+        if (!flags.quiet) io.stderr(`${progressLine(playback.frame())}\n`); // stdout keeps only the summary
+        // A turn of the event loop between tenths, so that a signal can stop a long simulation.
+        if (offStop !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
+  } finally {
+    offStop?.();
   }
-  return collect(scenario.name, scenario.seed, sims);
+  // q and Ctrl-C in the dashboard are keys, not signals: the user's stop, as SIGINT is.
+  const stop = playback.interrupted ? (signal ?? 'SIGINT') : undefined;
+  if (stop !== undefined)
+    io.stderr(
+      `stopped at ${formatDuration(playback.now)} of ${formatDuration(scenario.durationMs)}: the result below is partial\n`,
+    );
+  return partialIf(collect(scenario.name, scenario.seed, sims), stop);
 }
+
+/** What a check of a stopped run says instead of passing or failing on a part of the data. */
+const NOT_JUDGED = 'not judged: the run was stopped before its end (partial result)';
 
 /** `--mode live`, checked, with the flags that only make sense with it. */
 function isLive(flags: RunFlags): boolean {
@@ -88,8 +105,7 @@ function isLive(flags: RunFlags): boolean {
 }
 
 /** A finished run or compare, and the expectations to judge it by. */
-export interface RunOutcome {
-  file: ResultFile;
+export interface RunOutcome extends Executed {
   expectations: Expectation[];
 }
 
@@ -97,17 +113,32 @@ export interface RunOutcome {
  * Writes what a finished run or compare shows: the summary (or headline), then the judged
  * expectations, and the --json/--junit/--markdown files. Exit 1 when an expectation failed.
  */
-export function report(io: Io, outcome: RunOutcome, flags: RunFlags): number {
-  const { expectations } = outcome;
-  const checks = evaluateExpectations(expectations, outcome.file);
+export function report(realIo: Io, outcome: RunOutcome, flags: RunFlags): number {
+  const { expectations, stop } = outcome;
+  // `--json -`: stdout is the JSON alone, so a pipe gets a file; everything else goes to stderr.
+  const toStdout = flags.json === STDOUT_PATH;
+  const io: Io = toStdout ? { ...realIo, stdout: (t) => realIo.stderr(t) } : realIo;
+  const judged = evaluateExpectations(expectations, outcome.file);
+  // Part of a run proves nothing either way: its checks are listed, skipped, and the exit says it stopped.
+  const checks =
+    stop === undefined ? judged : judged.map((c) => ({ ...c, status: 'skip' as const, message: NOT_JUDGED }));
   const file: ResultFile = expectations.length > 0 ? { ...outcome.file, checks } : outcome.file;
   const table = summaryTable(file, { color: io.isTTY && io.env.NO_COLOR === undefined, width: 80 });
   io.stdout(flags.quiet ? `${table.split('\n')[0]}\n` : `${table.trimEnd()}\n`);
   // The result first: a --junit path that cannot be written must not cost the run's JSON.
-  if (flags.json !== undefined) writeOutput(io, '--json', flags.json, resultJson(file));
+  if (flags.json !== undefined) writeOutput(realIo, '--json', flags.json, resultJson(file));
   const code = judge(io, file, checks, flags);
-  if (flags.json !== undefined && !flags.quiet) io.stdout(`wrote ${flags.json}\n`);
-  return code;
+  if (flags.json !== undefined && !toStdout && !flags.quiet) io.stdout(`wrote ${flags.json}\n`);
+  return stop === undefined ? code : stopExit(stop);
+}
+
+/** The output flags of run and compare, checked before the run so that a bad path costs none. */
+function checkRunOutputs(io: Io, flags: RunFlags): void {
+  checkOutputs(io, [
+    ['--json', flags.json],
+    ['--junit', flags.junit],
+    ['--markdown', flags.markdown],
+  ]);
 }
 
 /** The judged expectations, when there are any or a gate file was asked for; the exit code. */
@@ -139,19 +170,21 @@ export async function runCommand(io: Io, arg: string, flags: RunFlags): Promise<
       `--variant: expected one variant name (compare --variants a,b runs several), got ${JSON.stringify(flags.variant)}`,
     );
   }
+  checkRunOutputs(io, flags);
   const scenario = scenarioFromFlags(arg, flags, io.cwd);
   const runs =
     flags.variant === undefined
       ? [{ name: scenario.name, scenario }]
       : pickVariants(scenario, flags.variant, '--variant');
   const expectations = expectationsOf(scenario, flags.expect);
-  return { file: await execute(io, scenario, runs, flags), expectations };
+  return { ...(await execute(io, scenario, runs, flags)), expectations };
 }
 
 /** `stormlab compare <scenario>`: the same scenario and seed under each policy variant. */
 export async function compareCommand(io: Io, arg: string, flags: RunFlags): Promise<RunOutcome> {
+  checkRunOutputs(io, flags);
   const scenario = scenarioFromFlags(arg, flags, io.cwd);
   const runs = pickVariants(scenario, flags.variants);
   const expectations = expectationsOf(scenario, flags.expect);
-  return { file: await execute(io, scenario, runs, flags), expectations };
+  return { ...(await execute(io, scenario, runs, flags)), expectations };
 }

@@ -1,17 +1,24 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 let cached: string | undefined;
 
 /**
- * The minified ECharts build, to inline into a report so it opens offline. Read from the
- * installed package at run time (it is a runtime dependency), once per process.
+ * Where the minified ECharts build is: beside this file in the package (the build copies it
+ * there, see scripts/vendor-echarts.mjs, so an install needs no echarts package), else the
+ * echarts devDependency when running from the source tree.
  */
+function echartsPath(): string {
+  const vendored = fileURLToPath(new URL('./echarts.min.js', import.meta.url));
+  return existsSync(vendored) ? vendored : createRequire(import.meta.url).resolve('echarts/dist/echarts.min.js');
+}
+
+/** The minified ECharts build, to inline into a report so it opens offline; read once per process. */
 export function echartsSource(): string {
   if (cached === undefined) {
-    const path = createRequire(import.meta.url).resolve('echarts/dist/echarts.min.js');
     // `</script` would end the inline script early; inside the library's strings `<\/` means the same.
-    cached = readFileSync(path, 'utf8').replace(/<\/(script)/gi, '<\\/$1');
+    cached = readFileSync(echartsPath(), 'utf8').replace(/<\/(script)/gi, '<\\/$1');
   }
   return cached;
 }

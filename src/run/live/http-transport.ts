@@ -133,7 +133,7 @@ class Attempt {
  * A cancelled request (the caller timed out) is aborted, which closes its connection as a
  * client that gives up does; nothing is delivered for it afterwards and its id may be reused
  * at once. Requests that find every connection busy wait in the pool: `samplePool()` measures
- * that wait (the seeds' connection-pool starvation).
+ * that wait (connection-pool starvation: callers queue for a socket, not for the upstream).
  */
 export class HttpTransport implements LeafTransport {
   private readonly o: typeof HTTP_TRANSPORT_DEFAULTS;

@@ -7,7 +7,7 @@ import type { UpstreamStats } from '../../upstream/upstream-model.js';
 import { MetricsCollector } from '../metrics/collector.js';
 import type { RunResult } from '../metrics/result.js';
 import type { RunView } from '../run-view.js';
-import type { RunSpec } from '../sim/simulation.js';
+import type { RunSpec } from '../run-spec.js';
 import { HttpTransport, type HttpTransportOptions } from './http-transport.js';
 import { TargetRefusedError } from './live-errors.js';
 import { RealScheduler } from './real-scheduler.js';

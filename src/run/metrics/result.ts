@@ -219,6 +219,8 @@ export interface ResultFile {
   scenario: string;
   seed: number;
   mode: 'sim' | 'live';
+  /** True when the run was stopped before its end (q, Ctrl-C, SIGTERM): the figures cover only what ran. */
+  partial?: true;
   variants: RunResult[];
   /** The expectations judged on this result (the scenario's `expect:` and `--expect`), when there were any. */
   checks?: Check[];

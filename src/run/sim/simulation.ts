@@ -1,8 +1,6 @@
 import { SeededRandom } from '../../engine/random.js';
-import type { TrafficConfig } from '../../traffic/config.js';
 import { Arrivals } from '../../traffic/arrivals.js';
 import { TrafficInterpreter } from '../../traffic/interpreter.js';
-import type { UpstreamConfig } from '../../upstream/config.js';
 import type { UpstreamListener } from '../../upstream/response.js';
 import type { EventHandler } from '../../upstream/scheduler.js';
 import { UpstreamModel } from '../../upstream/upstream-model.js';
@@ -11,20 +9,10 @@ import { toolInfos } from '../tool-infos.js';
 import { MetricsCollector } from '../metrics/collector.js';
 import type { RunResult, RunSnapshot } from '../metrics/result.js';
 import type { RunView } from '../run-view.js';
+import type { RunSpec } from '../run-spec.js';
 import { EventHeap } from './event-heap.js';
 import { engineViews } from '../engine-views.js';
 import { sampleSecond } from '../sample-second.js';
-
-/** One variant of a scenario, resolved: everything a run needs. */
-export interface RunSpec {
-  name: string;
-  seed: number;
-  durationMs: number;
-  /** After `durationMs` no new roots arrive; the run ends when all work is done or this runs out. */
-  drainMs: number;
-  traffic: TrafficConfig;
-  upstream: UpstreamConfig;
-}
 
 const SAMPLE_MS = 1000;
 

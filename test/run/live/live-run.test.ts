@@ -4,7 +4,7 @@ import { createFakeUpstream, type FakeUpstream, type FakeUpstreamObserver } from
 import { LiveRun } from '../../../src/run/live/live-run.js';
 import { initHistograms } from '../../../src/run/metrics/histogram.js';
 import type { RunResult } from '../../../src/run/metrics/result.js';
-import type { RunSpec } from '../../../src/run/sim/simulation.js';
+import type { RunSpec } from '../../../src/run/run-spec.js';
 import { OUTAGE, naive, none, spec } from '../sim/spec.js';
 
 beforeAll(() => initHistograms());

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initHistograms } from '../../../src/run/metrics/histogram.js';
-import { Simulation, type RunSpec } from '../../../src/run/sim/simulation.js';
+import { Simulation } from '../../../src/run/sim/simulation.js';
+import type { RunSpec } from '../../../src/run/run-spec.js';
 import type { RunResult } from '../../../src/run/metrics/result.js';
 import type { Dist } from '../../../src/upstream/distribution.js';
 import { OUTAGE, engine, naive, none, spec } from './spec.js';

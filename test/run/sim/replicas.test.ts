@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { initHistograms } from '../../../src/run/metrics/histogram.js';
 import type { RunResult } from '../../../src/run/metrics/result.js';
-import { Simulation, type RunSpec } from '../../../src/run/sim/simulation.js';
+import { Simulation } from '../../../src/run/sim/simulation.js';
+import type { RunSpec } from '../../../src/run/run-spec.js';
 import type { EngineState } from '../../../src/traffic/config.js';
 import { engine, naive, spec } from './spec.js';
 

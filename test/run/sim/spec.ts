@@ -1,5 +1,5 @@
 import type { EngineConfig, LayerConfig, RetryPolicy } from '../../../src/traffic/config.js';
-import type { RunSpec } from '../../../src/run/sim/simulation.js';
+import type { RunSpec } from '../../../src/run/run-spec.js';
 import type { FaultPhase } from '../../../src/upstream/config.js';
 import type { Dist } from '../../../src/upstream/distribution.js';
 
