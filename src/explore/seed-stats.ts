@@ -13,9 +13,6 @@ export interface Interval {
   n: number;
 }
 
-/** The confidence level of every interval stormlab reports. */
-export const CONFIDENCE = 0.95;
-
 /** t quantiles for a two-sided 95 % interval, by degrees of freedom 1..30 (standard tables). */
 const T95 = [
   12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11,

@@ -30,7 +30,6 @@ import {
   text,
 } from './schema-kit.js';
 
-export const TOOL_FAULT_KINDS: readonly ToolFaultKind[] = ['errors', 'outage', 'latency', 'hang', 'lost'];
 export const TOOL_DEGRADES = ['fail', 'draft', 'read-only', 'defer'] as const satisfies readonly ToolDegrade[];
 export const TOOL_CALL_DEFAULTS = { calls: 1, degrade: 'fail' } as const;
 

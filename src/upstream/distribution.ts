@@ -50,28 +50,6 @@ export function sampler(d: Dist, random: Random): () => number {
   }
 }
 
-/** The mean of a distribution (for logical-load figures and sanity checks). */
-export function mean(d: Dist): number {
-  if (typeof d === 'number') return d;
-  switch (d.dist) {
-    case 'const':
-      return d.value;
-    case 'uniform':
-      return (d.min + d.max) / 2;
-    case 'exponential':
-      return d.mean;
-    case 'lognormal': {
-      const sigma = d.p99 > d.median ? Math.log(d.p99 / d.median) / 2.326347874 : 0;
-      return d.median * Math.exp((sigma * sigma) / 2);
-    }
-    case 'choice': {
-      const w = d.weights ?? d.values.map(() => 1);
-      const total = w.reduce((a, b) => a + b, 0);
-      return d.values.reduce((s, v, i) => s + (v * w[i]) / total, 0);
-    }
-  }
-}
-
 /** A standard normal draw (Box–Muller, one of the pair). */
 function normal(random: Random): number {
   const u = 1 - random.next();

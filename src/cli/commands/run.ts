@@ -112,6 +112,7 @@ export interface RunOutcome extends Executed {
 /**
  * Writes what a finished run or compare shows: the summary (or headline), then the judged
  * expectations, and the --json/--junit/--markdown files. Exit 1 when an expectation failed.
+ * @public (loaded on use by cli/define-run.ts)
  */
 export function report(realIo: Io, outcome: RunOutcome, flags: RunFlags): number {
   const { expectations, stop } = outcome;
@@ -163,7 +164,9 @@ function gateTitle(file: ResultFile): string {
   return `stormlab ${file.scenario}`;
 }
 
-/** `stormlab run <scenario>`: one run of the scenario as written (or of one variant). */
+/** `stormlab run <scenario>`: one run of the scenario as written (or of one variant).
+ * @public (loaded on use by cli/define-run.ts)
+ */
 export async function runCommand(io: Io, arg: string, flags: RunFlags): Promise<RunOutcome> {
   if (flags.variant !== undefined && (flags.variant.includes(',') || flags.variant.trim() === '')) {
     throw new UsageError(
@@ -180,7 +183,9 @@ export async function runCommand(io: Io, arg: string, flags: RunFlags): Promise<
   return { ...(await execute(io, scenario, runs, flags)), expectations };
 }
 
-/** `stormlab compare <scenario>`: the same scenario and seed under each policy variant. */
+/** `stormlab compare <scenario>`: the same scenario and seed under each policy variant.
+ * @public (loaded on use by cli/define-run.ts)
+ */
 export async function compareCommand(io: Io, arg: string, flags: RunFlags): Promise<RunOutcome> {
   checkRunOutputs(io, flags);
   const scenario = scenarioFromFlags(arg, flags, io.cwd);
