@@ -33,6 +33,7 @@ export * from '../engine/window-counter.js';
 export * from '../engine/with-idempotency.js';
 export * from '../engine/deferred-outcome.js';
 export * from '../engine/target.js';
+export * from '../engine/refusal.js';
 // The engine's Guard with systemClock and systemRandom() as defaults (shadows the star export above).
 export { Guard } from '../platform/system-guard.js';
 export { preciseClock, systemClock } from '../platform/system-clock.js';

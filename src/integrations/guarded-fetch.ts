@@ -110,8 +110,12 @@ class FetchCall {
       this.last = undefined;
       return this.stream(ctx, res);
     }
-    const usage = res.body === null ? undefined : usageFromBody(new Uint8Array(await res.clone().arrayBuffer()));
-    return { response: res, result: { status, headers }, usage };
+    const body = res.body === null ? undefined : new Uint8Array(await res.clone().arrayBuffer());
+    return {
+      response: res,
+      result: answerResult(status, headers, body),
+      usage: body === undefined ? undefined : usageFromBody(body),
+    };
   }
 
   /** Frees the body of an answer the guard did not keep (a retried or shed attempt). */
