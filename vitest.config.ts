@@ -9,6 +9,7 @@ export default defineConfig({
       'stormlab/undici': fileURLToPath(new URL('./src/entry/undici.ts', import.meta.url)),
       'stormlab/redis': fileURLToPath(new URL('./src/entry/redis.ts', import.meta.url)),
       'stormlab/prometheus': fileURLToPath(new URL('./src/entry/prometheus.ts', import.meta.url)),
+      'stormlab/fake-upstream': fileURLToPath(new URL('./src/entry/fake-upstream.ts', import.meta.url)),
     },
   },
   test: {

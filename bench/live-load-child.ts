@@ -1,3 +1,4 @@
+import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { LiveRun } from '../src/run/live/live-run.js';
 import { initHistograms } from '../src/run/metrics/histogram.js';
@@ -7,14 +8,17 @@ import type { EngineConfig, RetryPolicy } from '../src/traffic/config.js';
 /**
  * One load run for the live suite, in a process of its own:
  *
- *   node --import tsx bench/live-load-child.ts <bare|driver|driver-engine> <url> <inFlight> <seconds> <connections>
+ *   node --import tsx bench/live-load-child.ts <mode> <url> <inFlight> <seconds> <connections>
  *
  * `bare`: `inFlight` loops, each sending the chat completion the live driver sends and reading
- * the answer, through one undici `Pool` — the least a client can do. `driver`: the live driver
+ * the answer, through one undici `Pool`'s `request` (promise, body stream). `dispatch`: the same
+ * loops on `Pool.dispatch` with a plain handler, the lowest layer undici has. `autocannon`:
+ * autocannon's programmatic API, `inFlight` connections, the same body. `driver`: the live driver
  * (`LiveRun`) with `inFlight` closed-loop users and no think time at one layer, so it keeps as
  * many requests in flight; `driver-engine` the same with the engine on that layer. Requests/s
  * are counted after a one-second warm-up. Prints one JSON line: requests/s, requests counted,
- * answers that were not 200 or never came, peak RSS.
+ * answers that were not 200 or never came, p99 latency (ms; the driver's from each root's
+ * intended start), peak RSS.
  */
 const [mode = 'bare', url = '', inFlightArg = '128', secondsArg = '6', connectionsArg = '128'] = process.argv.slice(2);
 const inFlight = Number(inFlightArg);
@@ -49,6 +53,8 @@ interface Out {
   failed: number;
   /** CPU time of this process per request counted (user + system, µs): steadier than requests/s on a busy machine. */
   cpuUsPerRequest: number;
+  /** 99th percentile latency, ms (0 where the mode does not measure it). */
+  p99Ms: number;
 }
 
 /** CPU time used between `WARMUP_MS` and `WARMUP_MS + seconds` after now (the counted window). */
@@ -95,7 +101,86 @@ async function bare(): Promise<Out> {
   };
   await Promise.all(Array.from({ length: inFlight }, loop));
   await pool.close();
-  return { rps: counted / seconds, counted, failed, cpuUsPerRequest: (await cpu) / counted };
+  return { rps: counted / seconds, counted, failed, cpuUsPerRequest: (await cpu) / counted, p99Ms: 0 };
+}
+
+/** The bare loop on `Pool.dispatch`: one handler object per request, the body read as bytes and dropped. */
+async function bareDispatch(): Promise<Out> {
+  const pool = new Pool(url, { connections, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+  const cpu = cpuWindow();
+  const start = performance.now();
+  const from = start + WARMUP_MS;
+  const until = start + WARMUP_MS + seconds * 1000;
+  let counted = 0;
+  let failed = 0;
+  const payload = Buffer.from(body());
+  const opts = {
+    path: '/v1/chat/completions',
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json' },
+    body: payload,
+  };
+  let loops = inFlight;
+  let done!: () => void;
+  const finished = new Promise<void>((resolve) => (done = resolve));
+  const next = (): void => {
+    const t = performance.now();
+    if (t >= from && t < until) counted++;
+    if (t >= until) {
+      if (--loops === 0) done();
+      return;
+    }
+    send();
+  };
+  const send = (): void => {
+    let status = 0;
+    pool.dispatch(opts, {
+      onConnect() {},
+      onHeaders(s: number) {
+        status = s;
+        return true;
+      },
+      onData() {
+        return true;
+      },
+      onComplete() {
+        if (status !== 200) failed++;
+        next();
+      },
+      onError() {
+        failed++;
+        next();
+      },
+    });
+  };
+  for (let i = 0; i < inFlight; i++) send();
+  await finished;
+  await pool.close();
+  return { rps: counted / seconds, counted, failed, cpuUsPerRequest: (await cpu) / counted, p99Ms: 0 };
+}
+
+/** autocannon against the same URL and body: a warm-up second, then the counted run. */
+async function cannon(): Promise<Out> {
+  const opts = {
+    url: `${url}/v1/chat/completions`,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json' },
+    body: body(),
+    connections: inFlight,
+    pipelining: 1,
+  };
+  await autocannon({ ...opts, duration: WARMUP_MS / 1000 });
+  const c0 = process.cpuUsage();
+  const r = await autocannon({ ...opts, duration: seconds });
+  const c = process.cpuUsage(c0);
+  const counted = r.requests.total;
+  return {
+    rps: counted / seconds,
+    counted,
+    failed: r.non2xx + r.errors + r.timeouts,
+    cpuUsPerRequest: (c.user + c.system) / counted,
+    p99Ms: r.latency.p99,
+  };
 }
 
 async function driver(engine: boolean): Promise<Out> {
@@ -145,8 +230,107 @@ async function driver(engine: boolean): Promise<Out> {
     counted,
     failed: r.upstream.attempts - ok,
     cpuUsPerRequest: (await cpu) / counted,
+    p99Ms: r.roots.latencyMs.p99,
   };
 }
 
-const out = mode === 'bare' ? await bare() : await driver(mode === 'driver-engine');
+/**
+ * `held`: `inFlight` streamed requests at once on as many connections, three ways a burst hits
+ * the server: all arrive at once and are answered (first bytes timed from the send); their
+ * connections then close at once (idle, keep-alive); a second wave arrives at once and is
+ * abandoned at once mid-answer (client disconnects: cancellations). `seconds` is the time a
+ * wave may take. `p99Ms` is the first wave's p99 time to first byte, `p50Ms` beside it.
+ */
+async function held(): Promise<Out & { p50Ms: number; maxMs: number }> {
+  const payload = Buffer.from(
+    JSON.stringify({ ...JSON.parse(body()), stream: true, stream_options: { include_usage: true } }),
+  );
+  const opts = {
+    path: '/v1/chat/completions',
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json' },
+    body: payload,
+  };
+  let failed = 0;
+  const errorCodes = new Map<string, number>();
+  const wave = (pool: Pool, abortAfterMs: number): Promise<number[]> =>
+    new Promise((resolve) => {
+      const firsts: number[] = [];
+      const aborts: Array<(err: Error) => void> = [];
+      let left = inFlight;
+      const settle = (): void => {
+        if (--left === 0) resolve(firsts);
+      };
+      for (let i = 0; i < inFlight; i++) {
+        const sent = performance.now();
+        let status = 0;
+        let first = true;
+        pool.dispatch(opts, {
+          onConnect(abort: (err: Error) => void) {
+            aborts.push(abort);
+          },
+          onHeaders(s: number) {
+            status = s;
+            return true;
+          },
+          onData() {
+            if (first) firsts.push(performance.now() - sent);
+            first = false;
+            return true;
+          },
+          onComplete() {
+            if (status !== 200) failed++;
+            settle();
+          },
+          onError(err: Error & { code?: string }) {
+            if (abortAfterMs === 0) {
+              failed++;
+              errorCodes.set(err.code ?? err.name, (errorCodes.get(err.code ?? err.name) ?? 0) + 1);
+            }
+            settle();
+          },
+        });
+      }
+      if (abortAfterMs > 0) setTimeout(() => aborts.forEach((a) => a(new Error('abandoned'))), abortAfterMs);
+      setTimeout(() => resolve(firsts), seconds * 1000).unref();
+    });
+  const c0 = process.cpuUsage();
+  const first = new Pool(url, { connections: inFlight, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+  // STALL_LOG=1: the phases on stderr, with the time (to match the server's stall log).
+  const log = (m: string) => process.env.STALL_LOG && console.error(`${m} at ${new Date().toISOString()}`);
+  log('wave 1 sent');
+  const times = (await wave(first, 0)).sort((a, b) => a - b);
+  log('wave 1 done; closing');
+  await first.destroy(); // every idle connection closes at once
+  log('closed');
+  const second = new Pool(url, { connections: inFlight, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+  await wave(second, 1000);
+  log('wave 2 abandoned');
+  await second.destroy();
+  const c = process.cpuUsage(c0);
+  if (errorCodes.size > 0) console.error('held: errors', Object.fromEntries(errorCodes));
+  const at = (q: number): number =>
+    times.length > 0 ? times[Math.min(times.length - 1, Math.floor(q * times.length))] : 0;
+  return {
+    rps: 0,
+    counted: times.length,
+    failed: Math.max(failed, inFlight - times.length), // an error or a stream that never started
+    cpuUsPerRequest: (c.user + c.system) / (2 * inFlight),
+    p99Ms: at(0.99),
+    p50Ms: at(0.5),
+    maxMs: times.length > 0 ? times[times.length - 1] : 0,
+  };
+}
+
+const MODES: Record<string, () => Promise<Out>> = {
+  held,
+  bare,
+  dispatch: bareDispatch,
+  autocannon: cannon,
+  driver: () => driver(false),
+  'driver-engine': () => driver(true),
+};
+const run = MODES[mode];
+if (run === undefined) throw new Error(`live-load-child: unknown mode ${mode} (${Object.keys(MODES).join(', ')})`);
+const out = await run();
 console.log(JSON.stringify({ mode, ...out, peakRssMb: process.resourceUsage().maxRSS / 1024 }));

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { createFakeUpstream } from '../src/fake-upstream/server.js';
 
@@ -11,8 +12,10 @@ import { createFakeUpstream } from '../src/fake-upstream/server.js';
  * `fake` is the fake upstream (one model, room for any load, answers after `ttftMs`);
  * `minimal` a bare `node:http` server that reads the body and answers the same chat
  * completion JSON after `ttftMs` (at once for 0). Prints `{"url"}` when listening; when its
- * stdin ends, prints `{"peakRssMb", "maxInFlight", "served", "cpuUsPerRequest"}` (the most chat requests open
- * at once; CPU time per request served, start-up included) and exits.
+ * stdin ends, prints `{"peakRssMb", "maxInFlight", "served", "cpuUsPerRequest", "maxStallMs"}` (the most chat
+ * requests open at once; CPU time per request served, start-up included; the longest the event
+ * loop was held, from `monitorEventLoopDelay` and a timer-drift probe, the larger, and in CPU
+ * time, see below) and exits.
  */
 const [kind = 'minimal', ttftArg = '0'] = process.argv.slice(2);
 const ttftMs = Number(ttftArg);
@@ -91,6 +94,33 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
   };
 }
 
+/**
+ * How long the event loop was held at worst: a 5 ms timer that notes how late it fires (what a
+ * paced stream's next chunk would suffer), beside `monitorEventLoopDelay`'s own histogram. On a
+ * shared machine a late timer may only mean the process was not scheduled, so the probe also
+ * notes the most CPU time the process spent between two of its ticks: the stall as it would be
+ * on a core of its own.
+ */
+const PROBE_MS = 5;
+let maxDrift = 0;
+let maxCpuStall = 0;
+let expected = performance.now() + PROBE_MS;
+let lastCpu = 0;
+setInterval(() => {
+  const t = performance.now();
+  if (t - expected > maxDrift) maxDrift = t - expected;
+  expected = t + PROBE_MS;
+  const c = process.cpuUsage();
+  const cpu = (c.user + c.system) / 1000;
+  if (lastCpu > 0 && cpu - lastCpu - PROBE_MS > maxCpuStall) maxCpuStall = cpu - lastCpu - PROBE_MS;
+  // STALL_LOG=1: each stall of more than 30 ms CPU on stderr, with the time (to match it to a phase of the load).
+  if (process.env.STALL_LOG && lastCpu > 0 && cpu - lastCpu > 30)
+    console.error(`stall ${(cpu - lastCpu).toFixed(0)} ms cpu at ${new Date().toISOString()} open ${open}`);
+  lastCpu = cpu;
+}, PROBE_MS).unref();
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+
 const server = await start();
 const cpu0 = process.cpuUsage();
 console.log(JSON.stringify({ url: server.url }));
@@ -98,8 +128,16 @@ process.stdin.resume();
 process.stdin.on('end', () => {
   const cpu = process.cpuUsage(cpu0);
   const cpuUsPerRequest = served > 0 ? (cpu.user + cpu.system) / served : 0;
+  const maxStallMs = Math.max(maxDrift, loopDelay.max / 1e6 - 10);
   console.log(
-    JSON.stringify({ peakRssMb: process.resourceUsage().maxRSS / 1024, maxInFlight: maxOpen, served, cpuUsPerRequest }),
+    JSON.stringify({
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+      maxInFlight: maxOpen,
+      served,
+      cpuUsPerRequest,
+      maxStallMs,
+      maxStallCpuMs: maxCpuStall,
+    }),
   );
   void server.close().then(() => process.exit(0));
 });

@@ -4,9 +4,10 @@ import { liveSuite } from './live.bench.js';
 import type { Row } from './measure.js';
 import { sharedSuite } from './shared.bench.js';
 import { simSuite } from './sim.bench.js';
+import { streamSuite } from './stream.bench.js';
 
 /**
- * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared]`: prints each suite's table and, with
+ * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared|stream]`: prints each suite's table and, with
  * --json, writes every figure as rows {suite, name, value, unit}.
  */
 const SUITES: Record<string, () => Promise<Row[]>> = {
@@ -14,6 +15,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   sim: simSuite,
   live: liveSuite,
   shared: sharedSuite,
+  stream: streamSuite,
 };
 
 function parseArgs(argv: string[]): { json?: string; suites: string[] } {

@@ -16,6 +16,7 @@ const EXPECTED: Record<string, string[]> = {
   './undici': ['stormlab', 'guardedFetch'],
   './redis': ['RedisStore', 'RedisIdempotencyStore'],
   './prometheus': ['guardMetrics', 'storeMetrics'],
+  './fake-upstream': ['createFakeUpstream', 'DEFAULT_UPSTREAM', 'TOOL_POLICY_DEFAULTS', 'valueForSchema'],
 };
 
 describe('package exports', () => {

@@ -40,6 +40,10 @@ function scenarioOptions(cmd: Command): Command {
     )
     .option('--connections <n>', "live: connections of the HTTP pool (default: the scenario's live.connections, 256)")
     .option(
+      '--upstream <url>',
+      "live, with --target: the stormlab serve behind that gateway; the scenario's faults are injected there and what reaches it is measured",
+    )
+    .option(
       '--expect <"metric op value">',
       'an expectation to judge, besides the scenario\'s expect: list, e.g. "variants.engine.amplification < 1.5" (repeatable); exit 1 when one fails',
       collect,
@@ -88,6 +92,15 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
     .option('--port <n>', 'port to listen on (0 picks a free one)', SERVE_DEFAULTS.port)
     .option('--host <address>', 'address to listen on', SERVE_DEFAULTS.host)
     .option('--scenario <file>', 'take the models and fault phases from a scenario (a file or a bundled name)')
+    .option('--models <names>', 'more models (a,b) and aliases (gpt-4o-mini=primary), comma-separated')
+    .option('--strict-models', 'answer names no model or alias has with 404 (default: the first model serves them)')
+    .option('--tool-rounds <n>', 'tool-calling turns before the model answers in text (default 1)')
+    .option('--parallel-tools <n>', 'tool calls in one turn (default 1)')
+    .option('--seed <n>', 'seed for tool-call arguments and structured outputs (default 0)')
+    .option(
+      '--log <file>',
+      'append one JSON line per model request (route, model, retry count, status, fault, latency)',
+    )
     .action(async (flags: ServeFlags) => {
       code = await serveCommand(io, flags);
     });

@@ -39,9 +39,10 @@ function parse(body: unknown): Parsed {
   return { ok: true, chat: { model, promptTokens, maxTokens: max, stream: stream === true, includeUsage: true } };
 }
 
-const event = (type: string, data: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+export const event = (type: string, data: object): string =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
-const message = (a: AnswerInfo, content: object[], stop: string | null, output: number) => ({
+export const message = (a: AnswerInfo, content: object[], stop: string | null, output: number) => ({
   id: a.id,
   type: 'message',
   role: 'assistant',

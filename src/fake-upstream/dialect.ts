@@ -48,6 +48,8 @@ export interface Dialect {
   /** The body of a refusal by the server itself (bad input, unknown model or route, too large). */
   invalid(e: Invalid): object;
   unknownModel(model: string): Invalid;
+  /** The status this provider sends for a model's status (OpenAI has no 529: it answers overload with 503). */
+  wireStatus?(status: number): number;
   /** The error answer to a model outcome (a refusal, an injected fault, a broken stream). */
   error(status: number, detail: number, retryAfterMs: number): ErrorShape;
   modelList(names: readonly string[], created: number): object;

@@ -1,10 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { rateLimitHeaders } from '../upstream/provider-shapes.js';
-import { Detail } from '../upstream/response.js';
+import { Detail, StreamEvent } from '../upstream/response.js';
 import type { UpstreamModel } from '../upstream/upstream-model.js';
 import type { AnswerInfo, ChatRequest, Dialect } from './dialect.js';
 import { fillerText, MAX_FILLER_WORDS } from './filler-text.js';
 import { sendJson } from './send-json.js';
+import { streamFaultShapes } from './stream-fault-shapes.js';
 import type { UpstreamHost } from './upstream-host.js';
 
 /** A stream's text is split into at most this many content chunks. */
@@ -28,9 +29,11 @@ export interface ExchangeContext {
  * would: a JSON body, an SSE stream, a provider-shaped error, a reset socket, or a 200 whose
  * body or stream breaks off.
  *
- * Streams are paced when the model started the request at once and so its service end is
- * known (`pace`): headers and the first chunk at the estimated first token, the other chunks
- * spread until the end. Otherwise (queued requests) the whole stream goes out at the answer.
+ * Streams follow the model's stream events: headers and the first chunk at its first token,
+ * the other chunks spread over the token time it announces, nothing during a stall (the
+ * connection open), the rest at the answer. Stream faults end the stream their way: cleanly
+ * without a terminal event (`cut`), with an event that is not JSON, without `[DONE]`, or
+ * stopped by the content filter.
  */
 export class Exchange {
   /** The model answered (or will never: the client left). */
@@ -38,11 +41,13 @@ export class Exchange {
   /** Where the request went: after a reset, the model it was submitted to. */
   model: UpstreamModel | null = null;
   readonly arrivedAt: number;
-  private readonly words: number;
-  private readonly chunks: number;
+  private words: number;
+  private chunks: number;
   private sentChunks = 0;
   private sentWords = 0;
   private opened = false;
+  /** The model announced the first token (and so how many tokens the stream carries). */
+  private paced = false;
   private cancelTimer: (() => void) | null = null;
   private nextAt = 0;
   private step = 0;
@@ -62,14 +67,27 @@ export class Exchange {
     this.chunks = Math.min(STREAM_CHUNKS, this.words);
   }
 
-  /** The model started serving at once and will answer at `end`: pace the stream until then. */
-  pace(end: number): void {
-    if (!this.chat.stream) return;
+  /**
+   * A `StreamEvent` from the model. The first token: `tokens` will come over `ms` of token
+   * time — send the opening and the first chunk now, pace the others. A stall: nothing for
+   * `ms` (Infinity: until the client leaves), then the pacing goes on where it stopped.
+   */
+  streamEvent(event: number, ms: number, tokens: number): void {
+    if (this.answered || this.res.destroyed || !this.chat.stream) return;
     const now = this.ctx.now();
-    this.end = end;
-    this.nextAt = now + (end - now) * this.ctx.host.ttftShare(this.modelIndex, this.chat.maxTokens);
-    this.step = (end - this.nextAt) / Math.max(1, this.chunks);
-    this.wait();
+    if (event === StreamEvent.FirstToken) {
+      this.resize(tokens);
+      this.paced = true;
+      this.end = now + ms;
+      this.nextAt = now;
+      this.step = ms / Math.max(1, this.chunks);
+      return this.tick();
+    }
+    this.stop();
+    if (ms === Infinity) return;
+    this.end += ms;
+    this.nextAt = Math.max(this.nextAt, now) + ms;
+    if (this.sentChunks < this.chunks - 1) this.wait();
   }
 
   answer(status: number, detail: number, tokens: number, retryAfterMs: number): void {
@@ -78,8 +96,10 @@ export class Exchange {
     if (this.res.destroyed) return;
     if (status === 0) return resetSocket(this.res);
     const completion = Math.max(0, tokens - this.chat.promptTokens);
-    if (status === 200) return detail === Detail.MidStream ? this.breakOff(completion) : this.finish(completion);
-    this.fail(status, detail, retryAfterMs);
+    if (status !== 200) return this.fail(status, detail, retryAfterMs);
+    if (detail === Detail.MidStream) return this.breakOff(completion);
+    if (detail === Detail.Cut) return this.chat.stream ? this.cut(completion) : this.breakOff(completion);
+    this.finish(completion, detail);
   }
 
   /** Stops the pacing timer (the answer came, or the client left). */
@@ -103,18 +123,55 @@ export class Exchange {
     if (this.step >= MIN_PACE_MS && this.nextAt < this.end && this.sentChunks < this.chunks - 1) this.wait();
   };
 
-  private finish(completion: number): void {
+  /** A complete answer; `detail` a stream fault that shapes its end (filtered, malformed, no `[DONE]`). */
+  private finish(completion: number, detail: number): void {
     const words = Math.min(completion, MAX_FILLER_WORDS);
+    const faults = streamFaultShapes(this.dialect);
     if (!this.chat.stream) {
-      sendJson(this.res, 200, this.dialect.completion(this.info, fillerText(0, words), completion), this.headers());
+      const text = fillerText(0, words);
+      if (detail === Detail.Malformed) return this.sendNotJson(this.dialect.completion(this.info, text, completion));
+      const body =
+        detail === Detail.ContentFilter && faults !== null
+          ? faults.filteredCompletion(this.info, text, completion)
+          : this.dialect.completion(this.info, text, completion);
+      sendJson(this.res, 200, body, this.headers());
       return;
     }
+    // No first token before the end (a filter after 0 tokens): the stream carries what the answer has.
+    if (!this.paced) this.resize(completion);
     this.open();
+    if (detail === Detail.Malformed) {
+      this.sendChunks(this.chunks - 1);
+      this.res.write(faults?.malformedEvent(this.info) ?? 'data: {"malformed\n\n');
+    }
     this.sendChunks(this.chunks);
+    if (detail === Detail.ContentFilter && faults !== null)
+      return void this.res.end(faults.filteredClose(this.info, completion));
+    if (detail === Detail.MissingDone && faults !== null)
+      return void this.res.end(faults.closeWithoutDone(this.info, completion));
     this.res.end(this.dialect.streamClose(this.info, completion));
   }
 
-  /** A 200 that breaks after `completion` tokens: part of the body, or of the stream and an error event. */
+  /** A stream cut: its content so far, then a clean end of the body — no finish, no `[DONE]`, no error. */
+  private cut(completion: number): void {
+    if (!this.paced) this.resize(completion);
+    this.open();
+    this.sendChunks(this.chunks);
+    this.res.end();
+  }
+
+  /** A 200 whose JSON body is not JSON: the answer less its closing brace. */
+  private sendNotJson(body: object): void {
+    const text = JSON.stringify(body).slice(0, -1);
+    this.res.writeHead(200, {
+      ...this.headers(),
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+    });
+    this.res.end(text);
+  }
+
+  /** A 200 that breaks after `completion` tokens: part of the body (a `cut` too), or of the stream and an error event. */
   private breakOff(completion: number): void {
     const error = this.dialect.error(200, Detail.MidStream, -1);
     if (!this.chat.stream) {
@@ -140,13 +197,20 @@ export class Exchange {
       retryAfterMs < 0 && detail === Detail.Fault
         ? this.ctx.host.faultRetryAfter(this.modelIndex, status, this.arrivedAt)
         : retryAfterMs;
-    const shape = this.dialect.error(status, detail, retry);
+    const wire = this.dialect.wireStatus?.(status) ?? status;
+    const shape = this.dialect.error(wire, detail, retry);
     if (this.opened) {
       // Not reached today (a started request always answers 200), kept so a stream never hangs.
       this.res.end(this.dialect.streamError(shape));
       return;
     }
-    sendJson(this.res, status, shape.body, { ...this.headers(), ...shape.headers });
+    sendJson(this.res, wire, shape.body, { ...this.headers(), ...shape.headers });
+  }
+
+  /** The stream carries `tokens` words, in up to STREAM_CHUNKS chunks. */
+  private resize(tokens: number): void {
+    this.words = Math.min(tokens, MAX_FILLER_WORDS);
+    this.chunks = Math.min(STREAM_CHUNKS, this.words);
   }
 
   /** Sends the stream's headers and opening events, once. */

@@ -23,12 +23,32 @@ export interface FaultPhaseInput {
   status?: number | Record<string, number>;
   factor?: number;
   retryAfterMs?: number;
+  ttftMs?: number;
+  afterTokens?: number;
+  /** A `stall`'s length; absent or null: forever. */
+  stallMs?: number | null;
+  mode?: 'finish' | 'reject';
+  contextTokens?: number;
 }
 
 /** What fault times count from: the moment the phases are set, or the server's start. */
 export type RelativeTo = 'now' | 'start';
 
-const FIELDS = ['kind', 'fromMs', 'toMs', 'model', 'rate', 'status', 'factor', 'retryAfterMs'];
+const FIELDS = [
+  'kind',
+  'fromMs',
+  'toMs',
+  'model',
+  'rate',
+  'status',
+  'factor',
+  'retryAfterMs',
+  'ttftMs',
+  'afterTokens',
+  'stallMs',
+  'mode',
+  'contextTokens',
+];
 
 /**
  * Reads the body of `PUT /_stormlab/faults`: a list of phases, or `{ faults: [...],
@@ -89,8 +109,11 @@ function phase(p: unknown, i: number, shift: number): ServedFault {
   if (retry !== undefined && !(typeof retry === 'number' && retry >= 0 && Number.isFinite(retry))) {
     throw new OptionError(`${name}.retryAfterMs must be a number of ms >= 0, got ${describe(retry)}`);
   }
+  const { stallMs, ...fields } = f;
   const out: ServedFault = {
-    ...(f as unknown as ServedFault),
+    ...(fields as unknown as ServedFault),
+    // A stall without end is written as no stallMs (JSON has no Infinity).
+    ...(stallMs === null || stallMs === undefined ? {} : { stallMs: stallMs as number }),
     fromMs: from + shift,
     toMs: to + shift,
     rate: (f.rate as number | undefined) ?? 1,

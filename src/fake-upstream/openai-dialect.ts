@@ -68,9 +68,10 @@ function parse(body: unknown, defaultMaxTokens: number): Parsed {
   };
 }
 
-const sse = (data: object | string): string => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+export const sse = (data: object | string): string =>
+  `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
-function chunk(a: AnswerInfo, delta: object, finish: string | null): object {
+export function chunk(a: AnswerInfo, delta: object, finish: string | null): object {
   const c: Record<string, unknown> = {
     id: a.id,
     object: 'chat.completion.chunk',
@@ -83,7 +84,7 @@ function chunk(a: AnswerInfo, delta: object, finish: string | null): object {
   return c;
 }
 
-const usage = (a: AnswerInfo, completion: number) => ({
+export const usage = (a: AnswerInfo, completion: number) => ({
   prompt_tokens: a.promptTokens,
   completion_tokens: completion,
   total_tokens: a.promptTokens + completion,
@@ -100,6 +101,7 @@ export const openaiDialect: Dialect = {
   unknownModel: (model) =>
     bad(`The model \`${model}\` does not exist or you do not have access to it.`, 'model', 'model_not_found', 404),
   error: openaiError,
+  wireStatus: (status) => (status === 529 ? 503 : status),
   modelList: (names, created) => ({
     object: 'list',
     data: names.map((id) => ({ id, object: 'model', created, owned_by: 'stormlab' })),

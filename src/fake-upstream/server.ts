@@ -1,29 +1,27 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Clock } from '../engine/clock.js';
-import { OptionError } from '../engine/errors.js';
 import type { Random } from '../engine/random.js';
 import { preciseClock } from '../platform/system-clock.js';
 import { systemRandom } from '../platform/system-random.js';
 import type { ModelConfig, UpstreamConfig } from '../upstream/config.js';
 import { MODEL_DEFAULTS } from '../upstream/upstream-model.js';
 import { anthropicDialect } from './anthropic-dialect.js';
-import type { Dialect, Invalid } from './dialect.js';
-import { Exchange, type ExchangeContext } from './exchange.js';
+import type { Dialect } from './dialect.js';
+import type { Exchange, ExchangeContext } from './exchange.js';
+import { ExchangeTable } from './exchange-table.js';
 import type { FakeUpstreamStats, HttpCounters } from './fake-upstream-stats.js';
-import {
-  absolutePhases,
-  faultsJson,
-  parseFaultBody,
-  type FaultPhaseInput,
-  type RelativeTo,
-  type ServedFault,
-} from './fault-phases.js';
+import { absolutePhases, type FaultPhaseInput, type RelativeTo, type ServedFault } from './fault-phases.js';
+import { controlRoutes } from './control-routes.js';
+import { jsonReader, type Refuse, refuser } from './json-request.js';
+import { modelRoutes, type Routes } from './model-routes.js';
+import { ModelNames, type UnknownModels } from './model-names.js';
+import { CONNECTION_GATE_DEFAULTS, gateConnections } from './connection-gate.js';
 import { openaiDialect } from './openai-dialect.js';
-import { prometheusText } from './prometheus-text.js';
-import { readBody } from './read-body.js';
 import { RealTimeScheduler } from './real-time-scheduler.js';
+import { RequestLog, type RequestLogEntry } from './request-log.js';
 import { sendJson } from './send-json.js';
+import { parseToolPolicy, TOOL_POLICY_DEFAULTS, type ToolPolicy } from './tool-policy.js';
 import { UpstreamHost } from './upstream-host.js';
 
 export const FAKE_UPSTREAM_DEFAULTS = {
@@ -56,6 +54,10 @@ export interface FakeUpstreamConfig {
   faults?: readonly FaultPhaseInput[];
   /** @default false */
   cancelOnDisconnect?: boolean;
+  /** More names for models: `{ 'gpt-4o-mini': 'primary' }`. */
+  aliases?: Readonly<Record<string, string>>;
+  /** The tool policy to start with (the `toolPolicy` option wins field by field). */
+  toolPolicy?: Partial<ToolPolicy>;
 }
 
 type ModelDefaulted = keyof typeof MODEL_DEFAULTS;
@@ -71,6 +73,14 @@ export interface FakeUpstreamOptions {
   /** @default preciseClock */
   clock?: Clock;
   observer?: FakeUpstreamObserver;
+  /** A name no model or alias has: served by the first model (`default`) or answered 404 (`reject`). @default 'default' */
+  unknownModels?: UnknownModels;
+  /** How the model uses the tools a request offers. @default TOOL_POLICY_DEFAULTS (one tool turn, then the answer) */
+  toolPolicy?: Partial<ToolPolicy>;
+  /** Tool-call arguments, structured outputs and tool picks are drawn from it (not from `random`). @default 0 */
+  seed?: number;
+  /** Hears each finished model request (`stormlab serve --log FILE` writes them as JSONL). */
+  requestLog?: (entry: RequestLogEntry) => void;
 }
 
 export interface FakeUpstream {
@@ -83,31 +93,36 @@ export interface FakeUpstream {
   faults(): readonly ServedFault[];
   /** Replaces the fault phases; times relative to now (default) or to the start. Throws an `OptionError` on bad input. */
   setFaults(phases: readonly FaultPhaseInput[], relativeTo?: RelativeTo): readonly ServedFault[];
-  /** Counters and quotas back to zero; faults stay. */
+  /** The tool policy in force. */
+  toolPolicy(): ToolPolicy;
+  /** Changes the tool policy (fields left out stay). Throws an `OptionError` on bad input. */
+  setToolPolicy(policy: Partial<ToolPolicy>): ToolPolicy;
+  /** The newest `limit` model requests (all kept, up to 10,000), oldest first. */
+  requests(limit?: number): RequestLogEntry[];
+  /** Counters, quotas and the request log back to zero; faults and the tool policy stay. */
   reset(): void;
   /** Stops listening, drops every connection (hanging ones too) and every timer. */
   close(): Promise<void>;
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
-
-const MALFORMED =
-  'We could not parse the JSON body of your request. The API expects a JSON payload, but what was sent was not valid JSON.';
-
 /**
  * The fake LLM upstream over HTTP: the simulator's `UpstreamModel` on the real clock behind an
  * OpenAI- and Anthropic-compatible API, with a control API for faults and counters.
  *
- *   POST /v1/chat/completions   OpenAI chat completions, JSON or SSE (`stream: true`)
- *   POST /v1/messages           Anthropic messages, JSON or SSE
+ *   POST /v1/chat/completions   OpenAI chat completions, JSON or SSE (`stream: true`), tools, response_format
+ *   POST /v1/messages           Anthropic messages, JSON or SSE, tools
+ *   POST /v1/responses          OpenAI Responses API, JSON or SSE, function tools, text.format
+ *   POST /v1/embeddings         OpenAI embeddings (float or base64)
  *   GET  /v1/models             the models (Anthropic's shape when `anthropic-version` is sent)
  *   GET  /_stormlab/stats       counters per model and of the server
  *   GET  /_stormlab/faults      the fault phases in force (times since start)
  *   PUT  /_stormlab/faults      replace them: [phases] or {faults, relativeTo: now|start}
- *   POST /_stormlab/reset       counters and quotas back to zero
+ *   GET  /_stormlab/tool-policy how the model uses tools; PUT changes it ({rounds, parallel, pick})
+ *   GET  /_stormlab/requests    the request log (?limit=N): route, model, retry count, status, fault, latency
+ *   POST /_stormlab/reset       counters, quotas and the request log back to zero
  *   GET  /metrics               Prometheus text
  *
- * Each chat request becomes `model.submit(...)`; the answer is written when the model answers;
+ * Each model request becomes `model.submit(...)`; the answer is written when the model answers;
  * a client that leaves first becomes `model.cancel(...)`. No input takes the server down: bad
  * bodies get provider-shaped 4xx, and a failure inside one exchange ends only that exchange.
  */
@@ -121,19 +136,23 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
   };
   const clock = options.clock ?? preciseClock;
   const scheduler = new RealTimeScheduler(clock, internalError);
-  const exchanges: Array<Exchange | undefined> = [];
-  const freeSlots: number[] = [];
-  let serial = 0;
-
-  const config: UpstreamConfig = {
-    models: options.upstream.models.map((m) => ({ ...MODEL_DEFAULTS, ...m })),
-    faults: absolutePhases(options.upstream.faults ?? [], 'start', 0),
-    cancelOnDisconnect: options.upstream.cancelOnDisconnect ?? false,
-  };
+  const table = new ExchangeTable();
+  const config = upstreamConfig(options.upstream);
+  let toolPolicy = parseToolPolicy(
+    { ...options.upstream.toolPolicy, ...options.toolPolicy },
+    TOOL_POLICY_DEFAULTS,
+    'toolPolicy',
+  );
+  const names = new ModelNames(
+    config.models.map((m) => m.name),
+    options.upstream.aliases,
+    options.unknownModels,
+  );
   const host = new UpstreamHost(config, scheduler, options.random ?? systemRandom(), {
     onResponse(id, status, detail, tokens, retryAfterMs) {
-      const ex = exchanges[id];
+      const ex = table.get(id);
       if (ex === undefined || ex.answered) return;
+      log.outcome(ex.res, detail);
       try {
         ex.answer(status, detail, tokens, retryAfterMs);
       } catch (err) {
@@ -142,16 +161,27 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
       }
       observer.answered?.(host.names[ex.modelIndex], status);
     },
+    onStream(id, event, ms, tokens) {
+      const ex = table.get(id);
+      if (ex === undefined || ex.answered) return;
+      try {
+        ex.streamEvent(event, ms, tokens);
+      } catch (err) {
+        internalError(err);
+        ex.res.destroy();
+      }
+    },
   });
-  const ctx: ExchangeContext = {
+  const exchange: ExchangeContext = {
     host,
     now: () => scheduler.now(),
     setTimer: (ms, fn) => clock.setTimer(ms, fn),
     epochMs: Date.now() - scheduler.now(),
   };
+  const log = new RequestLog(exchange.now, exchange.epochMs, options.requestLog);
 
   /**
-   * The end of a chat exchange. Ended before the model answered, it is cancelled at the model:
+   * The end of a model exchange. Ended before the model answered, it is cancelled at the model:
    * the client left, or (response already ended) the server answered 500 after an internal error.
    */
   const finish = (ex: Exchange): void => {
@@ -164,123 +194,50 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
         observer.cancelled?.(host.names[ex.modelIndex]);
       }
     }
-    exchanges[ex.slot] = undefined;
-    freeSlots.push(ex.slot);
+    table.remove(ex);
   };
 
-  const refuse = (res: ServerResponse, dialect: Dialect, e: Invalid, headers: Record<string, string> = {}): void => {
-    counters.invalid++;
-    sendJson(res, e.status, dialect.invalid(e), headers);
-  };
-
-  /** The request's JSON body, or undefined once it has been answered (too large, malformed) or the client left. */
-  const readJson = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    dialect: Dialect,
-  ): Promise<{ value: unknown } | undefined> => {
-    const r = await readBody(req, o.maxBodyBytes);
-    if (r.kind === 'aborted') return undefined;
-    if (r.kind === 'too-large') {
-      refuse(
-        res,
-        dialect,
-        {
-          status: 413,
-          message: `Request body too large: the limit is ${o.maxBodyBytes} bytes.`,
-          param: null,
-          code: 'request_too_large',
-        },
-        { connection: 'close' },
-      );
-      return undefined;
-    }
-    try {
-      return { value: JSON.parse(r.body.toString('utf8')) };
-    } catch {
-      refuse(res, dialect, { status: 400, message: MALFORMED, param: null, code: null });
-      return undefined;
-    }
-  };
-
-  const chat =
-    (dialect: Dialect): Handler =>
-    async (req, res) => {
-      const body = await readJson(req, res, dialect);
-      if (body === undefined) return;
-      const parsed = dialect.parse(body.value, o.defaultMaxTokens);
-      if (!parsed.ok) return refuse(res, dialect, parsed);
-      const { chat: request } = parsed;
-      const model = host.modelIndex(request.model);
-      if (model < 0) return refuse(res, dialect, dialect.unknownModel(request.model));
-      if (res.destroyed) return;
-      const slot = freeSlots.length > 0 ? freeSlots.pop()! : exchanges.length;
-      const created = Math.floor((ctx.epochMs + scheduler.now()) / 1000);
-      const info = {
-        id: `${dialect.idPrefix}${(++serial).toString(36)}`,
-        model: request.model,
-        created,
-        promptTokens: request.promptTokens,
-        includeUsage: request.includeUsage,
-      };
-      const ex = new Exchange(slot, res, dialect, request, model, info, ctx);
-      exchanges[slot] = ex;
-      res.on('close', () => finish(ex));
-      ex.model = host.current;
-      const serviceEnd = host.submit(slot, model, request.promptTokens, request.maxTokens);
-      observer.submitted?.(request.model);
-      if (serviceEnd >= 0) ex.pace(serviceEnd);
-    };
-
+  const refuse = refuser(counters);
+  const readJson = jsonReader(o.maxBodyBytes, refuse);
   const stats = (): FakeUpstreamStats => ({
     nowMs: scheduler.now(),
-    inFlight: exchanges.length - freeSlots.length,
+    inFlight: table.inFlight,
     http: { ...counters },
     models: host.stats(),
   });
-  const faultView = () => ({ nowMs: scheduler.now(), relativeTo: 'start', faults: faultsJson(host.faults()) });
   const reset = (): void => {
     host.reset();
+    log.clear();
     Object.assign(counters, { received: 0, invalid: 0, clientClosed: 0, internalErrors: 0 });
   };
 
-  const routes: Record<string, Record<string, Handler>> = {
-    '/v1/chat/completions': { POST: chat(openaiDialect) },
-    '/v1/messages': { POST: chat(anthropicDialect) },
-    '/v1/models': {
-      GET: (req, res) => sendJson(res, 200, dialectOf(req).modelList(host.names, Math.floor(ctx.epochMs / 1000))),
-    },
-    '/_stormlab/stats': { GET: (_req, res) => sendJson(res, 200, stats()) },
-    '/_stormlab/faults': {
-      GET: (_req, res) => sendJson(res, 200, faultView()),
-      PUT: async (req, res) => {
-        const body = await readJson(req, res, openaiDialect);
-        if (body === undefined) return;
-        try {
-          host.setFaults(parseFaultBody(body.value, scheduler.now()));
-        } catch (e) {
-          if (!(e instanceof OptionError)) throw e;
-          return refuse(res, openaiDialect, { status: 400, message: e.message, param: 'faults', code: null });
-        }
-        sendJson(res, 200, faultView());
+  const routes: Routes = {
+    ...modelRoutes({
+      exchange,
+      table,
+      names,
+      log,
+      readJson,
+      refuse,
+      defaultMaxTokens: o.defaultMaxTokens,
+      seed: options.seed ?? 0,
+      toolPolicy: () => toolPolicy,
+      finish,
+      submitted: (model) => observer.submitted?.(model),
+    }),
+    ...controlRoutes({
+      host,
+      now: exchange.now,
+      stats,
+      reset,
+      log,
+      toolPolicy: () => toolPolicy,
+      setToolPolicy: (p) => {
+        toolPolicy = p;
       },
-    },
-    '/_stormlab/reset': {
-      POST: (_req, res) => {
-        reset();
-        sendJson(res, 200, { reset: true, nowMs: scheduler.now() });
-      },
-    },
-    '/metrics': {
-      GET: (_req, res) => {
-        const text = prometheusText(stats());
-        res.writeHead(200, {
-          'content-type': 'text/plain; version=0.0.4; charset=utf-8',
-          'content-length': Buffer.byteLength(text),
-        });
-        res.end(text);
-      },
-    },
+      readJson,
+      refuse,
+    }),
   };
 
   const server: Server = createServer((req, res) => {
@@ -288,46 +245,8 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     req.on('error', () => {});
     res.on('error', () => {});
     const path = (req.url ?? '/').split('?')[0];
-    const route = routes[path];
-    const dialect = path.startsWith('/v1/messages') ? anthropicDialect : dialectOf(req);
-    if (route === undefined) {
-      return refuse(res, dialect, {
-        status: 404,
-        message: `Unknown request URL: ${req.method} ${path}.`,
-        param: null,
-        code: 'unknown_url',
-      });
-    }
-    const handler = route[req.method ?? ''];
-    if (handler === undefined) {
-      const allow = Object.keys(route).join(', ');
-      return refuse(
-        res,
-        dialect,
-        {
-          status: 405,
-          message: `Method ${req.method} not allowed on ${path} (allowed: ${allow}).`,
-          param: null,
-          code: 'method_not_allowed',
-        },
-        { allow },
-      );
-    }
-    Promise.resolve()
-      .then(() => handler(req, res))
-      .catch((err: unknown) => {
-        internalError(err);
-        if (res.headersSent) res.destroy();
-        else
-          sendJson(res, 500, {
-            error: {
-              message: `internal error in the fake upstream: ${err instanceof Error ? err.message : String(err)}`,
-              type: 'server_error',
-              param: null,
-              code: null,
-            },
-          });
-      });
+    if (path.startsWith('/v1/')) log.begin(req, res, path);
+    dispatch(routes, path, req, res, refuse, internalError);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
@@ -335,6 +254,8 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
   });
 
+  // Connection bursts (thousands of clients at once) are admitted a batch per loop turn.
+  const gate = gateConnections(server);
   await listen(server, o.port, o.host);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
@@ -351,17 +272,84 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
       host.setFaults(absolutePhases(phases, relativeTo, scheduler.now()));
       return host.faults();
     },
+    toolPolicy: () => toolPolicy,
+    setToolPolicy(policy) {
+      toolPolicy = parseToolPolicy(policy, toolPolicy, 'toolPolicy');
+      return toolPolicy;
+    },
+    requests: (limit) => log.list(limit),
     reset,
     close() {
       closing ??= new Promise<void>((resolve) => {
         scheduler.stop();
-        for (const ex of exchanges) ex?.stop();
+        table.stopAll();
         server.close(() => resolve());
+        gate.destroyWaiting();
         server.closeAllConnections();
       });
       return closing;
     },
   };
+}
+
+/** The upstream as the model takes it: model defaults filled in, fault times absolute. */
+function upstreamConfig(upstream: FakeUpstreamConfig): UpstreamConfig {
+  return {
+    models: upstream.models.map((m) => ({ ...MODEL_DEFAULTS, ...m })),
+    faults: absolutePhases(upstream.faults ?? [], 'start', 0),
+    cancelOnDisconnect: upstream.cancelOnDisconnect ?? false,
+  };
+}
+
+/** Finds the handler for `path` and method; 404 / 405 otherwise; a handler that throws answers 500 (or drops a started answer). */
+function dispatch(
+  routes: Routes,
+  path: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  refuse: Refuse,
+  internalError: (err: unknown) => void,
+): void {
+  const route = routes[path];
+  const dialect = path.startsWith('/v1/messages') ? anthropicDialect : dialectOf(req);
+  if (route === undefined) {
+    return refuse(res, dialect, {
+      status: 404,
+      message: `Unknown request URL: ${req.method} ${path}.`,
+      param: null,
+      code: 'unknown_url',
+    });
+  }
+  const handler = route[req.method ?? ''];
+  if (handler === undefined) {
+    const allow = Object.keys(route).join(', ');
+    return refuse(
+      res,
+      dialect,
+      {
+        status: 405,
+        message: `Method ${req.method} not allowed on ${path} (allowed: ${allow}).`,
+        param: null,
+        code: 'method_not_allowed',
+      },
+      { allow },
+    );
+  }
+  Promise.resolve()
+    .then(() => handler(req, res))
+    .catch((err: unknown) => {
+      internalError(err);
+      if (res.headersSent) res.destroy();
+      else
+        sendJson(res, 500, {
+          error: {
+            message: `internal error in the fake upstream: ${err instanceof Error ? err.message : String(err)}`,
+            type: 'server_error',
+            param: null,
+            code: null,
+          },
+        });
+    });
 }
 
 /** Anthropic's SDK sends `anthropic-version`; anything else is answered the OpenAI way. */
@@ -372,7 +360,7 @@ function dialectOf(req: IncomingMessage): Dialect {
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: CONNECTION_GATE_DEFAULTS.backlog }, () => {
       server.off('error', reject);
       resolve();
     });

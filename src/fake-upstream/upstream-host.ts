@@ -1,11 +1,10 @@
 import { OptionError } from '../engine/errors.js';
 import type { Random } from '../engine/random.js';
-import type { ModelConfig, UpstreamConfig } from '../upstream/config.js';
-import { mean } from '../upstream/distribution.js';
+import type { UpstreamConfig } from '../upstream/config.js';
 import { FaultTimeline } from '../upstream/fault-timeline.js';
 import type { QuotaView } from '../upstream/quota.js';
 import type { UpstreamListener } from '../upstream/response.js';
-import { MODEL_DEFAULTS, NETWORK_MS, UpstreamModel, type ModelStats } from '../upstream/upstream-model.js';
+import { MODEL_DEFAULTS, UpstreamModel, type ModelStats } from '../upstream/upstream-model.js';
 import type { ServedFault } from './fault-phases.js';
 import type { RealTimeScheduler } from './real-time-scheduler.js';
 
@@ -26,14 +25,13 @@ export interface QuotaFigures {
 /**
  * The `UpstreamModel` behind the HTTP server, on the real clock: the same model the simulator
  * runs, plus what a long-running server needs — fault phases replaced while it runs, a reset of
- * counters and quotas, and when a request's service will end (for paced streams).
+ * counters and quotas.
  *
  * A reset builds a fresh model (counters and quotas at zero, same faults); requests already in
  * flight finish on the old one, which is not counted any more and is forgotten once drained.
  */
 export class UpstreamHost {
   readonly names: readonly string[];
-  private readonly configs: ModelConfig[];
   private phases: ServedFault[];
   private model!: UpstreamModel;
   private handler = -1;
@@ -44,8 +42,7 @@ export class UpstreamHost {
     private readonly random: Random,
     private readonly listener: UpstreamListener,
   ) {
-    this.configs = config.models.map((m) => ({ ...MODEL_DEFAULTS, ...m }));
-    this.names = this.configs.map((m) => m.name);
+    this.names = config.models.map((m) => ({ ...MODEL_DEFAULTS, ...m }).name);
     this.phases = [...(config.faults ?? [])];
     this.build();
   }
@@ -59,18 +56,9 @@ export class UpstreamHost {
     return this.model.modelIndex(name);
   }
 
-  /**
-   * Submits request `id` now. Returns when its service ends if it started at once, else -1
-   * (refused, queued or hanging). The model says nothing about service starts, so this watches
-   * its scheduler: a refusal is one event `NETWORK_MS` ahead, a start one event at its end.
-   * A start that ends within 1.5 × NETWORK_MS reads as unknown, which only costs pacing.
-   */
-  submit(id: number, model: number, promptTokens: number, maxTokens: number): number {
-    const s = this.scheduler;
-    const before = s.scheduledCount;
-    const now = s.now();
-    this.model.submit(id, model, promptTokens, maxTokens, now);
-    return s.scheduledCount === before + 1 && s.lastScheduledAt - now > NETWORK_MS * 1.5 ? s.lastScheduledAt : -1;
+  /** Submits request `id` now; `flags` are `RequestFlag` bits (a stream is told its first token and stalls). */
+  submit(id: number, model: number, promptTokens: number, maxTokens: number, flags: number): void {
+    this.model.submit(id, model, promptTokens, maxTokens, this.scheduler.now(), flags);
   }
 
   /** The phases in force, on the server's timeline. */
@@ -117,17 +105,6 @@ export class UpstreamHost {
 
   quotas(model: number): { requests?: QuotaView; tokens?: QuotaView } {
     return this.model.quotas(model);
-  }
-
-  /**
-   * The share of a service spent before the first token, from the model's mean TTFT and TPOT:
-   * ttft / (ttft + n × tpot). Load stretch and latency faults scale both alike.
-   */
-  ttftShare(model: number, outputTokens: number): number {
-    const cfg = this.configs[model];
-    const ttft = mean(cfg.ttftMs);
-    const total = ttft + outputTokens * mean(cfg.tpotMs);
-    return total > 0 ? ttft / total : 1;
   }
 
   stats(): ServedModelStats[] {

@@ -10,6 +10,8 @@ type Scope<T> = (r: RunResult) => T | undefined;
 
 const PERCENTILES = ['p50', 'p95', 'p99'] as const;
 const LIVE = ['poolConnections', 'maxPending', 'meanPending', 'requestErrors'] as const;
+/** The second hop of a gateway under test (`--upstream`). */
+const HOP = ['sent', 'reached', 'amplification'] as const;
 const STATUS = /^(.*\.)?status\.(\d{3}|reset|timeout|other)$/;
 
 /**
@@ -36,6 +38,10 @@ export class MetricCatalog {
       this.addUpstream(`upstream.models.${name}`, (r) => r.upstream.models.find((m) => m.name === name));
     this.addShed('', (r) => r.layers);
     for (const key of LIVE) this.add(`live.${key}`, 'count', false, (r) => r.live?.[key] ?? null);
+    for (const key of HOP) {
+      const unit = key === 'amplification' ? 'times' : 'count';
+      this.add(`live.upstream.${key}`, unit, false, (r) => r.live?.upstream?.[key] ?? null);
+    }
   }
 
   static ofScenario(s: Scenario): MetricCatalog {
@@ -100,6 +106,8 @@ export class MetricCatalog {
     // A run that never recovered has no recovery time: null, judged as "never" (see evaluate).
     this.add('recoveryMs', 'ms', false, (r) => r.recoveryMs, ['recovery']);
     this.add('durationMs', 'ms', false, (r) => r.durationMs, ['duration']);
+    // A run with no streamed layer has none: a cut body that is not streamed is an error to every caller.
+    this.add('truncatedSuccesses', 'count', false, (r) => r.truncatedSuccesses ?? 0, ['truncated']);
     for (const key of ['offered', 'ok', 'late', 'failed', 'unfinished'] as const) {
       this.add(`roots.${key}`, 'count', key === 'ok', (r) => r.roots[key]);
     }
@@ -178,6 +186,16 @@ export class MetricCatalog {
       false,
       num((l) => l.wastedTokens),
     );
+    this.add(
+      `${at}.truncatedSuccesses`,
+      'count',
+      false,
+      num((l) => l.truncatedSuccesses ?? 0),
+      [`${at}.truncated`],
+    );
+    // Streamed layers only; null (a skipped check) for a layer that is not streamed.
+    for (const p of PERCENTILES)
+      this.add(`${at}.ttftMs.${p}`, 'ms', false, (r) => layer(r)?.ttftMs?.[p] ?? null, [`${at}.ttft.${p}`]);
     this.addShed(`${at}.`, (r) => {
       const l = layer(r);
       return l === undefined ? undefined : [l];

@@ -1,9 +1,13 @@
 import { OptionError } from '../engine/errors.js';
+import { checkNumber } from '../engine/options.js';
 import { Guard } from '../engine/guard.js';
 import type { GuardOptions } from '../engine/guard-options.js';
 import type { TokenEstimator } from '../engine/token-estimator.js';
 import { systemClock } from '../platform/system-clock.js';
 import { systemRandom } from '../platform/system-random.js';
+import { HTTP_DEFAULTS } from './http-defaults.js';
+import { COMMIT_POLICIES, type CommitPolicy } from './stream-gate.js';
+import type { HttpTarget, HttpTargetSpec } from './target-request.js';
 
 /** What `keys` sees of a request: enough to pick a tenant or a model bucket. */
 export interface HttpRequestInfo {
@@ -26,12 +30,15 @@ export interface EngineHttpOptions extends Omit<GuardOptions, 'clock' | 'random'
   /** @default systemRandom() */
   random?: GuardOptions['random'];
   /**
-   * The fallback chain as origins, e.g. `['https://a.example', 'https://b.example']`. A request
-   * to any of them goes to the first available one (its origin is rewritten, path and query
-   * kept); requests to other origins pass through unguarded. Without `targets`, every request
-   * is guarded as one target named `default` and keeps its own origin.
+   * The fallback chain: origins (`'https://a.example'`), models (`{ name: 'mini', model:
+   * 'gpt-4o-mini' }`) or both (`{ name: 'b', origin: 'https://b.example', model: 'claude-x',
+   * rewrite }`). A request goes to the first available target: its origin rewritten (path and
+   * query kept), its JSON body's `model` rewritten, then the target's `rewrite`; each target has
+   * its own breaker and throttle. When some targets name an origin, only requests to those
+   * origins are guarded (others pass through); otherwise every request is. Without `targets`,
+   * every request is guarded as one target named `default` and keeps its own origin and model.
    */
-  targets?: string[];
+  targets?: HttpTarget[];
   /** Counts tokens of the request's text for the reservation. @default charsPerToken(3) */
   estimator?: TokenEstimator;
   /**
@@ -45,57 +52,123 @@ export interface EngineHttpOptions extends Omit<GuardOptions, 'clock' | 'random'
    * @default 4 MiB
    */
   maxBufferedRequestBytes?: number;
+  /**
+   * Longest wait for a non-streamed answer's headers, which come only once the whole answer is
+   * written. A timeout is a `timeout`: it falls back when there is a next target.
+   * @default 30_000
+   */
+  headersTimeoutMs?: number;
+  /** The stream guard for server-sent event answers; `false` passes streams through unguarded. */
+  stream?: StreamGuardOptions | false;
 }
+
+/** How streamed answers (OpenAI chat completions, Anthropic messages, the Responses API) are guarded. */
+export interface StreamGuardOptions {
+  /** When the caller gets the stream: at its first content token, or whole at its end. @default 'first-token' */
+  commit?: CommitPolicy;
+  /** Longest wait for a streamed answer's headers. @default 10_000 */
+  headersTimeoutMs?: number;
+  /** Longest time from the attempt's start to the first content token (a stall: `stream_stall`). @default 20_000 */
+  firstTokenMs?: number;
+  /** Longest gap between two events of a stream (a stall: `stream_stall`). @default 15_000 */
+  idleMs?: number;
+}
+
+export type ResolvedStreamOptions = Required<StreamGuardOptions>;
 
 /** The parts the fetch wrapper and the interceptor share. */
 export interface HttpGuard {
   readonly guard: Guard;
   readonly estimator: TokenEstimator | undefined;
-  /** Normalised target origins, or undefined when the guard has no origin targets. */
+  /** Normalised target origins: only requests to these are guarded; undefined guards every request. */
   readonly origins: ReadonlySet<string> | undefined;
   readonly keys: EngineHttpOptions['keys'];
   readonly maxBufferedRequestBytes: number;
+  readonly headersTimeoutMs: number;
+  /** Undefined when streams pass through unguarded. */
+  readonly stream: ResolvedStreamOptions | undefined;
 }
 
 const DEFAULT_MAX_BUFFERED = 4 * 1024 * 1024;
 
 /** Builds the one `Guard` behind an integration and checks the HTTP-only options. */
 export function createHttpGuard(options: EngineHttpOptions = {}): HttpGuard {
-  const targets = options.targets?.map((t, i) => toOrigin(t, i));
+  if (options.targets !== undefined && !Array.isArray(options.targets))
+    throw new OptionError(`targets must be an array, got ${JSON.stringify(options.targets)}`, 'targets');
+  const targets = options.targets?.map((t, i) => toTarget(t, i));
+  const origins = targets?.flatMap((t) => (t.origin === undefined ? [] : [t.origin]));
   const guard = new Guard({
     ...options,
     clock: options.clock ?? systemClock,
     random: options.random ?? systemRandom(),
     targets,
+    breaker: options.breaker === false ? false : { ...HTTP_DEFAULTS.breaker, ...options.breaker },
+    throttle: options.throttle === false ? false : { ...HTTP_DEFAULTS.throttle, ...options.throttle },
+    retryBudget: options.retryBudget === false ? false : { ...HTTP_DEFAULTS.retryBudget, ...options.retryBudget },
   });
   const max = options.maxBufferedRequestBytes ?? DEFAULT_MAX_BUFFERED;
   if (!(max >= 0 && max < Infinity))
     throw new OptionError(`maxBufferedRequestBytes must be a finite number >= 0, got ${String(max)}`);
   if (options.keys !== undefined && typeof options.keys !== 'function')
     throw new OptionError(`keys must be a function, got ${typeof options.keys}`);
+  const headersTimeoutMs = options.headersTimeoutMs ?? HTTP_DEFAULTS.headersTimeoutMs;
+  checkNumber('headersTimeoutMs', headersTimeoutMs, 0, Infinity, { minExclusive: true });
   return {
     guard,
     estimator: options.estimator,
-    origins: targets && new Set(targets),
+    origins: origins === undefined || origins.length === 0 ? undefined : new Set(origins),
     keys: options.keys,
     maxBufferedRequestBytes: max,
+    headersTimeoutMs,
+    stream: resolveStream(options.stream),
   };
 }
 
+function resolveStream(o: StreamGuardOptions | false | undefined): ResolvedStreamOptions | undefined {
+  if (o === false) return undefined;
+  if (o !== undefined && (o === null || typeof o !== 'object'))
+    throw new OptionError(`stream must be an object or false, got ${JSON.stringify(o)}`);
+  const r = {
+    commit: o?.commit ?? HTTP_DEFAULTS.commit,
+    headersTimeoutMs: o?.headersTimeoutMs ?? HTTP_DEFAULTS.streamHeadersTimeoutMs,
+    firstTokenMs: o?.firstTokenMs ?? HTTP_DEFAULTS.firstTokenMs,
+    idleMs: o?.idleMs ?? HTTP_DEFAULTS.idleMs,
+  };
+  if (!COMMIT_POLICIES.includes(r.commit))
+    throw new OptionError(
+      `stream.commit must be one of ${COMMIT_POLICIES.join(', ')}, got ${JSON.stringify(r.commit)}`,
+    );
+  checkNumber('stream.headersTimeoutMs', r.headersTimeoutMs, 0, Infinity, { minExclusive: true });
+  checkNumber('stream.firstTokenMs', r.firstTokenMs, 0, Infinity, { minExclusive: true });
+  checkNumber('stream.idleMs', r.idleMs, 0, Infinity, { minExclusive: true });
+  return r;
+}
+
+/** A string target is an origin; an object's `origin`, when given, is normalised as one. */
+function toTarget(target: HttpTarget, i: number): HttpTargetSpec {
+  if (typeof target === 'string') {
+    const origin = toOrigin(target, `targets[${i}]`);
+    return { name: origin, origin };
+  }
+  if (target === null || typeof target !== 'object')
+    throw new OptionError(
+      `targets[${i}] must be an origin or a target like { name, model }, got ${JSON.stringify(target)}`,
+      `targets[${i}]`,
+    );
+  if (target.origin === undefined) return target;
+  return { ...target, origin: toOrigin(target.origin, `targets[${i}].origin`) };
+}
+
 /** `https://api.example.com/` → `https://api.example.com`; a path, query or non-URL is refused. */
-function toOrigin(target: unknown, i: number): string {
+function toOrigin(target: unknown, at: string): string {
   let url: URL;
   try {
     url = new URL(String(target));
   } catch {
-    throw new OptionError(
-      `targets[${i}] must be an origin like https://api.example.com, got ${JSON.stringify(target)}`,
-    );
+    throw new OptionError(`${at} must be an origin like https://api.example.com, got ${JSON.stringify(target)}`, at);
   }
   if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '' || url.origin === 'null') {
-    throw new OptionError(
-      `targets[${i}] must be an origin (scheme://host[:port], no path), got ${JSON.stringify(target)}`,
-    );
+    throw new OptionError(`${at} must be an origin (scheme://host[:port], no path), got ${JSON.stringify(target)}`, at);
   }
   return url.origin;
 }

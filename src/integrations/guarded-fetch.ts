@@ -1,18 +1,46 @@
 import type { AttemptResult } from '../engine/classify.js';
+import { ShedError } from '../engine/errors.js';
 import type { AttemptContext, Guard } from '../engine/guard.js';
-import { createHttpGuard, targetOrigin, type EngineHttpOptions, type HttpRequestInfo } from './engine-http-options.js';
+import { AttemptTimers } from './attempt-timers.js';
+import {
+  createHttpGuard,
+  targetOrigin,
+  type EngineHttpOptions,
+  type HttpGuard,
+  type HttpRequestInfo,
+  type ResolvedStreamOptions,
+} from './engine-http-options.js';
 import { fetchRequest, inputUrl, type FetchRequest } from './fetch-body.js';
+import { faultCode, GuardedStream, type StreamEnd } from './guarded-stream.js';
 import { answerResult, brokenStreamResult, MAX_ERROR_BODY_BYTES } from './http-answer.js';
 import { estimateRequestTokens, isStreamRequest, readJsonBody, requestKeys } from './request-estimate.js';
 import { SseUsage, usageFromBody } from './response-usage.js';
+import { publicShedError, shedAnswer } from './shed-answer.js';
+import { providerOfPath } from './stream-event.js';
+import { StreamGate } from './stream-gate.js';
+import { targetRequest } from './target-request.js';
 import { readUpTo, tapStream, type TapEnd } from './tap-stream.js';
 
 /** A guarded `fetch`, with the guard behind it (for `subscribe`, `snapshot`). */
-export type GuardedFetch = typeof fetch & { readonly guard: Guard };
+export type GuardedFetch = typeof fetch & { readonly guard: Guard; readonly streams: StreamCounts };
+
+/** What the stream guard has seen, for logs and tests (the engine's events count the rest). */
+export interface StreamCounts {
+  /** Events skipped because no client could read them. */
+  malformed: number;
+}
 
 export interface GuardedFetchOptions extends EngineHttpOptions {
   /** The fetch that does the work. @default globalThis.fetch, looked up at each call */
   fetch?: typeof fetch;
+  /**
+   * A local refusal (breaker, throttle, budget, limits, deadline) resolves to a synthetic 429 or
+   * 503 answer (`retry-after-ms`, `x-should-retry: false`, the reason in the provider's error
+   * shape) that SDKs raise as their own APIError without retrying; `false` rejects with the
+   * `ShedError` instead (SDKs then see a connection error, which they retry).
+   * @default true
+   */
+  shedAnswers?: boolean;
 }
 
 /** One attempt's answer: the Response, what the classifier sees of it, and its usage. */
@@ -31,19 +59,21 @@ interface FetchAnswer {
  * first available target origin, and its answer is classified from status + headers + body
  * (error bodies are read from a clone, so the caller can still read them). Retries honour
  * `retry-after(-ms)`; quota and context-length errors move to the next origin. Resolves to the
- * final Response — the final error Response too, when the guard gives up on an error answer,
- * so the SDK raises its own APIError — and rejects with a `ShedError` when the engine refuses
- * locally (the OpenAI SDK wraps it: `APIConnectionError` with the ShedError as `cause`).
+ * final Response — the final error Response too, with `x-should-retry: false`, so the SDK
+ * raises its own APIError and does not retry — and, for a local refusal, to a synthetic 429/503
+ * (`shedAnswers`). Every answer says who answered in `x-stormlab-target`.
  *
- * Usage reconciles from a JSON answer's `usage`. A streamed answer (`"stream": true`, or
- * `text/event-stream`) is returned as soon as its 2xx headers arrive and is never retried
- * after that; its usage comes from the final usage event if there is one, and the attempt
- * (its concurrency slot, its timeout) lasts until the body is read to the end or cancelled.
+ * A streamed answer (`"stream": true`, or `text/event-stream`) goes through the stream guard:
+ * held until its first content token (`stream.commit`), with header, first-token and idle
+ * timeouts; a cut or stall before commit is retried or failed over, one after commit ends the
+ * caller's stream with an in-band error event. The attempt (its concurrency slot, its
+ * deadline) lasts until the stream ends or is cancelled.
  */
 export function guardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
-  const { fetch: own, ...rest } = options;
+  const { fetch: own, shedAnswers = true, ...rest } = options;
   const base: typeof fetch = own ?? ((input, init) => globalThis.fetch(input, init));
   const h = createHttpGuard(rest);
+  const streams: StreamCounts = { malformed: 0 };
 
   const guarded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     init?.signal?.throwIfAborted();
@@ -59,7 +89,8 @@ export function guardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
       json,
       header: lazyHeaders(req.init.headers),
     };
-    const call = new FetchCall(base, req, isStreamRequest(json), h.origins === undefined ? undefined : pathOf(url));
+    const path = pathOf(url);
+    const call = new FetchCall(h, base, req, json, path, streams);
     const run = h.guard.run((ctx) => call.attempt(ctx), {
       tokens: estimateRequestTokens(json, h.estimator),
       keys: requestKeys(h, info),
@@ -71,51 +102,105 @@ export function guardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
       (a) => a.response,
       (err: unknown) => {
         call.discard();
-        throw err;
+        if (!(err instanceof ShedError)) throw err;
+        if (!shedAnswers) throw publicShedError(err);
+        const a = shedAnswer(err, providerOfPath(path));
+        return new Response(a.body, { status: a.status, headers: a.headers });
       },
     );
     return Promise.race([call.committed, final]);
   };
-  return Object.assign(guarded, { guard: h.guard }) as GuardedFetch;
+  return Object.assign(guarded, { guard: h.guard, streams }) as GuardedFetch;
 }
+
+/** Headers every answer of the guard carries. */
+const NO_RETRY: Record<string, string> = { 'x-should-retry': 'false' };
 
 /** The attempts of one guarded fetch. */
 class FetchCall {
-  /** Resolves with the Response of a streamed answer as soon as its 2xx headers are in. */
+  /** Resolves with the Response of a streamed answer as soon as it commits. */
   readonly committed: Promise<Response>;
   private commit!: (r: Response) => void;
   private last: Response | undefined = undefined;
 
   constructor(
+    private readonly h: HttpGuard,
     private readonly base: typeof fetch,
     private readonly req: FetchRequest,
-    private readonly streaming: boolean,
-    /** Path + query to put behind each target origin; undefined when targets are not origins. */
-    private readonly path: string | undefined,
+    private readonly json: unknown,
+    /** Path + query, put behind a target's origin. */
+    private readonly path: string,
+    private readonly counts: StreamCounts,
   ) {
     this.committed = new Promise((resolve) => (this.commit = resolve));
+    this.streaming = isStreamRequest(json);
+  }
+
+  private readonly streaming: boolean;
+
+  /** The attempt's URL and init for its target: origin, model, `rewrite`; from the original each time. */
+  private forTarget(ctx: AttemptContext): { url: string; init: RequestInit } {
+    const init = this.req.init;
+    const t = targetRequest(ctx.target, this.req.url, this.path, init.method ?? 'GET', this.json, () =>
+      Object.fromEntries(new Headers(init.headers).entries()),
+    );
+    if (t.body === undefined && t.headers === undefined) return { url: t.url, init };
+    return {
+      url: t.url,
+      init: {
+        ...init,
+        ...(t.body === undefined ? {} : { body: t.body }),
+        ...(t.headers ? { headers: t.headers } : {}),
+      },
+    };
   }
 
   async attempt(ctx: AttemptContext): Promise<FetchAnswer> {
     this.discard();
     // The attempt's signal follows the caller's only from when the attempt starts.
     this.req.init.signal?.throwIfAborted();
-    const url = this.path === undefined ? this.req.url : ctx.targetName + this.path;
-    const res = await this.base(url, { ...this.req.init, signal: ctx.signal ?? this.req.init.signal });
-    this.last = res;
-    const { status, headers } = res;
-    if (status < 200 || status >= 300)
-      return { response: res, result: answerResult(status, headers, await errorBody(res)), usage: undefined };
-    if (res.body !== null && (this.streaming || (headers.get('content-type') ?? '').startsWith('text/event-stream'))) {
-      this.last = undefined;
-      return this.stream(ctx, res);
+    const { url, init } = this.forTarget(ctx);
+    const a = new AttemptTimers(this.h.guard.clock, ctx.signal ?? this.req.init.signal ?? undefined);
+    const sg = this.h.stream;
+    const guardStream = sg !== undefined && this.streaming;
+    try {
+      a.headers(guardStream ? sg.headersTimeoutMs : this.h.headersTimeoutMs);
+      if (guardStream) a.firstToken(sg.firstTokenMs);
+      let res: Response;
+      try {
+        res = await this.base(url, { ...init, signal: a.signal });
+      } catch (err) {
+        throw a.reason() ?? err;
+      } finally {
+        a.headersIn();
+      }
+      const target = { 'x-stormlab-target': ctx.targetName };
+      const { status, headers } = res;
+      const sse =
+        res.body !== null && (this.streaming || (headers.get('content-type') ?? '').startsWith('text/event-stream'));
+      if (status < 200 || status >= 300) {
+        a.end();
+        const body = await errorBody(res);
+        return this.keep(
+          respond(res, res.body, { ...target, ...NO_RETRY }),
+          answerResult(status, headers, body),
+          undefined,
+        );
+      }
+      if (sse && sg !== undefined) return await this.guardStream(ctx, res, a, sg, target);
+      if (sse) {
+        a.end();
+        return await this.passStream(ctx, res, target);
+      }
+      a.end();
+      const body = res.body === null ? undefined : new Uint8Array(await res.clone().arrayBuffer());
+      const usage = body === undefined ? undefined : usageFromBody(body);
+      // A 2xx whose model refused (finish_reason content_filter, stop_reason refusal) is classified so.
+      return this.keep(respond(res, res.body, target), answerResult(status, headers, body), usage);
+    } catch (err) {
+      a.end();
+      throw err;
     }
-    const body = res.body === null ? undefined : new Uint8Array(await res.clone().arrayBuffer());
-    return {
-      response: res,
-      result: answerResult(status, headers, body),
-      usage: body === undefined ? undefined : usageFromBody(body),
-    };
   }
 
   /** Frees the body of an answer the guard did not keep (a retried or shed attempt). */
@@ -125,25 +210,145 @@ class FetchCall {
     if (prev?.body && !prev.bodyUsed) prev.body.cancel().catch(() => {});
   }
 
-  /** Hands the stream to the caller now; the attempt ends when the stream does. */
-  private stream(ctx: AttemptContext, res: Response): Promise<FetchAnswer> {
+  private keep(response: Response, result: AttemptResult, usage: number | undefined): FetchAnswer {
+    this.last = response;
+    return { response, result, usage };
+  }
+
+  /**
+   * The stream guard: reads until the first content token (or the end, for `commit:
+   * 'complete'`), failing the attempt on a cut, a stall or a provider error event before
+   * that; then hands the caller the stream and ends the attempt when the stream ends.
+   */
+  private async guardStream(
+    ctx: AttemptContext,
+    res: Response,
+    a: AttemptTimers,
+    sg: ResolvedStreamOptions,
+    target: Record<string, string>,
+  ): Promise<FetchAnswer> {
+    const sse = new SseUsage();
+    const gate = new StreamGate(sg.commit, providerOfPath(new URL(this.req.url).pathname), sse);
+    const callerAborted = (): boolean => this.req.init.signal?.aborted === true;
+    const stream = new GuardedStream(
+      res.body!.getReader(),
+      gate,
+      this.h.guard.clock,
+      sg.idleMs,
+      callerAborted,
+      () => (ctx.signal?.aborted ? ctx.signal.reason : undefined),
+      () => a.contentIn(),
+    );
+    a.onStall((e) => stream.stall(e));
+    const first = await stream.untilCommit();
+    const count = (): void => {
+      this.counts.malformed += gate.malformed;
+      for (let i = 0; i < gate.malformed; i++) ctx.malformed();
+      gate.malformed = 0;
+    };
+    count();
+    const headers = { ...target, ...NO_RETRY };
+    if ('how' in first) {
+      a.end();
+      // Should the guard give up here, the caller gets what was held and an error event: never a clean end.
+      const tail =
+        first.how === 'failed' && first.upstream === undefined
+          ? [gate.errorEvent(faultCode(first.error), `stormlab: ${messageOf(first.error)}`)]
+          : [];
+      const body = streamOf([...gate.heldBytes(), ...tail]);
+      const response = respond(res, body, headers, true);
+      return { response, result: failedResult(first, res.headers, callerAborted()), usage: undefined };
+    }
+    return new Promise<FetchAnswer>((resolve) => {
+      let response: Response | undefined;
+      let ended: FetchAnswer | undefined;
+      const body = stream.body(first.first, first.complete, (end) => {
+        a.end();
+        count();
+        const result =
+          end.how === 'complete' ? { status: res.status, headers: res.headers } : brokenResult(end, callerAborted());
+        ended = { response: response!, result, usage: end.how === 'complete' ? sse.total() : undefined };
+        if (response !== undefined) resolve(ended);
+      });
+      response = respond(res, body, target, true);
+      this.commit(response);
+      if (ended !== undefined) resolve({ ...ended, response });
+    });
+  }
+
+  /** Unguarded streams (`stream: false`): handed over at their 2xx; the attempt ends with the stream. */
+  private passStream(ctx: AttemptContext, res: Response, target: Record<string, string>): Promise<FetchAnswer> {
     return new Promise((resolve) => {
       const sse = new SseUsage();
       const { status, headers } = res;
       const onEnd = (end: TapEnd): void => {
-        if (end.how !== 'error') return resolve({ response: res, result: { status, headers }, usage: sse.total() });
+        if (end.how !== 'error') return resolve({ response, result: { status, headers }, usage: sse.total() });
         const timedOut = ctx.signal?.aborted === true && this.req.init.signal?.aborted !== true;
         const error = timedOut ? (ctx.signal!.reason as unknown) : end.error;
         resolve({
-          response: res,
+          response,
           result: brokenStreamResult(error, this.req.init.signal?.aborted === true),
           usage: undefined,
         });
       };
-      const body = tapStream(res.body!, (chunk) => sse.push(chunk), onEnd);
-      this.commit(new Response(body, { status, statusText: res.statusText, headers }));
+      const response = respond(
+        res,
+        tapStream(res.body!, (chunk) => sse.push(chunk), onEnd),
+        target,
+      );
+      this.commit(response);
     });
   }
+}
+
+/** The attempt result of a stream that failed before commit: retried or failed over. */
+function failedResult(end: StreamEnd, headers: Headers, cancelled: boolean): AttemptResult {
+  if (end.how === 'cancelled') return { error: new DOMException('cancelled', 'AbortError'), cancelled: true };
+  if (end.how !== 'complete' && end.upstream !== undefined)
+    return answerResult(500, headers, JSON.stringify(end.upstream));
+  return { error: end.how === 'complete' ? undefined : end.error, cancelled };
+}
+
+/** The attempt result of a stream that broke after commit: the caller has the bytes, so no retry, but it counts. */
+function brokenResult(end: StreamEnd, cancelled: boolean): AttemptResult {
+  if (end.how === 'cancelled') return { error: new DOMException('cancelled', 'AbortError'), cancelled: true };
+  if (end.how === 'broken' && end.upstream !== undefined)
+    return answerResult(500, NO_RETRY, JSON.stringify(end.upstream));
+  return brokenStreamResult(end.how === 'complete' ? undefined : end.error, cancelled);
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function streamOf(parts: Uint8Array[]): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(c) {
+      for (const p of parts) c.enqueue(p);
+      c.close();
+    },
+  });
+}
+
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/** `res` with another body and extra headers, keeping its status, text and URL. */
+function respond(
+  res: Response,
+  body: ReadableStream<Uint8Array> | null,
+  extra: Record<string, string>,
+  dropLength = false,
+): Response {
+  const headers = new Headers(res.headers);
+  for (const k in extra) headers.set(k, extra[k]);
+  if (dropLength) headers.delete('content-length');
+  const out = new Response(NULL_BODY.has(res.status) ? null : body, {
+    status: res.status,
+    statusText: res.statusText,
+    headers,
+  });
+  if (res.url) Object.defineProperty(out, 'url', { value: res.url });
+  return out;
 }
 
 /** An error body for the classifier, read from a clone so the caller still gets the original. */

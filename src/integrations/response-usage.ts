@@ -80,13 +80,17 @@ export class SseUsage {
 
   private line(raw: string): void {
     if (!raw.startsWith('data:') || !raw.includes('"usage"')) return;
-    let event: Record<string, unknown>;
+    let event: unknown;
     try {
-      event = JSON.parse(raw.slice(5)) as Record<string, unknown>;
+      event = JSON.parse(raw.slice(5));
     } catch {
       return;
     }
-    if (event === null || typeof event !== 'object') return;
+    if (event !== null && typeof event === 'object') this.observe(event as Record<string, unknown>);
+  }
+
+  /** Reads the usage of one event already parsed (the stream guard parses every event once). */
+  observe(event: Record<string, unknown>): void {
     if (event.type === 'message_start') {
       const u = (event.message as { usage?: Record<string, unknown> } | undefined)?.usage;
       if (u && isCount(u.input_tokens)) this.input = u.input_tokens;
@@ -99,6 +103,12 @@ export class SseUsage {
       if (u && isCount(u.output_tokens)) this.output = u.output_tokens;
       return;
     }
+    if (event.type === 'response.completed' || event.type === 'response.incomplete') {
+      const n = usageOf(event.response);
+      if (n !== undefined) this.openai = n;
+      return;
+    }
+    if (event.usage === undefined || event.usage === null) return;
     const n = usageOf(event);
     if (n !== undefined) this.openai = n;
   }

@@ -2,8 +2,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { AttemptResult } from '../engine/classify.js';
 import { header } from '../engine/headers.js';
+import type { Clock } from '../engine/clock.js';
+import { StreamError } from '../engine/errors.js';
+import type { ResolvedStreamOptions } from './engine-http-options.js';
+import { FINISH_GRACE_MS } from './guarded-stream.js';
 import { answerResult, brokenStreamResult } from './http-answer.js';
 import { SseUsage, usageFromBody } from './response-usage.js';
+import { HeadersTimeoutError } from './stream-errors.js';
+import type { StreamProvider } from './stream-event.js';
+import { StreamGate } from './stream-gate.js';
 
 /** What one attempt through the dispatcher came back with. */
 export interface UndiciAnswer {
@@ -34,11 +41,32 @@ export interface CommitSink {
   callerAborted(): boolean;
 }
 
+/** How one attempt's stream is guarded (undefined: streams pass through at their headers). */
+export interface AttemptStreamGuard {
+  options: ResolvedStreamOptions;
+  provider: StreamProvider;
+  /** Called once per malformed event skipped. */
+  malformed: () => void;
+}
+
+/** What every attempt needs besides its sink: timers, the stream guard, the headers it adds. */
+export interface AttemptSetup {
+  clock: Clock;
+  /** The header wait for this request (streamed or not). */
+  headersTimeoutMs: number;
+  stream: AttemptStreamGuard | undefined;
+  /** Headers added to the answer the caller gets (`x-stormlab-target`). */
+  extraHeaders: Record<string, string>;
+}
+
 /**
- * The handler of one attempt. A 2xx of a streaming request (or a `text/event-stream` answer)
- * is committed: passed to the caller as it arrives, its usage read from the events on the way.
- * Anything else is buffered whole, so that the guard can classify it and either retry it or
- * have it replayed to the caller.
+ * The handler of one attempt. Anything but a 2xx stream is buffered whole, so that the guard
+ * can classify it and either retry it or have it replayed to the caller. A 2xx stream of a
+ * streaming request (or a `text/event-stream` answer) goes through the stream guard: held
+ * until its first content token (or whole, `commit: 'complete'`), then passed to the caller as
+ * it arrives; a cut or stall before that fails the attempt (retried or failed over), one after
+ * it ends the caller's stream with an in-band error event. Without the stream guard a stream
+ * is committed at its headers.
  */
 export class AttemptHandler implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined = undefined;
@@ -49,12 +77,20 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   private chunks: Buffer[] = [];
   private size = 0;
   private sse: SseUsage | undefined = undefined;
+  private gate: StreamGate | undefined = undefined;
   private committed = false;
   private settled = false;
+  /** Why one of our timers cut the attempt. */
+  private ours: Error | undefined = undefined;
+  private cancelHeaders: (() => void) | undefined = undefined;
+  private cancelFirst: (() => void) | undefined = undefined;
+  private cancelIdle: (() => void) | undefined = undefined;
+  private paused = false;
 
   constructor(
     private readonly sink: CommitSink,
     private readonly streaming: boolean,
+    private readonly setup: AttemptSetup,
     private readonly resolve: (a: UndiciAnswer) => void,
     private readonly reject: (err: unknown) => void,
   ) {}
@@ -65,9 +101,24 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     else this.pendingAbort = reason;
   }
 
+  /** The caller paused or resumed a committed stream: a paused reader is not a stalled upstream. */
+  setPaused(paused: boolean): void {
+    this.paused = paused;
+    if (paused) this.stopIdle();
+    else this.armIdle();
+  }
+
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.pendingAbort !== undefined) controller.abort(this.pendingAbort);
+    if (this.pendingAbort !== undefined) return controller.abort(this.pendingAbort);
+    const { clock, headersTimeoutMs, stream } = this.setup;
+    if (headersTimeoutMs !== Infinity)
+      this.cancelHeaders = clock.setTimer(headersTimeoutMs, () => this.cut(new HeadersTimeoutError(headersTimeoutMs)));
+    const first = stream?.options.firstTokenMs ?? Infinity;
+    if (stream !== undefined && this.streaming && first !== Infinity)
+      this.cancelFirst = clock.setTimer(first, () =>
+        this.cut(new StreamError('stream_stall', `no content token within ${Math.round(first)} ms`)),
+      );
   }
 
   onResponseStart(
@@ -76,31 +127,72 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     headers: IncomingHttpHeaders,
     message?: string,
   ): void {
+    this.cancelHeaders?.();
     this.status = status;
     this.headers = headers;
     this.message = message;
     this.chunks = [];
     this.size = 0;
-    if (status < 200 || status >= 300) return;
-    if (!this.streaming && !(header(headers, 'content-type') ?? '').startsWith('text/event-stream')) return;
-    this.committed = true;
+    if (status < 200 || status >= 300) return this.stopTimers();
+    if (!this.streaming && !(header(headers, 'content-type') ?? '').startsWith('text/event-stream'))
+      return this.stopTimers();
     this.sse = new SseUsage();
-    this.sink.commit(controller, status, headers, message);
+    const sg = this.setup.stream;
+    if (sg === undefined) {
+      this.stopTimers();
+      this.committed = true;
+      this.sink.commit(controller, status, this.answerHeaders(false), message);
+      return;
+    }
+    this.gate = new StreamGate(sg.options.commit, sg.provider, this.sse);
+    this.armIdle();
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.committed) {
-      this.sse!.push(chunk);
-      this.sink.data(controller, chunk);
+    if (this.settled) return;
+    const gate = this.gate;
+    if (gate === undefined) {
+      if (this.committed) {
+        this.sse!.push(chunk);
+        this.sink.data(controller, chunk);
+        return;
+      }
+      this.chunks.push(chunk);
+      this.size += chunk.length;
       return;
     }
-    this.chunks.push(chunk);
-    this.size += chunk.length;
+    this.armIdle();
+    const out = gate.push(chunk);
+    this.countMalformed();
+    if (gate.content) {
+      this.cancelFirst?.();
+      this.cancelFirst = undefined;
+    }
+    if (gate.status === 'error' && !gate.committed) return this.failBeforeCommit(undefined);
+    if (gate.committed && !this.committed) {
+      this.committed = true;
+      this.sink.commit(controller, this.status, this.answerHeaders(true), this.message);
+    }
+    for (const part of out) this.sink.data(controller, part as Buffer);
+    if (gate.status === 'done') return this.finish(controller, true);
+    if (gate.status === 'error') return this.finish(controller, false);
   }
 
-  onResponseEnd(_controller: Dispatcher.DispatchController, trailers: IncomingHttpHeaders): void {
+  onResponseEnd(controller: Dispatcher.DispatchController, trailers: IncomingHttpHeaders): void {
     if (this.settled) return;
+    const gate = this.gate;
+    if (gate !== undefined) {
+      const { complete, out } = gate.close();
+      if (!complete) return this.breakOrFail(new StreamError('stream_cut', 'stream closed before its terminal signal'));
+      if (!this.committed) {
+        this.committed = true;
+        this.sink.commit(controller, this.status, this.answerHeaders(true), this.message);
+      }
+      for (const part of out) this.sink.data(controller, part as Buffer);
+      return this.finish(controller, true, trailers);
+    }
     this.settled = true;
+    this.stopTimers();
     const { status, headers } = this;
     if (this.committed) {
       this.sink.end(trailers);
@@ -110,14 +202,22 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     const ok = status >= 200 && status < 300;
     const body = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
     this.chunks = [body];
-    this.resolve(this.answer(trailers, answerResult(status, headers, body), ok ? usageFromBody(body) : undefined));
+    const result = answerResult(status, headers, body);
+    this.headers = this.answerHeaders(false, !ok);
+    this.resolve(this.answer(trailers, result, ok ? usageFromBody(body) : undefined));
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     if (this.settled) return;
+    const error = this.ours ?? err;
+    if (this.gate !== undefined && !this.sink.callerAborted())
+      return this.breakOrFail(
+        error instanceof StreamError ? error : new StreamError('stream_cut', 'stream broke', { cause: err }),
+      );
     this.settled = true;
+    this.stopTimers();
     if (!this.committed) {
-      this.reject(err);
+      this.reject(error);
       return;
     }
     this.sink.error(err);
@@ -125,11 +225,114 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     this.resolve(this.answer({}, brokenStreamResult(err, this.sink.callerAborted()), undefined));
   }
 
+  // ---- the stream guard's ends ------------------------------------------------------------------
+
+  /** A cut or stall: before commit the attempt fails (retry, fallback); after it, the caller gets an error event. */
+  private breakOrFail(error: StreamError): void {
+    if (!this.committed) return this.failBeforeCommit(error);
+    this.settled = true;
+    this.stopTimers();
+    this.sink.data(this.controller!, this.gate!.errorEvent(error.kind, `stormlab: ${error.message}`));
+    this.sink.end({});
+    this.release();
+    this.resolve(this.answer({}, brokenStreamResult(error, false), undefined));
+  }
+
+  /**
+   * Before commit: the attempt's answer is what the caller would get should the guard give up
+   * (what was held, then an error event: never a clean end); its result is the failure.
+   */
+  private failBeforeCommit(error: StreamError | undefined): void {
+    this.settled = true;
+    this.stopTimers();
+    const gate = this.gate!;
+    const upstream = gate.upstreamError;
+    const held = gate.heldBytes().map((b) => b as Buffer);
+    if (error !== undefined) held.push(gate.errorEvent(error.kind, `stormlab: ${error.message}`));
+    this.chunks = held;
+    const result: AttemptResult =
+      upstream !== undefined ? answerResult(500, this.headers, JSON.stringify(upstream)) : { error, cancelled: false };
+    this.headers = this.answerHeaders(true, true);
+    this.release();
+    this.resolve(this.answer({}, result, undefined));
+  }
+
+  /** The stream is over (its end marker, or the provider's error event after commit). */
+  private finish(
+    controller: Dispatcher.DispatchController,
+    complete: boolean,
+    trailers: IncomingHttpHeaders = {},
+  ): void {
+    this.settled = true;
+    this.stopTimers();
+    this.sink.end(trailers);
+    const result: AttemptResult = complete
+      ? { status: this.status, headers: this.headers }
+      : answerResult(500, NO_RETRY, JSON.stringify(this.gate!.upstreamError));
+    this.resolve(this.answer(trailers, result, complete ? this.sse!.total() : undefined));
+    // An end marker with the connection still open: let go of it rather than wait.
+    if (controller.aborted !== true) queueMicrotask(() => this.release());
+  }
+
+  private release(): void {
+    const c = this.controller;
+    if (c !== undefined && !c.aborted) c.abort(new Error('stormlab: stream over'));
+  }
+
+  private countMalformed(): void {
+    const gate = this.gate!;
+    for (let i = 0; i < gate.malformed; i++) this.setup.stream!.malformed();
+    gate.malformed = 0;
+  }
+
+  private cut(e: Error): void {
+    if (this.settled || this.ours !== undefined) return;
+    this.ours = e;
+    this.abort(e);
+  }
+
+  private armIdle(): void {
+    this.stopIdle();
+    const gate = this.gate;
+    const sg = this.setup.stream;
+    if (gate === undefined || sg === undefined || this.settled || this.paused) return;
+    const ms = gate.finished ? Math.min(FINISH_GRACE_MS, sg.options.idleMs) : sg.options.idleMs;
+    if (ms === Infinity) return;
+    this.cancelIdle = this.setup.clock.setTimer(ms, () => {
+      if (this.settled) return;
+      // Quiet after a finish: the end marker is missing, the answer is whole.
+      if (gate.finished) return this.onResponseEnd(this.controller!, {});
+      this.cut(new StreamError('stream_stall', `no event for ${Math.round(ms)} ms`));
+    });
+  }
+
+  private stopIdle(): void {
+    this.cancelIdle?.();
+    this.cancelIdle = undefined;
+  }
+
+  private stopTimers(): void {
+    this.cancelHeaders?.();
+    this.cancelFirst?.();
+    this.stopIdle();
+    this.cancelHeaders = this.cancelFirst = undefined;
+  }
+
+  /** The answer's headers for the caller: who answered; no retry for a final error; no length for a filtered stream. */
+  private answerHeaders(filtered: boolean, final = false): IncomingHttpHeaders {
+    const h: IncomingHttpHeaders = { ...this.headers, ...this.setup.extraHeaders };
+    if (filtered) delete h['content-length'];
+    if (final) h['x-should-retry'] = 'false';
+    return h;
+  }
+
   private answer(trailers: IncomingHttpHeaders, result: AttemptResult, usage: number | undefined): UndiciAnswer {
     const { committed, status, headers, message, chunks } = this;
     return { committed, status, headers, statusMessage: message, chunks, trailers, result, usage };
   }
 }
+
+const NO_RETRY: Record<string, string> = { 'x-should-retry': 'false' };
 
 /** The controller the caller's handler holds: it aborts, pauses and resumes whatever is current. */
 export class OuterController implements Dispatcher.DispatchController {

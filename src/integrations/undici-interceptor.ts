@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { ShedError } from '../engine/errors.js';
 import type { AttemptContext, Guard } from '../engine/guard.js';
 import { header as headerOf, type HeaderSource } from '../engine/headers.js';
 import {
@@ -11,7 +12,16 @@ import {
 } from './engine-http-options.js';
 import { prepareBody, type PreparedBody } from './request-body.js';
 import { estimateRequestTokens, isStreamRequest, readJsonBody, requestKeys } from './request-estimate.js';
-import { AttemptHandler, OuterController, type CommitSink, type UndiciAnswer } from './undici-attempt.js';
+import { publicShedError } from './shed-answer.js';
+import { providerOfPath } from './stream-event.js';
+import { targetRequest } from './target-request.js';
+import {
+  AttemptHandler,
+  OuterController,
+  type AttemptSetup,
+  type CommitSink,
+  type UndiciAnswer,
+} from './undici-attempt.js';
 
 /** The interceptor, with the guard behind it (for `subscribe`, `snapshot`). */
 export type StormlabInterceptor = Dispatcher.DispatcherComposeInterceptor & { readonly guard: Guard };
@@ -65,8 +75,15 @@ class GuardedRequest implements CommitSink {
   ) {
     this.outer = new OuterController({
       onAbort: (reason) => this.onAbort(reason),
-      onPause: () => this.live?.pause(),
-      onResume: () => (this.live ? this.live.resume() : this.replaying && queueMicrotask(() => this.pump())),
+      onPause: () => {
+        this.current?.setPaused(true);
+        this.live?.pause();
+      },
+      onResume: () => {
+        this.current?.setPaused(false);
+        if (this.live) this.live.resume();
+        else if (this.replaying) queueMicrotask(() => this.pump());
+      },
     });
   }
 
@@ -106,7 +123,7 @@ class GuardedRequest implements CommitSink {
     const keys = requestKeys(this.h, this.info(json));
     const streaming = isStreamRequest(json);
     this.h.guard
-      .run((ctx) => this.attempt(ctx, prepared.body, streaming), {
+      .run((ctx) => this.attempt(ctx, prepared.body, streaming, json), {
         tokens,
         keys,
         signal: this.ac.signal,
@@ -119,7 +136,12 @@ class GuardedRequest implements CommitSink {
       );
   }
 
-  private attempt(ctx: AttemptContext | undefined, body: unknown, streaming: boolean): Promise<UndiciAnswer> {
+  private attempt(
+    ctx: AttemptContext | undefined,
+    body: unknown,
+    streaming: boolean,
+    json?: unknown,
+  ): Promise<UndiciAnswer> {
     const signal = ctx?.signal;
     // The attempt's signal follows the caller's only from when the attempt starts.
     if (this.ac.signal.aborted) return Promise.reject(this.ac.signal.reason);
@@ -133,16 +155,62 @@ class GuardedRequest implements CommitSink {
           this.current = undefined;
           fn(v);
         };
-      const ah = new AttemptHandler(this, streaming || ctx === undefined, done(resolve), done(reject));
+      const ah = new AttemptHandler(
+        this,
+        streaming || ctx === undefined,
+        this.setup(ctx, streaming),
+        done(resolve),
+        done(reject),
+      );
       this.current = ah;
       signal?.addEventListener('abort', onAbort, { once: true });
-      const origin = ctx !== undefined && this.h.origins !== undefined ? ctx.targetName : this.opts.origin;
       try {
-        this.dispatch({ ...this.opts, origin, body: body as Dispatcher.DispatchOptions['body'] }, ah);
+        this.dispatch(
+          ctx === undefined
+            ? { ...this.opts, body: body as Dispatcher.DispatchOptions['body'] }
+            : this.forTarget(ctx, body, json),
+          ah,
+        );
       } catch (err) {
         ah.onResponseError(undefined as never, err as Error);
       }
     });
+  }
+
+  /** Timers, the stream guard and the added headers of one attempt (none for an unguarded one). */
+  private setup(ctx: AttemptContext | undefined, streaming: boolean): AttemptSetup {
+    const h = this.h;
+    if (ctx === undefined)
+      return { clock: h.guard.clock, headersTimeoutMs: Infinity, stream: undefined, extraHeaders: {} };
+    return {
+      clock: h.guard.clock,
+      headersTimeoutMs: streaming && h.stream !== undefined ? h.stream.headersTimeoutMs : h.headersTimeoutMs,
+      stream:
+        h.stream === undefined
+          ? undefined
+          : { options: h.stream, provider: providerOfPath(this.opts.path), malformed: () => ctx.malformed() },
+      extraHeaders: { 'x-stormlab-target': ctx.targetName },
+    };
+  }
+
+  /** The dispatch options for the attempt's target: origin, model, `rewrite`; from the original each time. */
+  private forTarget(ctx: AttemptContext, body: unknown, json: unknown): Dispatcher.DispatchOptions {
+    const { origin, path, method } = this.opts;
+    const own = String(origin ?? '').replace(/\/$/, '');
+    const t = targetRequest(ctx.target, own + path, path, method, json, () => plainHeaders(this.opts.headers));
+    if (t.body === undefined && t.headers === undefined && ctx.target.origin === undefined)
+      return { ...this.opts, body: body as Dispatcher.DispatchOptions['body'] };
+    const url = new URL(t.url);
+    let headers = t.headers ?? this.opts.headers;
+    // A new body has a new length: let undici count it.
+    if (t.body !== undefined) headers = withoutLength(headers);
+    return {
+      ...this.opts,
+      origin: url.origin,
+      path: url.pathname + url.search,
+      headers,
+      body: (t.body ?? body) as Dispatcher.DispatchOptions['body'],
+    };
   }
 
   private info(json: unknown): HttpRequestInfo {
@@ -244,7 +312,9 @@ class GuardedRequest implements CommitSink {
   private fail(err: unknown): void {
     if (this.finished) return;
     this.finished = true;
-    this.handler.onResponseError?.(this.outer, err instanceof Error ? err : new Error(String(err)));
+    // A refusal reaches the caller without the engine's last attempt outcome as its cause.
+    const e = err instanceof ShedError ? publicShedError(err) : err;
+    this.handler.onResponseError?.(this.outer, e instanceof Error ? e : new Error(String(e)));
   }
 }
 
@@ -269,4 +339,28 @@ function requestHeader(headers: Dispatcher.DispatchOptions['headers'], name: str
 function scalar(v: unknown): string | undefined {
   const first: unknown = Array.isArray(v) ? v[0] : v;
   return first == null ? undefined : String(first);
+}
+
+/** Request headers of any undici shape as a plain object with lower-case names. */
+function plainHeaders(headers: Dispatcher.DispatchOptions['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (headers == null) return out;
+  const put = (k: unknown, v: unknown): void => {
+    const s = scalar(v);
+    if (s !== undefined) out[String(k).toLowerCase()] = s;
+  };
+  if (Array.isArray(headers)) {
+    for (let i = 0; i + 1 < headers.length; i += 2) put(headers[i], headers[i + 1]);
+  } else if (typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    for (const [k, v] of headers as Iterable<[string, unknown]>) put(k, v);
+  } else {
+    for (const [k, v] of Object.entries(headers)) put(k, v);
+  }
+  return out;
+}
+
+function withoutLength(headers: Dispatcher.DispatchOptions['headers']): Record<string, string> {
+  const out = plainHeaders(headers);
+  delete out['content-length'];
+  return out;
 }

@@ -19,6 +19,8 @@ const layer = z.looseObject({
   latencyMs: percentiles,
   wastedTokens: num,
   shed: z.record(z.string(), num),
+  truncatedSuccesses: num.optional(),
+  ttftMs: percentiles.optional(),
 });
 
 const engineSeries = z.looseObject({
@@ -49,6 +51,7 @@ const variant = z.looseObject({
   amplification: num,
   goodput: num,
   successRate: num,
+  truncatedSuccesses: num.optional(),
   roots: z.looseObject({ offered: num, ok: num, latencyMs: percentiles }),
   layers: z.array(layer),
   upstream: z.looseObject({ attempts: num, share, wastedTokens: num, tokensServed: num }),

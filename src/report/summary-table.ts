@@ -57,6 +57,17 @@ function wasted(v: RunResult): Cell {
   );
 }
 
+/** With a gateway under test: what reached the upstream behind it, and the gateway's own amplification. */
+function hopRows(vs: RunResult[]): Row[] {
+  if (!vs.some((v) => v.live?.upstream !== undefined)) return [];
+  const hop = (f: (h: NonNullable<NonNullable<RunResult['live']>['upstream']>) => Cell) => (v: RunResult) =>
+    v.live?.upstream === undefined ? cell('—') : f(v.live.upstream);
+  return [
+    { label: 'reached upstream', cells: vs.map(hop((h) => cell(formatCount(h.reached)))) },
+    { label: 'gateway amplification', cells: vs.map(hop((h) => amp(h.amplification))) },
+  ];
+}
+
 function runRows(vs: RunResult[]): Row[] {
   const row = (label: string, f: (v: RunResult) => Cell): Row => ({ label, cells: vs.map(f) });
   return [
@@ -68,11 +79,21 @@ function runRows(vs: RunResult[]): Row[] {
     row('root p95', (v) => cell(formatMs(v.roots.latencyMs.p95))),
     row('root p99', (v) => cell(formatMs(v.roots.latencyMs.p99))),
     row('upstream attempts', (v) => cell(formatCount(v.upstream.attempts))),
+    ...hopRows(vs),
     row('429 share', (v) => share(v.upstream.share['429'])),
     row('5xx share', (v) => share(v.upstream.share['5xx'])),
     row('timeout share', (v) => share(v.upstream.share.timeout)),
     row('wasted tokens', wasted),
+    // Runs with a streamed layer only.
+    ...(vs.some((v) => v.truncatedSuccesses !== undefined)
+      ? [row('truncated successes', (v) => truncated(v.truncatedSuccesses))]
+      : []),
   ];
+}
+
+/** A count of cut streams taken as answers: any is bad (a wrong answer that reads as a right one). */
+function truncated(n: number | undefined): Cell {
+  return n === undefined ? cell('—') : cell(formatCount(n), n === 0 ? 'good' : 'bad');
 }
 
 /** Rows for one layer, matched by name across variants ('—' where a variant lacks it). */
@@ -97,6 +118,14 @@ function layerRows(name: string, vs: RunResult[]): Row[] {
     row('p99', (l) => cell(formatMs(l.latencyMs.p99))),
     row('wasted tokens', (l) => cell(formatCount(l.wastedTokens))),
     ...shedRows,
+    ...(layers.some((l) => l?.truncatedSuccesses !== undefined)
+      ? [row('truncated successes', (l) => truncated(l.truncatedSuccesses))]
+      : []),
+    ...(layers.some((l) => l?.ttftMs !== undefined)
+      ? (['p50', 'p95', 'p99'] as const).map((p) =>
+          row(`ttft ${p}`, (l) => cell(l.ttftMs === undefined ? '—' : formatMs(l.ttftMs[p]))),
+        )
+      : []),
   ];
 }
 

@@ -18,6 +18,8 @@ export interface RunView {
   upstream: UpstreamStats;
   /** True once the run has finished. */
   done: boolean;
+  /** Live, with a gateway under test: what this client sent it, and what reached the upstream behind it. */
+  hops?: { sent: number; reached: number };
 }
 
 /** Everything one dashboard frame renders: the run's identity, clock, faults and variants. */

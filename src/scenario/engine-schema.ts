@@ -18,6 +18,7 @@ import {
   switchOn,
   text,
 } from './schema-kit.js';
+import { streamLimitsSchema } from './stream-schema.js';
 
 /** Engine defaults for layers whose retry policy is `engine`: the Guard's own (one source). */
 export const ENGINE_DEFAULTS: Readonly<Required<EngineConfig>> = Object.freeze({
@@ -30,6 +31,7 @@ export const ENGINE_DEFAULTS: Readonly<Required<EngineConfig>> = Object.freeze({
   concurrency: GUARD_DEFAULTS.concurrency,
   minAttemptMs: GUARD_DEFAULTS.minAttemptMs,
   state: 'local',
+  stream: {},
 });
 
 /** Where a replicated layer's engines keep their state: each its own, or one store for all. */
@@ -135,6 +137,7 @@ function engineFields() {
     concurrency: orFalse(concurrency(), 'a mapping of concurrency options'),
     minAttemptMs: duration(),
     state: oneOf(ENGINE_STATES),
+    stream: streamLimitsSchema(),
   };
 }
 
@@ -153,6 +156,8 @@ export function engineSchema(): z.ZodType<EngineConfig> {
       concurrency: f.concurrency.default(false),
       minAttemptMs: f.minAttemptMs.default(d.minAttemptMs),
       state: f.state.default(d.state),
+      // Absent unless given: most scenarios do not stream.
+      stream: f.stream.optional(),
     },
     'a mapping of engine options',
   ) as z.ZodType<EngineConfig>;

@@ -42,6 +42,10 @@ function duplicates(items: unknown[], path: string, what: string): string[] {
 }
 
 function layerModels(layer: unknown, i: number, count: number, known: string[]): string[] {
+  if (isMapping(layer) && layer.stream === true && i < count - 1)
+    return [
+      `layers[${i}].stream: only the last layer calls models, so only it streams (this is layer ${i + 1} of ${count})`,
+    ];
   if (!isMapping(layer) || layer.models === undefined) return [];
   if (i < count - 1)
     return [`layers[${i}].models: only the last layer calls models (this is layer ${i + 1} of ${count})`];

@@ -1,3 +1,4 @@
+import type { LiveApi } from '../run/live/wire-format.js';
 import type { TrafficConfig } from '../traffic/config.js';
 import type { UpstreamConfig } from '../upstream/config.js';
 
@@ -18,6 +19,10 @@ export interface Variant {
 export interface LiveConfig {
   /** Connections of the undici pool; requests past them wait for one (pool starvation, measured). @default 256 */
   connections: number;
+  /** The API requests are written in: OpenAI chat completions or Anthropic messages. @default 'openai' */
+  api: LiveApi;
+  /** Streamed requests (SSE) instead of JSON answers. @default false */
+  stream: boolean;
 }
 
 /** A scenario after loading, overrides, validation and defaults: what the runners take. */

@@ -3,13 +3,16 @@ import type { ArrivalConfig, EngineConfig, LayerConfig } from '../traffic/config
 import { dist } from './dist-schema.js';
 import { engineSchema, retrySchema } from './engine-schema.js';
 import type { Scenario, Variant } from './scenario.js';
+import { LIVE_APIS } from '../run/live/wire-format.js';
 import {
+  bool,
   duration,
   expecting,
   isMapping,
   nonNegative,
   num,
   obj,
+  oneOf,
   positive,
   positiveInt,
   switchOn,
@@ -86,6 +89,7 @@ const layerSchema = () =>
         .array(text('a model name'), { error: expecting('a list of model names') })
         .min(1, { error: 'expected at least one model name' })
         .optional(),
+      stream: bool().optional(),
     },
     'a layer like {name: agent, fanout: 3}',
   ).transform(
@@ -97,6 +101,7 @@ const layerSchema = () =>
       // Only when replicated: a one-replica layer is what it was before replicas existed.
       ...(l.replicas === 1 ? {} : { replicas: l.replicas }),
       ...(l.models === undefined ? {} : { models: l.models }),
+      ...(l.stream === true ? { stream: true } : {}),
     }),
   );
 
@@ -159,8 +164,12 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
         .array(text('an expectation like "amplification < 1.5"'), { error: expecting('a list of expectations') })
         .default(() => []),
       live: obj(
-        { connections: positiveInt().default(SCENARIO_DEFAULTS.connections) },
-        'a mapping like {connections: 256}',
+        {
+          connections: positiveInt().default(SCENARIO_DEFAULTS.connections),
+          api: oneOf(LIVE_APIS).default('openai'),
+          stream: bool().default(false),
+        },
+        'a mapping like {connections: 256, api: openai, stream: false}',
       ).prefault({}),
     },
     'a mapping of scenario fields',

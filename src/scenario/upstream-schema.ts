@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import type { FaultKind, FaultPhase, ModelConfig, UpstreamConfig } from '../upstream/config.js';
+import { TOOL_POLICY_LIMITS } from '../fake-upstream/tool-policy.js';
+import type { ContentFilterMode, FaultKind, FaultPhase, ModelConfig, UpstreamConfig } from '../upstream/config.js';
 import { dist } from './dist-schema.js';
+import { parseDuration } from './duration.js';
 import {
   bool,
   duration,
@@ -12,6 +14,8 @@ import {
   positive,
   positiveInt,
   nonNegativeInt,
+  num,
+  oneOf,
   ratio,
   switchOn,
   tagged,
@@ -19,7 +23,33 @@ import {
 } from './schema-kit.js';
 
 export const MODEL_DEFAULTS = { shedStatus: 529, loadStretch: 0, contextTokens: Infinity } as const;
-export const FAULT_KINDS: readonly FaultKind[] = ['errors', 'outage', 'latency', 'reset', 'hang', 'midstream', 'quota'];
+export const FAULT_KINDS: readonly FaultKind[] = [
+  'errors',
+  'outage',
+  'latency',
+  'reset',
+  'hang',
+  'midstream',
+  'quota',
+  'slow-first-token',
+  'stall',
+  'cut',
+  'malformed',
+  'missing-done',
+  'prefill-rejected',
+  'content-filter',
+  'context-length',
+];
+
+/** A stall's length: a duration, or `forever` (the connection stays open, nothing more comes). */
+const stallFor = () =>
+  switchOn<number>('a duration like 30s, or forever', (v) =>
+    v === 'forever'
+      ? z.literal('forever').transform(() => Infinity)
+      : parseDuration(v) === undefined
+        ? undefined
+        : duration({ positive: true }),
+  );
 
 const model = () =>
   obj(
@@ -100,6 +130,18 @@ const faultSchema = () =>
       fault('hang', { rate: ratio().optional() }),
       fault('midstream', { rate: ratio().optional() }),
       fault('quota', {}),
+      fault('slow-first-token', { rate: ratio().optional(), ttft: duration() }),
+      fault('stall', { rate: ratio().optional(), after: positiveInt(), for: stallFor().optional() }),
+      fault('cut', { rate: ratio().optional(), after: positiveInt() }),
+      fault('malformed', { rate: ratio().optional() }),
+      fault('missing-done', { rate: ratio().optional() }),
+      fault('prefill-rejected', { rate: ratio().optional() }),
+      fault('content-filter', {
+        rate: ratio().optional(),
+        mode: oneOf(['finish', 'reject']).optional(),
+        after: nonNegativeInt().optional(),
+      }),
+      fault('context-length', { rate: ratio().optional(), contextTokens: positiveInt() }),
     ],
     'a fault like {kind: outage, from: 10s, to: 20s}',
   ).transform((f): FaultPhase => {
@@ -111,6 +153,11 @@ const faultSchema = () =>
       rate?: number;
       status?: number | Record<string, number>;
       factor?: number;
+      ttft?: number;
+      after?: number;
+      for?: number;
+      mode?: ContentFilterMode;
+      contextTokens?: number;
     };
     return {
       kind: r.kind,
@@ -120,8 +167,16 @@ const faultSchema = () =>
       rate: r.rate ?? 1,
       ...(r.status === undefined ? {} : { status: r.status }),
       ...(r.factor === undefined ? {} : { factor: r.factor }),
+      ...(r.ttft === undefined ? {} : { ttftMs: r.ttft }),
+      ...(r.after === undefined ? {} : { afterTokens: r.after }),
+      ...(r.for === undefined || r.for === Infinity ? {} : { stallMs: r.for }),
+      ...(r.mode === undefined ? {} : { mode: r.mode }),
+      ...(r.contextTokens === undefined ? {} : { contextTokens: r.contextTokens }),
     };
   });
+
+const between = (lo: number, hi: number) =>
+  num(`an integer from ${lo} to ${hi}`, (n) => Number.isInteger(n) && n >= lo && n <= hi);
 
 export function upstreamSchema(): z.ZodType<UpstreamConfig> {
   return obj(
@@ -131,6 +186,15 @@ export function upstreamSchema(): z.ZodType<UpstreamConfig> {
         .array(model(), { error: expecting('a list of models') })
         .min(1, { error: 'expected at least one model' }),
       faults: z.array(faultSchema(), { error: expecting('a list of faults') }).default(() => []),
+      aliases: z.record(z.string(), text('a model name'), { error: expecting('a mapping of name: model') }).optional(),
+      toolPolicy: obj(
+        {
+          rounds: between(...TOOL_POLICY_LIMITS.rounds).optional(),
+          parallel: between(...TOOL_POLICY_LIMITS.parallel).optional(),
+          pick: oneOf(['cycle', 'seeded']).optional(),
+        },
+        'a mapping like {rounds: 2}',
+      ).optional(),
     },
     'a mapping with models (and faults)',
   );

@@ -26,6 +26,11 @@ export class Arrivals implements EventHandler {
     private readonly scheduler: Scheduler,
     private readonly start: (intendedStart: number, now: number) => void,
     random: SeededRandom,
+    /**
+     * A closed-loop user's least think time. On a virtual clock it must be > 0 (see `userDone`);
+     * on the real clock time moves on by itself, and a floor would cap a closed loop's rate.
+     */
+    private readonly minThinkMs = MIN_THINK_MS,
   ) {
     this.r = random.split('arrivals');
     this.think = cfg.type === 'closed' ? sampler(cfg.thinkMs, this.r) : () => 0;
@@ -48,7 +53,7 @@ export class Arrivals implements EventHandler {
     if (this.cfg.type !== 'closed') return;
     // At least 1 ms: a user whose task is refused at once must not start the next one at the
     // same instant, or a closed loop with no think time would never let time move.
-    const at = now + Math.max(MIN_THINK_MS, this.think());
+    const at = now + Math.max(this.minThinkMs, this.think());
     if (at < this.durationMs) this.later(at, K_USER, 0);
   }
 

@@ -22,6 +22,10 @@ export class CallTable {
   tokens = new Float64Array(0);
   prompt = new Float64Array(0);
   completion = new Float64Array(0);
+  /** Streamed leaf calls: when the attempt in flight saw its first token (-1: not yet). */
+  firstAt = new Float64Array(0);
+  /** 1 when the call's answer holds a cut stream taken as complete (its own or a child's). */
+  truncated = new Int32Array(0);
   private free = new Int32Array(0);
   private freeCount = 0;
   /** Calls in flight. */
@@ -53,13 +57,14 @@ export class CallTable {
       'serial',
       'reqId',
       'target',
+      'truncated',
       'free',
     ] as const) {
       const a = new Int32Array(n);
       a.set(this[name]);
       this[name] = a;
     }
-    for (const name of ['start', 'deadline', 'attemptStart', 'tokens', 'prompt', 'completion'] as const) {
+    for (const name of ['start', 'deadline', 'attemptStart', 'tokens', 'prompt', 'completion', 'firstAt'] as const) {
       const a = new Float64Array(n);
       a.set(this[name]);
       this[name] = a;

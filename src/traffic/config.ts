@@ -6,6 +6,7 @@ import type { ConcurrencyLimiterOptions } from '../engine/concurrency-limiter.js
 import type { LimitDimension } from '../engine/limiter.js';
 import type { RetryBudgetOptions } from '../engine/retry-budget.js';
 import type { Dist } from '../upstream/distribution.js';
+import type { StreamLimits } from './stream-limits.js';
 
 /** How root tasks arrive at the top layer. Rates are root tasks per second. */
 export type ArrivalConfig =
@@ -37,6 +38,8 @@ export interface EngineConfig {
   minAttemptMs: number;
   /** How the replicas of a layer keep their state (no difference with one replica). @default 'local' */
   state?: EngineState;
+  /** The stream guard's limits, for engine layers whose calls are streamed. @default STREAM_LIMIT_DEFAULTS */
+  stream?: Partial<StreamLimits>;
 }
 
 /** Who retries at a layer, and how. */
@@ -64,6 +67,8 @@ export interface LayerConfig {
   replicas?: number;
   /** Last layer only: the model its calls go to, then the fallback models in order. @default [first model] */
   models?: string[];
+  /** Last layer only: its LLM calls are streamed (SSE), so stream faults reach them. @default false */
+  stream?: boolean;
 }
 
 export interface TrafficConfig {

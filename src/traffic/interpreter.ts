@@ -3,7 +3,7 @@ import type { Clock } from '../engine/clock.js';
 import { Step, type GuardCall } from '../engine/guard-call.js';
 import type { SeededRandom } from '../engine/random.js';
 import { sampler } from '../upstream/distribution.js';
-import type { UpstreamListener } from '../upstream/response.js';
+import { RequestFlag, type UpstreamListener } from '../upstream/response.js';
 import type { EventHandler, Scheduler } from '../upstream/scheduler.js';
 import { CallTable } from './call-table.js';
 import type { LayerConfig, TrafficConfig } from './config.js';
@@ -12,6 +12,7 @@ import type { LeafTransport, TrafficObserver } from './observer.js';
 import { Code, TIMEOUT, classifyCode, classifyUpstream, codeOf } from './outcomes.js';
 import { plainPolicy, type PlainPolicy } from './retry-policy.js';
 import { TreeShape, childKey } from './shape.js';
+import { StreamLeaf, K_FIRST_TOKEN, K_IDLE } from './stream-leaf.js';
 
 const K_RETRY = 1;
 const K_TIMEOUT = 2;
@@ -29,6 +30,8 @@ interface Layer {
   engines: EngineReplicas | undefined;
   /** Leaf layers: upstream model index per engine target / fallback position. */
   models: number[];
+  /** A leaf layer whose calls are streamed: how its callers read streams. */
+  stream: StreamLeaf | undefined;
 }
 
 /**
@@ -80,7 +83,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
         cfg.retry.policy === 'engine'
           ? new EngineReplicas(config.engine, cfg.retry.engine, cfg.replicas ?? 1, cfg.name, names, clock, r)
           : undefined;
-      return { cfg, leaf, plain: plainPolicy(cfg.retry, r.split('policy')), engines, models };
+      const stream = leaf && cfg.stream === true ? new StreamLeaf(cfg, config.engine) : undefined;
+      return { cfg, leaf, plain: plainPolicy(cfg.retry, r.split('policy')), engines, models, stream };
     });
     this.shape = new TreeShape(config.layers, random.split('shape').seed);
     this.prompt = sampler(config.tokens.prompt, random.split('prompt'));
@@ -112,16 +116,31 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       this.attempt(id, now);
       return;
     }
-    // K_TIMEOUT: ignore if that attempt already ended.
+    // K_TIMEOUT and the stream guard's timers: ignore if that attempt already ended.
     const c = this.calls;
     if (c.serial[id] === 0 || (c.serial[id] & SERIAL_MASK) !== kind >>> SERIAL_SHIFT) return;
     const layer = this.layers[c.layer[id]];
+    const what = kind & ((1 << SERIAL_SHIFT) - 1);
+    const cls = what === K_TIMEOUT ? TIMEOUT : layer.stream!.abandon(what, c.firstAt[id]);
+    if (cls === undefined) return; // a first-token timer after the first token
     if (layer.leaf) {
       this.transport.cancel(c.reqId[id], now);
       c.reqId[id] = -1;
       this.observer.upstreamResponse(layer.models[c.target[id]], STATUS_NO_ANSWER, 0, 0, now);
     }
-    this.attemptEnded(id, Code.Timeout, TIMEOUT, -1, now);
+    this.attemptEnded(id, Code.Timeout, cls, -1, now);
+  }
+
+  /** A streamed leaf request's first token or stall: the stream guard's timers, the TTFT. */
+  onStream(reqId: number, event: number, ms: number, _tokens: number, now: number): void {
+    const c = this.calls;
+    if (c.reqId[reqId] !== reqId || c.serial[reqId] === 0) return;
+    const delay = this.layers[c.layer[reqId]].stream!.onEvent(event, ms, c, reqId, now);
+    if (delay >= 0) this.scheduler.schedule(now + delay, this.handlerId, K_IDLE | this.serialBits(reqId), reqId);
+  }
+
+  private serialBits(id: number): number {
+    return (this.calls.serial[id] & SERIAL_MASK) << SERIAL_SHIFT;
   }
 
   onResponse(reqId: number, status: number, detail: number, tokens: number, retryAfterMs: number, now: number): void {
@@ -135,7 +154,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       return;
     }
     c.reqId[id] = -1;
-    const cls = classifyUpstream(status, detail, retryAfterMs);
+    const cls = layer.stream?.classify(status, detail, c, id, now) ?? classifyUpstream(status, detail, retryAfterMs);
     const code = codeOf(cls);
     if (code === Code.Ok) c.tokens[id] = tokens;
     this.attemptEnded(id, code, cls, tokens, now);
@@ -202,6 +221,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     c.serial[id] = serial;
     c.attemptStart[id] = now;
     c.tokens[id] = 0;
+    c.truncated[id] = 0;
     c.failCode[id] = Code.Ok;
     if (timeout !== Infinity)
       this.scheduler.schedule(now + timeout, this.handlerId, K_TIMEOUT | ((serial & SERIAL_MASK) << SERIAL_SHIFT), id);
@@ -212,7 +232,15 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       c.reqId[id] = req;
       const model = layer.models[c.target[id]];
       this.observer.upstreamAttempt(model, now);
-      this.transport.submit(req, model, c.prompt[id], c.completion[id], now);
+      if (layer.stream === undefined) {
+        this.transport.submit(req, model, c.prompt[id], c.completion[id], now);
+        return;
+      }
+      c.firstAt[id] = -1;
+      const first = layer.stream.firstTokenMs;
+      if (first < timeout)
+        this.scheduler.schedule(now + first, this.handlerId, K_FIRST_TOKEN | this.serialBits(id), id);
+      this.transport.submit(req, model, c.prompt[id], c.completion[id], now, RequestFlag.Stream);
       return;
     }
     const n = this.shape.fanout(layerIx, c.key[id]);
@@ -257,6 +285,10 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const layerIx = c.layer[id];
     const ok = code === Code.Ok;
     this.observer.callDone(layerIx, c.start[id], now, ok);
+    const stream = this.layers[layerIx].stream;
+    if (stream !== undefined && ok) this.observer.streamDone?.(layerIx, c.firstAt[id] - c.start[id], now);
+    const truncated = ok ? c.truncated[id] : 0;
+    if (truncated === 1) this.observer.truncatedSuccess?.(layerIx, now);
     const parent = c.parent[id];
     const tokens = ok ? c.tokens[id] : 0;
     const parentSerial = c.parentSerial[id];
@@ -274,6 +306,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       return;
     }
     c.tokens[parent] += tokens;
+    c.truncated[parent] |= truncated;
     if (!ok && (c.failCode[parent] === Code.Ok || code === Code.NoRetry))
       c.failCode[parent] = code === Code.NoRetry ? Code.NoRetry : Code.Retryable;
     if (--c.pending[parent] === 0) {

@@ -19,11 +19,23 @@ export interface TrafficObserver {
    * layer whose call threw the result away, `model` the model that spent them (−1 if unknown).
    */
   wasted(tokens: number, t: number, model: number, layer: number): void;
+  /** A streamed call at `layer` succeeded; its first token came `ttftMs` after the call started (retries included). */
+  streamDone?(layer: number, ttftMs: number, t: number): void;
+  /** A call at `layer` succeeded with a cut stream taken as a complete answer (its own, or one below it). */
+  truncatedSuccess?(layer: number, t: number): void;
 }
 
 /** How leaf attempts reach an upstream: the simulated model, or HTTP in live mode. */
 export interface LeafTransport {
   modelIndex(name: string): number;
-  submit(reqId: number, model: number, promptTokens: number, maxOutputTokens: number, now: number): void;
+  /** `flags`: `RequestFlag` bits (a streamed request is told its first token and stalls through `onStream`). */
+  submit(
+    reqId: number,
+    model: number,
+    promptTokens: number,
+    maxOutputTokens: number,
+    now: number,
+    flags?: number,
+  ): void;
   cancel(reqId: number, now: number): void;
 }

@@ -19,7 +19,8 @@ export const CHILD_RETRYABLE = classifyStatus(503);
 export const CHILD_NO_RETRY = classify({ status: 503, headers: { 'x-should-retry': 'false' } });
 export const TIMEOUT = classify({ error: { name: 'TimeoutError', message: 'attempt timed out' } });
 const RESET = classify({ error: { code: 'ECONNRESET', message: 'connection reset' } });
-const MID_STREAM = classify({ error: { code: 'UND_ERR_SOCKET', message: 'stream broke after 200' } });
+/** A stream or body that broke after the 200 (a socket error, an SDK's parse error). */
+export const MID_STREAM = classify({ error: { code: 'UND_ERR_SOCKET', message: 'stream broke after 200' } });
 const QUOTA = classify({
   status: 429,
   body: { error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'quota' } },
@@ -41,7 +42,8 @@ export function classifyCode(code: number): Classification {
 export function classifyUpstream(status: number, detail: number, retryAfterMs: number): Classification {
   let base: Classification;
   if (status === 0) base = RESET;
-  else if (detail === Detail.MidStream) base = MID_STREAM;
+  // A body cut short or not JSON (a stream fault on a call not streamed) breaks like a stream.
+  else if (detail === Detail.MidStream || detail === Detail.Cut || detail === Detail.Malformed) base = MID_STREAM;
   else if (detail === Detail.InsufficientQuota) base = QUOTA;
   else if (detail === Detail.ContextLength) base = CONTEXT;
   else base = classifyStatus(status);

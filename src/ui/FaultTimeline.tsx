@@ -13,6 +13,15 @@ const GLYPH: Record<FaultKind, string> = {
   hang: '▓',
   midstream: '▓',
   latency: '▒',
+  // Stream faults: a share of answers is slow, stalled, cut or odd; the rest are served.
+  'slow-first-token': '▒',
+  stall: '▓',
+  cut: '▓',
+  malformed: '▒',
+  'missing-done': '▒',
+  'prefill-rejected': '▒',
+  'content-filter': '▒',
+  'context-length': '▒',
 };
 const NO_FAULT = '·';
 const NOW = '│';

@@ -1,6 +1,6 @@
 import type { SeriesResult } from '../run/metrics/result.js';
 import type { RunView } from '../run/run-view.js';
-import { formatCount, formatPercent, formatRate } from '../report/format.js';
+import { formatCount, formatPercent, formatRate, formatTimes } from '../report/format.js';
 import { amplificationHealth, errorShareHealth, marked, tone } from './health.js';
 import { padEnd, padStart, seg, type Line } from './line.js';
 import { Lines } from './Lines.js';
@@ -43,6 +43,19 @@ export function upstreamLines(view: RunView, width: number): Line[] {
   ];
   const busy = view.upstream.models.reduce((n, m) => n + m.busy, 0);
   const queued = view.upstream.models.reduce((n, m) => n + m.queued, 0);
+  const hops = view.hops;
+  const hopLine: Line[] =
+    hops === undefined
+      ? []
+      : [
+          [
+            seg(`gateway  sent ${formatCount(hops.sent)} → upstream ${formatCount(hops.reached)}  `),
+            ...marked(
+              formatTimes(hops.sent > 0 ? hops.reached / hops.sent : 0),
+              amplificationHealth(hops.sent > 0 ? hops.reached / hops.sent : 0),
+            ),
+          ],
+        ];
   return [
     [seg('upstream', 'bold'), seg(' · last 60 s', 'dim')],
     [
@@ -66,6 +79,7 @@ export function upstreamLines(view: RunView, width: number): Line[] {
       seg(`queue ${formatCount(queued)}  busy ${formatCount(busy)}  wasted `),
       seg(`${formatCount(s.upstream.wastedTokens)} tok`, s.upstream.wastedTokens > 0 ? 'warn' : 'plain'),
     ],
+    ...hopLine,
   ];
 }
 

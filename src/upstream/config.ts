@@ -38,7 +38,26 @@ export type FaultKind =
   /** A share of requests that fail mid-stream after the 200 and some tokens. */
   | 'midstream'
   /** The 429 for everything: quota exhausted (`insufficient_quota`), not retryable. */
-  | 'quota';
+  | 'quota'
+  /** A share of requests whose first token comes `ttftMs` after service start (at the earliest). */
+  | 'slow-first-token'
+  /** A share of requests that, after `afterTokens` tokens, send nothing for `stallMs` (absent: forever) with the connection open. */
+  | 'stall'
+  /** A share of requests whose stream ends cleanly after `afterTokens` tokens, without its terminal event. */
+  | 'cut'
+  /** A share of streams carrying one event that is not valid JSON, mid-stream. */
+  | 'malformed'
+  /** A share of streams that finish (`finish_reason`, `message_delta`) but never send `[DONE]` / `message_stop`. */
+  | 'missing-done'
+  /** Requests whose last message is an assistant prefill get a 400 (a model that does not take prefill). */
+  | 'prefill-rejected'
+  /** A share of requests filtered: a 200 ending `content_filter` after `afterTokens` (`mode: finish`) or a 400 (`mode: reject`). */
+  | 'content-filter'
+  /** The model's context window is `contextTokens` while it lasts: larger requests get 400 `context_length_exceeded`. */
+  | 'context-length';
+
+/** How a `content-filter` phase answers. */
+export type ContentFilterMode = 'finish' | 'reject';
 
 export interface FaultPhase {
   kind: FaultKind;
@@ -53,6 +72,16 @@ export interface FaultPhase {
   status?: Record<string, number> | number;
   /** Latency multiplier for `latency`. @default 1 */
   factor?: number;
+  /** `slow-first-token`: the first token's time after service start, ms. */
+  ttftMs?: number;
+  /** `stall`, `cut`: tokens sent before the fault; `content-filter` (finish): tokens before the filter (default 0). */
+  afterTokens?: number;
+  /** `stall`: how long nothing is sent, ms; absent (or Infinity): forever. */
+  stallMs?: number;
+  /** `content-filter`: a 200 ending `content_filter` (`finish`, default) or a 400 (`reject`). */
+  mode?: ContentFilterMode;
+  /** `context-length`: the context window while the phase lasts, tokens (prompt + max output). */
+  contextTokens?: number;
 }
 
 export interface UpstreamConfig {
@@ -60,4 +89,21 @@ export interface UpstreamConfig {
   faults: FaultPhase[];
   /** Whether the upstream stops work a caller abandoned (timeout, cancel). @default false */
   cancelOnDisconnect: boolean;
+  /** More names for models (`gpt-4o-mini: primary`). Only the fake upstream's HTTP routes read it. */
+  aliases?: Record<string, string>;
+  /** How the fake upstream's model uses the tools a request offers. Only its HTTP routes read it. */
+  toolPolicy?: Partial<ToolPolicy>;
+}
+
+/**
+ * How the model uses the tools a request offers under `tool_choice: auto` (`required`, `none`
+ * and a forced tool are obeyed whatever this says).
+ */
+export interface ToolPolicy {
+  /** Tool-calling turns before the model answers in text ("call N tools then answer"). */
+  rounds: number;
+  /** Tool calls in one turn (parallel tool calls). */
+  parallel: number;
+  /** Which tools a turn calls: in the order offered, cycling (`cycle`), or drawn from the seed (`seeded`). */
+  pick: 'cycle' | 'seeded';
 }

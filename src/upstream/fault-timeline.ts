@@ -13,6 +13,14 @@ export const FaultCode = {
   Midstream: 5,
   Quota: 6,
   Latency: 7,
+  SlowFirstToken: 8,
+  Stall: 9,
+  Cut: 10,
+  Malformed: 11,
+  MissingDone: 12,
+  PrefillRejected: 13,
+  ContentFilter: 14,
+  ContextLength: 15,
 } as const;
 
 const CODES: { readonly [K in FaultKind]: number } = {
@@ -23,6 +31,14 @@ const CODES: { readonly [K in FaultKind]: number } = {
   midstream: FaultCode.Midstream,
   quota: FaultCode.Quota,
   latency: FaultCode.Latency,
+  'slow-first-token': FaultCode.SlowFirstToken,
+  stall: FaultCode.Stall,
+  cut: FaultCode.Cut,
+  malformed: FaultCode.Malformed,
+  'missing-done': FaultCode.MissingDone,
+  'prefill-rejected': FaultCode.PrefillRejected,
+  'content-filter': FaultCode.ContentFilter,
+  'context-length': FaultCode.ContextLength,
 };
 const KINDS = Object.keys(CODES) as FaultKind[];
 
@@ -35,6 +51,18 @@ export const FAULT_DEFAULTS = {
   errorStatus: 500,
   /** @default 1 */
   factor: 1,
+  /** Tokens a `content-filter` (finish) lets through before it stops the answer. @default 0 */
+  filterAfterTokens: 0,
+  /** @default 'finish' */
+  filterMode: 'finish' as const,
+};
+
+/** What each kind needs besides the common fields (checked at load, named by path). */
+const REQUIRED: Partial<Record<FaultKind, ReadonlyArray<keyof FaultPhase>>> = {
+  'slow-first-token': ['ttftMs'],
+  stall: ['afterTokens'],
+  cut: ['afterTokens'],
+  'context-length': ['contextTokens'],
 };
 
 /**
@@ -51,6 +79,11 @@ export class FaultTimeline {
   private readonly to: Float64Array;
   private readonly rates: Float64Array;
   private readonly factors: Float64Array;
+  /** Per phase, the stream faults' parameters: tokens before the fault, a time (ttft or stall), a window. */
+  private readonly afters: Float64Array;
+  private readonly times: Float64Array;
+  private readonly windows: Float64Array;
+  private readonly rejects: Uint8Array;
   /** Per phase: the statuses it answers with and their cumulative probabilities. */
   private readonly statuses: Int32Array[];
   private readonly cums: Float64Array[];
@@ -69,6 +102,10 @@ export class FaultTimeline {
     this.to = new Float64Array(n);
     this.rates = new Float64Array(n);
     this.factors = new Float64Array(n);
+    this.afters = new Float64Array(n);
+    this.times = new Float64Array(n);
+    this.windows = new Float64Array(n);
+    this.rejects = new Uint8Array(n);
     this.statuses = [];
     this.cums = [];
     faults.forEach((f, i) => this.load(f, i, models));
@@ -108,6 +145,26 @@ export class FaultTimeline {
     return values[values.length - 1];
   }
 
+  /** Tokens a `stall`, `cut` or `content-filter` phase lets through first. */
+  afterTokens(i: number): number {
+    return this.afters[i];
+  }
+
+  /** The first token's time of a `slow-first-token` phase, or the length of a `stall` (Infinity: forever), ms. */
+  ms(i: number): number {
+    return this.times[i];
+  }
+
+  /** The context window of a `context-length` phase, tokens. */
+  contextTokens(i: number): number {
+    return this.windows[i];
+  }
+
+  /** Whether a `content-filter` phase answers with a 400 rather than a filtered 200. */
+  rejects400(i: number): boolean {
+    return this.rejects[i] === 1;
+  }
+
   /** The product of the latency factors active for `model` at `now` (1 when none). */
   latencyFactor(model: number, now: number): number {
     const list = this.latencies[model];
@@ -132,8 +189,30 @@ export class FaultTimeline {
         `${name}.model`,
       );
     }
+    this.loadStream(f, i, name);
     const fallback = f.kind === 'outage' ? FAULT_DEFAULTS.outageStatus : FAULT_DEFAULTS.errorStatus;
     this.loadStatus(f.status ?? fallback, i, `${name}.status`);
+  }
+
+  /** The stream faults' own fields: required ones present, each in range. */
+  private loadStream(f: FaultPhase, i: number, name: string): void {
+    for (const key of REQUIRED[f.kind] ?? []) {
+      if (f[key] === undefined) throw new OptionError(`${name}.${key} is required for kind ${f.kind}`);
+    }
+    if (f.ttftMs !== undefined) {
+      this.times[i] = checkNumber(`${name}.ttftMs`, f.ttftMs, 0);
+      if (f.ttftMs === Infinity)
+        throw new OptionError(`${name}.ttftMs must be finite (a first token that never comes is a hang), got Infinity`);
+    }
+    if (f.kind === 'stall') {
+      const ms = f.stallMs ?? Infinity;
+      this.times[i] = ms === Infinity ? ms : checkPositive(`${name}.stallMs`, ms);
+    }
+    const after = f.afterTokens ?? (f.kind === 'content-filter' ? FAULT_DEFAULTS.filterAfterTokens : 0);
+    this.afters[i] = checkInteger(`${name}.afterTokens`, after, f.kind === 'stall' || f.kind === 'cut' ? 1 : 0);
+    if (f.contextTokens !== undefined) this.windows[i] = checkInteger(`${name}.contextTokens`, f.contextTokens, 1);
+    const mode = checkOneOf(`${name}.mode`, f.mode ?? FAULT_DEFAULTS.filterMode, ['finish', 'reject'] as const);
+    this.rejects[i] = mode === 'reject' ? 1 : 0;
   }
 
   /** `status` as a number or as weights by status (`{ 503: 0.7, 429: 0.3 }`). */

@@ -59,6 +59,22 @@ export function openaiError(status: number, detail: number, retryAfterMs: number
       'messages',
     );
   }
+  if (status === 400 && detail === Detail.ContentFilter) {
+    return body(
+      'The response was filtered due to the prompt triggering the content management policy. Please modify your prompt and retry.',
+      'invalid_request_error',
+      'content_filter',
+      'prompt',
+    );
+  }
+  if (status === 400 && detail === Detail.PrefillRejected) {
+    return body(
+      'This model does not support assistant message prefill. The conversation must end with a user message.',
+      'invalid_request_error',
+      'unsupported_value',
+      'messages',
+    );
+  }
   if (status === 529) return body('The server is overloaded. Please try again later.', 'overloaded_error', null);
   if (status >= 400 && status < 500) return body(`Bad request (status ${status}).`, 'invalid_request_error', null);
   if (status === 503) return body('The engine is currently overloaded, please try again later.', 'server_error', null);
@@ -85,6 +101,13 @@ export function anthropicError(status: number, detail: number, retryAfterMs: num
   }
   if (status === 400 && detail === Detail.ContextLength)
     return body('invalid_request_error', 'prompt is too long: tokens > maximum');
+  if (status === 400 && detail === Detail.ContentFilter)
+    return body('invalid_request_error', 'Output blocked by content filtering policy');
+  if (status === 400 && detail === Detail.PrefillRejected)
+    return body(
+      'invalid_request_error',
+      'This model does not support assistant message prefill. The conversation must end with a user message.',
+    );
   if (status === 529 || status === 503 || detail === Detail.Overloaded) return body('overloaded_error', 'Overloaded');
   if (status >= 400 && status < 500) return body('invalid_request_error', `Bad request (status ${status}).`);
   return body('api_error', 'Internal server error');

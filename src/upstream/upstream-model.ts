@@ -5,7 +5,7 @@ import type { ModelConfig, UpstreamConfig } from './config.js';
 import { sampler } from './distribution.js';
 import { FaultCode, FaultTimeline } from './fault-timeline.js';
 import { Quota, type QuotaView } from './quota.js';
-import { Detail, DETAIL_NAMES, type UpstreamListener } from './response.js';
+import { Detail, DETAIL_NAMES, RequestFlag, StreamEvent, type UpstreamListener } from './response.js';
 import type { EventHandler, Scheduler } from './scheduler.js';
 
 /** Network time of an answer given at once (refusals, injected errors): 1 ms. */
@@ -48,13 +48,18 @@ export interface UpstreamStats {
 const DIRECT_MAX = 1 << 20;
 const ANSWER = 1;
 const DONE = 2;
+/** Streamed requests: the first token, and the start of a stall (reported through `onStream`). */
+const FIRST = 3;
+const STALL = 4;
 /** Request record states. DROPPED: cancelled with cancel-on-disconnect, waiting to be reclaimed. */
 const FREE = 0,
   ANSWERING = 1,
   QUEUED = 2,
   SERVING = 3,
   HANGING = 4,
-  DROPPED = 5;
+  DROPPED = 5,
+  /** Stalled forever after some tokens: holds its slot until its caller leaves. */
+  STALLED = 6;
 
 /** One model's capacity, queue, quotas and counters. */
 class ModelState {
@@ -144,6 +149,14 @@ export class UpstreamModel implements EventHandler {
   private output = new Float64Array(0);
   /** Midstream share of the output done before the break, -1 for none. */
   private share = new Float64Array(0);
+  /** `RequestFlag` bits of the request. */
+  private flags = new Uint8Array(0);
+  /** The stream fault decided at arrival (a `FaultCode`, 0 for none) and its parameters. */
+  private sfault = new Uint8Array(0);
+  private sAfter = new Float64Array(0);
+  private sMs = new Float64Array(0);
+  /** Streamed requests: at the first token, the token time still to come (stalls not counted). */
+  private streamLeft = new Float64Array(0);
   // The answer an ANSWERING or SERVING record will give.
   private status = new Int32Array(0);
   private detail = new Int32Array(0);
@@ -191,16 +204,28 @@ export class UpstreamModel implements EventHandler {
     return -1;
   }
 
-  /** A request arrives now. `reqId` is the caller's number, unique among its requests in flight. */
-  submit(reqId: number, model: number, promptTokens: number, maxOutputTokens: number, now: number): void {
+  /**
+   * A request arrives now. `reqId` is the caller's number, unique among its requests in flight;
+   * `flags` are `RequestFlag` bits (a streamed request is told its first token and stalls).
+   */
+  submit(reqId: number, model: number, promptTokens: number, maxOutputTokens: number, now: number, flags = 0): void {
     const m = this.models[model];
     if (m === undefined) throw new RangeError(`unknown model index ${model}`);
     m.attempts++;
     let share = -1;
-    const phase = this.faults.arrival(model, now);
-    if (phase >= 0 && this.faults.kind(phase) === FaultCode.Midstream) share = this.random.next();
-    else if (phase >= 0) return this.faulted(phase, reqId, model, now);
+    /** The phase of a fault that shapes the service (slow first token, stall, cut, ...), or -1. */
+    let shaping = -1;
     const total = promptTokens + maxOutputTokens;
+    const phase = this.faults.arrival(model, now);
+    if (phase >= 0) {
+      const kind = this.faults.kind(phase);
+      if (kind === FaultCode.Midstream) share = this.random.next();
+      else if (kind >= FaultCode.SlowFirstToken) {
+        const refusal = this.refusal(phase, kind, total, flags);
+        if (refusal !== Detail.None) return this.answer(reqId, model, 400, refusal, -1, now);
+        if (kind !== FaultCode.PrefillRejected && kind !== FaultCode.ContextLength) shaping = phase;
+      } else return this.faulted(phase, reqId, model, now);
+    }
     if (total > m.cfg.contextTokens) return this.answer(reqId, model, 400, Detail.ContextLength, -1, now);
     if (m.rpm !== null) {
       const wait = m.rpm.waitMs(1, now);
@@ -213,9 +238,16 @@ export class UpstreamModel implements EventHandler {
       m.tpm.take(total, now);
     }
     if (m.rpm !== null) m.rpm.take(1, now);
-    if (m.busy < m.cfg.slots) return this.start(this.record(reqId, model, promptTokens, maxOutputTokens, share), now);
-    if (m.queued >= m.cfg.queue) return this.answer(reqId, model, m.cfg.shedStatus, Detail.Overloaded, -1, now);
+    if (m.busy >= m.cfg.slots && m.queued >= m.cfg.queue)
+      return this.answer(reqId, model, m.cfg.shedStatus, Detail.Overloaded, -1, now);
     const r = this.record(reqId, model, promptTokens, maxOutputTokens, share);
+    this.flags[r] = flags;
+    if (shaping >= 0) {
+      this.sfault[r] = this.faults.kind(shaping);
+      this.sAfter[r] = this.faults.afterTokens(shaping);
+      this.sMs[r] = this.faults.ms(shaping);
+    }
+    if (m.busy < m.cfg.slots) return this.start(r, now);
     this.state[r] = QUEUED;
     m.push(r);
     m.queued++;
@@ -234,7 +266,17 @@ export class UpstreamModel implements EventHandler {
     m.cancelled++;
     const s = this.state[r];
     if (s === HANGING) return this.release(r);
-    if (!this.cancelOnDisconnect || s === ANSWERING) {
+    // Stalled forever, its work never ends: its slot or queue place is freed now, whatever cancelOnDisconnect.
+    const forever = this.sfault[r] === FaultCode.Stall && this.sMs[r] === Infinity;
+    if (s === STALLED || (forever && s === SERVING)) {
+      m.wastedTokens += this.tokens[r];
+      m.busy--;
+      this.startNext(m, now);
+      if (s === STALLED) return this.release(r);
+      this.state[r] = DROPPED; // its STALL event, still to come, reclaims it
+      return;
+    }
+    if ((!this.cancelOnDisconnect && !forever) || s === ANSWERING) {
       this.gaveUp[r] = 1;
       return;
     }
@@ -247,6 +289,7 @@ export class UpstreamModel implements EventHandler {
   }
 
   handle(kind: number, r: number, now: number): void {
+    if (kind === FIRST || kind === STALL) return this.streamEvent(kind, r, now);
     if (this.state[r] === DROPPED) return this.release(r);
     const m = this.models[this.model[r]];
     if (kind === DONE) {
@@ -274,6 +317,33 @@ export class UpstreamModel implements EventHandler {
 
   stats(_now: number): UpstreamStats {
     return { models: this.models.map((m) => modelStats(m)) };
+  }
+
+  /**
+   * A stream event of record `r`. Always strictly before its DONE, so the record is still its
+   * request's — except a forever stall's STALL, its last event, which reclaims a dropped record.
+   */
+  private streamEvent(kind: number, r: number, now: number): void {
+    const forever = kind === STALL && this.sMs[r] === Infinity;
+    if (this.state[r] === DROPPED) {
+      if (forever) this.release(r);
+      return;
+    }
+    if (forever) this.state[r] = STALLED;
+    if (this.gaveUp[r] === 1 || this.listener.onStream === undefined) return;
+    const id = this.reqId[r];
+    if (kind === STALL) return this.listener.onStream(id, StreamEvent.Stall, this.sMs[r], this.sAfter[r], now);
+    this.listener.onStream(id, StreamEvent.FirstToken, this.streamLeft[r], this.tokens[r] - this.prompt[r], now);
+  }
+
+  /** The 400 a refusing phase gives this request (`Detail.None`: it lets the request through). */
+  private refusal(phase: number, kind: number, total: number, flags: number): number {
+    if (kind === FaultCode.ContextLength)
+      return total > this.faults.contextTokens(phase) ? Detail.ContextLength : Detail.None;
+    if (kind === FaultCode.PrefillRejected)
+      return (flags & RequestFlag.Prefill) !== 0 ? Detail.PrefillRejected : Detail.None;
+    if (kind === FaultCode.ContentFilter && this.faults.rejects400(phase)) return Detail.ContentFilter;
+    return Detail.None;
   }
 
   /** An arrival hit by fault phase `phase` (not midstream): answered at once, or never (hang). */
@@ -322,12 +392,78 @@ export class UpstreamModel implements EventHandler {
     this.state[r] = SERVING;
     const share = this.share[r];
     const n = share < 0 ? this.output[r] : Math.floor(share * this.output[r]);
-    const ms = (m.ttft() + n * m.tpot()) * stretch * this.faults.latencyFactor(model, now);
     this.status[r] = 200;
     this.detail[r] = share < 0 ? Detail.None : Detail.MidStream;
     this.tokens[r] = this.prompt[r] + n;
     this.retry[r] = -1;
+    if (this.sfault[r] !== 0 || (this.flags[r] & RequestFlag.Stream) !== 0) return this.shaped(r, n, stretch, now);
+    const ms = (m.ttft() + n * m.tpot()) * stretch * this.faults.latencyFactor(model, now);
     this.scheduler.schedule(now + Math.max(ms, 0), this.handlerId, DONE, r);
+  }
+
+  /**
+   * The service of a streamed request or of one a stream fault shapes, on the same times as
+   * `start`: the first token at ttft (stretched to the phase's `ttftMs` by `slow-first-token`),
+   * then n × tpot — n cut to `afterTokens` by `cut` and `content-filter`, with a `stall`'s gap
+   * after its `afterTokens` (a forever stall never ends). FIRST and STALL events only for
+   * streamed requests, and only strictly before the answer.
+   */
+  private shaped(r: number, output: number, stretch: number, now: number): void {
+    let n = output;
+    const model = this.model[r];
+    const m = this.models[model];
+    const scale = stretch * this.faults.latencyFactor(model, now);
+    let first = m.ttft() * scale;
+    const tpot = m.tpot() * scale;
+    const fault = this.sfault[r];
+    const after = this.sAfter[r];
+    let stallAt = -1;
+    let gap = 0;
+    switch (fault) {
+      case FaultCode.SlowFirstToken:
+        if (this.sMs[r] > first) {
+          first = this.sMs[r];
+          this.detail[r] = Detail.SlowFirstToken;
+        }
+        break;
+      case FaultCode.Stall:
+        if (after < n) {
+          stallAt = first + after * tpot;
+          gap = this.sMs[r];
+          this.detail[r] = Detail.Stalled;
+        }
+        break;
+      case FaultCode.Cut:
+        if (after < n) {
+          n = after;
+          this.detail[r] = Detail.Cut;
+        }
+        break;
+      case FaultCode.ContentFilter:
+        n = Math.min(n, after);
+        this.detail[r] = Detail.ContentFilter;
+        break;
+      case FaultCode.Malformed:
+        if (this.detail[r] === Detail.None) this.detail[r] = Detail.Malformed;
+        break;
+      case FaultCode.MissingDone:
+        if (this.detail[r] === Detail.None) this.detail[r] = Detail.MissingDone;
+        break;
+    }
+    this.tokens[r] = this.prompt[r] + (gap === Infinity ? after : n);
+    const end = now + first + n * tpot + gap;
+    const streamed = (this.flags[r] & RequestFlag.Stream) !== 0;
+    if (streamed && now + first < end) {
+      this.streamLeft[r] = (gap === Infinity ? after : n) * tpot;
+      this.scheduler.schedule(now + first, this.handlerId, FIRST, r);
+    }
+    if (gap === Infinity) {
+      if (streamed) this.scheduler.schedule(now + stallAt, this.handlerId, STALL, r);
+      else this.state[r] = STALLED;
+      return;
+    }
+    if (streamed && stallAt >= 0) this.scheduler.schedule(now + stallAt, this.handlerId, STALL, r);
+    this.scheduler.schedule(end, this.handlerId, DONE, r);
   }
 
   /** Gives free slots to the oldest queued requests, reclaiming dropped ones on the way. */
@@ -352,6 +488,8 @@ export class UpstreamModel implements EventHandler {
     this.output[r] = output;
     this.share[r] = share;
     this.gaveUp[r] = 0;
+    this.flags[r] = 0;
+    this.sfault[r] = 0;
     this.bind(reqId, r);
     return r;
   }
@@ -400,8 +538,14 @@ export class UpstreamModel implements EventHandler {
       f64(this.tokens),
       f64(this.retry),
     ];
+    [this.sAfter, this.sMs, this.streamLeft] = [f64(this.sAfter), f64(this.sMs), f64(this.streamLeft)];
     [this.model, this.status, this.detail] = [i32(this.model), i32(this.status), i32(this.detail)];
-    [this.state, this.gaveUp] = [u8(this.state), u8(this.gaveUp)];
+    [this.state, this.gaveUp, this.flags, this.sfault] = [
+      u8(this.state),
+      u8(this.gaveUp),
+      u8(this.flags),
+      u8(this.sfault),
+    ];
     const free = new Int32Array(cap);
     free.set(this.free.subarray(0, this.freeTop));
     for (let r = cap - 1; r >= this.cap; r--) free[this.freeTop++] = r;

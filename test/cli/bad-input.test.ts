@@ -186,7 +186,7 @@ describe('mistakes in naming the scenario', () => {
     expectUsage(
       ['run', 'retry-strom'],
       [
-        'retry-strom: no such file or bundled scenario; did you mean retry-storm? (bundled: brownout, fallback, metastable, replicas, retry-storm, sdk-stack, tpm-burst)',
+        'retry-strom: no such file or bundled scenario; did you mean retry-storm? (bundled: brownout, fallback, framework-stack, metastable, replicas, retry-storm, sdk-stack, stream-faults, throughput, tpm-burst)',
       ],
     ));
 

@@ -192,6 +192,14 @@ describe('determinism', () => {
     expect(withoutTiming(b.text)).toBe(withoutTiming(a.text));
   });
 
+  it('a streamed scenario is as deterministic (stream events, guard timers, TTFT histograms)', async () => {
+    const argv = ['compare', 'stream-faults', '--duration', '30s'];
+    const a = await resultOf(argv, 0);
+    const b = await resultOf(argv, 9);
+    expect(withoutTiming(b.text)).toBe(withoutTiming(a.text));
+    expect(a.json.variants.map((v: any) => v.truncatedSuccesses)).toEqual([expect.any(Number), expect.any(Number), 0]);
+  });
+
   it('--seed 2 gives another result, and records its seed', async () => {
     const argv = ['compare', 'retry-storm', '--duration', '20s'];
     const one = await resultOf(argv);
@@ -201,6 +209,26 @@ describe('determinism', () => {
     expect(two.json.variants).not.toEqual(one.json.variants);
     const again = await resultOf([...argv, '--seed', '2']);
     expect(withoutTiming(again.text)).toBe(withoutTiming(two.text));
+  });
+});
+
+describe('compare stream-faults', () => {
+  it('shows naive, sdk and engine with their truncated successes and time to first token', async () => {
+    const r = await cli(['compare', 'stream-faults', '--no-ui']);
+    expect(r.code).toBe(0);
+    const lines = r.out.split('\n');
+    expect(
+      lines
+        .find((l) => l.trim().startsWith('naive'))
+        ?.trim()
+        .split(/ +/),
+    ).toEqual(['naive', 'sdk', 'engine']);
+    const row = (label: string) => lines.filter((l) => l.trim().startsWith(label)).map((l) => l.trim().split(/ {2,}/));
+    const [run, llm] = [row('truncated successes')[0], row('truncated successes').at(-1)!];
+    expect(run.at(-1)).toBe('0');
+    expect(Number(run[1].replace(/,/g, ''))).toBeGreaterThan(0);
+    expect(llm.at(-1)).toBe('0');
+    expect(row('ttft p99')).toHaveLength(1); // the llm layer's only: the agent layer does not stream
   });
 });
 
@@ -217,6 +245,8 @@ describe('stormlab scenarios', () => {
       'replicas',
       'retry-storm',
       'sdk-stack',
+      'stream-faults',
+      'throughput',
       'tpm-burst',
     ];
     const width = Math.max(...names.map((n) => n.length));

@@ -120,7 +120,7 @@ describe('stormlab run --mode live', () => {
     ]);
     expect(r.code).toBe(0);
     expect(r.err).toBe(
-      `note: the scenario's fault phases are not injected into ${url}; only the fake upstream (no --target) runs them\n`,
+      `note: the scenario's fault phases are not injected into ${url}; give --upstream (the stormlab serve behind it) to inject them there\n`,
     );
     expect(seen).toHaveLength(40);
     expect(seen[0]).toMatchObject({ authorization: 'Bearer sk-test', 'x-team': 'storm' });
@@ -183,6 +183,11 @@ describe('stormlab run --mode live', () => {
     [['--mode', 'fast'], '--mode: expected sim or live, got "fast"'],
     [['--target', 'http://x'], '--target: only with --mode live'],
     [['--connections', '4'], '--connections: only with --mode live'],
+    [['--upstream', 'http://x'], '--upstream: only with --mode live'],
+    [
+      ['--mode', 'live', '--upstream', 'http://127.0.0.1:1'],
+      '--upstream: only with --target (the gateway in front of it); without --target the fake upstream runs in-process',
+    ],
     [['--mode', 'live', '--speed', '10x'], '--speed: a live run goes at real time; --speed is for simulated runs'],
     [['--mode', 'live', '--header', 'no colon'], `--header: expected 'Name: value', got "no colon"`],
     [['--mode', 'live', '--connections', '0'], '--connections: expected a positive integer, got "0"'],

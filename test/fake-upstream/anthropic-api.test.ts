@@ -48,8 +48,8 @@ describe('fake upstream: Anthropic messages', () => {
     });
   });
 
-  it('answers an unknown model with 404 not_found_error', async () => {
-    const h = await start({ models: [fast()] });
+  it('answers an unknown model with 404 not_found_error when unknown names are rejected', async () => {
+    const h = await start({ models: [fast()] }, { unknownModels: 'reject' });
     const res = await h.messages({ model: 'claude-nope' });
     expect(res.status).toBe(404);
     expect(await json(res)).toEqual({

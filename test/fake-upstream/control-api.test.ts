@@ -107,7 +107,7 @@ describe('fake upstream: control API', () => {
     [
       'an unknown kind',
       [{ kind: 'flood' }],
-      /faults\[0\]\.kind must be one of errors, outage, reset, hang, midstream, quota, latency, got "flood"/,
+      /faults\[0\]\.kind must be one of errors, outage, reset, hang, midstream, quota, latency, slow-first-token, stall, cut, malformed, missing-done, prefill-rejected, content-filter, context-length, got "flood"/,
     ],
     ['a misspelt field', [{ kind: 'outage', from: 5 }], /faults\[0\] has an unknown field "from"/],
     [

@@ -132,16 +132,16 @@ describe('fake upstream: fault phases', () => {
     expect(h.fu.stats().models[0].byDetail).toEqual({ InsufficientQuota: 2 });
   });
 
-  it('shed: a 1-slot model with no queue answers 529 overloaded_error while its slot is busy', async () => {
+  it('shed: a 1-slot model with no queue answers overload while its slot is busy: 503 on the OpenAI route (the model counts its 529)', async () => {
     const h = await start({ models: [{ name: 'm', slots: 1, queue: 0, ttftMs: 60_000, tpotMs: 0 }] });
     const ctrl = new AbortController();
     const first = h.chat({}, { signal: ctrl.signal });
     await h.waitFor('submitted');
     const res = await h.chat({});
-    expect(res.status).toBe(529);
+    expect(res.status).toBe(503);
     expect((await json(res)).error).toEqual({
-      message: 'The server is overloaded. Please try again later.',
-      type: 'overloaded_error',
+      message: 'The engine is currently overloaded, please try again later.',
+      type: 'server_error',
       param: null,
       code: null,
     });

@@ -111,8 +111,8 @@ describe('fake upstream: OpenAI chat completions', () => {
     });
   });
 
-  it('answers an unknown model with 404 model_not_found, without reaching the model', async () => {
-    const h = await start({ models: [fast()] });
+  it('answers an unknown model with 404 model_not_found when unknown names are rejected, without reaching the model', async () => {
+    const h = await start({ models: [fast()] }, { unknownModels: 'reject' });
     const res = await h.chat({ model: 'gpt-nope' });
     expect(res.status).toBe(404);
     expect((await json(res)).error).toEqual({

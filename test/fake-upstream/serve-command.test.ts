@@ -1,4 +1,7 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServe, serveCommand } from '../../src/cli/commands/serve.js';
 import { EXIT } from '../../src/cli/io.js';
@@ -14,12 +17,16 @@ describe('stormlab serve', () => {
     const server = await startServe(io, { port: '0' });
     try {
       expect(io.out.split('\n')[0]).toBe(`stormlab fake upstream listening on ${server.url}`);
-      expect(io.out).toContain('models: primary, secondary\n');
+      expect(io.out).toContain('models: primary, secondary; other names are served by primary\n');
+      expect(io.out).toContain('tools: 1 tool turn(s) before the answer, 1 call(s) a turn\n');
       expect(io.out).toContain('faults: none\n');
       for (const route of [
         'POST /v1/chat/completions',
         'POST /v1/messages',
+        'POST /v1/responses',
+        'POST /v1/embeddings',
         'GET  /v1/models',
+        'GET  /_stormlab/requests',
         'GET  /_stormlab/stats',
         'PUT  /_stormlab/faults',
         'POST /_stormlab/reset',
@@ -45,7 +52,7 @@ describe('stormlab serve', () => {
     const io = captureIo();
     const server = await startServe(io, { port: '0', scenario: 'retry-storm' });
     try {
-      expect(io.out).toContain('models: primary (from retry-storm)\n');
+      expect(io.out).toContain('models: primary (from retry-storm); other names are served by primary\n');
       expect(io.out).toMatch(/faults: outage 0s–180s status 503\n/);
       const res = await fetch(`${server.url}/v1/chat/completions`, {
         method: 'POST',
@@ -55,6 +62,87 @@ describe('stormlab serve', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('--models adds models and aliases, --strict-models 404s other names, --tool-rounds sets the policy, --log writes JSONL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stormlab-serve-'));
+    const io = captureIo();
+    io.cwd = dir;
+    const server = await startServe(io, {
+      port: '0',
+      models: 'gpt-4o-mini,claude-3-5-haiku-latest=secondary',
+      strictModels: true,
+      toolRounds: '2',
+      parallelTools: '3',
+      seed: '4',
+      log: 'requests.jsonl',
+    });
+    try {
+      expect(io.out).toContain(
+        'models: primary, secondary, gpt-4o-mini (aliases: claude-3-5-haiku-latest=secondary); other names get 404\n',
+      );
+      expect(io.out).toContain(
+        'tools: 2 tool turn(s) before the answer, 3 call(s) a turn; request log: requests.jsonl\n',
+      );
+      const ask = (model: string) =>
+        fetch(`${server.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'x-stainless-retry-count': '1' },
+          body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }),
+        });
+      expect((await ask('gpt-4o-mini')).status).toBe(200);
+      expect((await ask('claude-3-5-haiku-latest')).status).toBe(200);
+      expect((await ask('other')).status).toBe(404);
+      expect(server.stats().models.map((m) => [m.name, m.attempts])).toEqual([
+        ['primary', 0],
+        ['secondary', 1],
+        ['gpt-4o-mini', 1],
+      ]);
+    } finally {
+      await server.close();
+    }
+    const lines = readFileSync(join(dir, 'requests.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.model, l.status, l.retryCount])).toEqual([
+      ['gpt-4o-mini', 200, 1],
+      ['claude-3-5-haiku-latest', 200, 1],
+      ['other', 404, 1],
+    ]);
+  });
+
+  it('takes aliases and the tool policy from a scenario; a bad alias there is one line naming the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stormlab-serve-'));
+    const bundled = readFileSync(new URL('../../scenarios/retry-storm.yaml', import.meta.url), 'utf8');
+    const withTools = bundled.replace(
+      'upstream:\n',
+      'upstream:\n  aliases: { gpt-4o-mini: primary }\n  toolPolicy: { rounds: 3, parallel: 2 }\n',
+    );
+    writeFileSync(join(dir, 'tools.yaml'), withTools);
+    const io = captureIo();
+    io.cwd = dir;
+    const server = await startServe(io, { port: '0', scenario: 'tools.yaml' });
+    try {
+      expect(server.toolPolicy()).toEqual({ rounds: 3, parallel: 2, pick: 'cycle' });
+      expect(io.out).toContain('(aliases: gpt-4o-mini=primary)');
+    } finally {
+      await server.close();
+    }
+    writeFileSync(
+      join(dir, 'bad.yaml'),
+      bundled.replace('upstream:\n', 'upstream:\n  aliases: { gpt-4o-mini: nope }\n'),
+    );
+    await expect(startServe(captureIo({ cwd: dir }), { port: '0', scenario: 'bad.yaml' })).rejects.toThrow(
+      'bad.yaml: upstream.models: alias "gpt-4o-mini" points at "nope", which is not a model (primary)',
+    );
+    writeFileSync(
+      join(dir, 'range.yaml'),
+      bundled.replace('upstream:\n', 'upstream:\n  toolPolicy: { rounds: 500 }\n'),
+    );
+    const r = await cli(['serve', '--port', '0', '--scenario', join(dir, 'range.yaml')]);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toMatch(/upstream\.toolPolicy\.rounds.*an integer from 0 to 100/);
   });
 
   it('runs until asked to stop, then closes cleanly and exits 0', async () => {
@@ -90,6 +178,13 @@ describe('stormlab serve', () => {
     [['--port', '70000'], 'stormlab: --port: expected a port from 0 to 65535 (0 picks a free one), got "70000"'],
     [['--host', ''], 'stormlab: --host: expected an address like 127.0.0.1 or 0.0.0.0, got ""'],
     [['--scenario', 'no-such.yaml', '--port', '0'], /^no-such\.yaml: /],
+    [['--models', 'a,,b'], /^stormlab: --models: expected names separated by commas/],
+    [['--models', 'x=nope'], 'stormlab: --models: alias x=nope points at no model (models: primary, secondary)'],
+    [['--models', 'a=b=c'], 'stormlab: --models: "a=b=c" is not a model name or alias=model'],
+    [['--tool-rounds', 'two'], 'stormlab: --tool-rounds: expected a whole number, got "two"'],
+    [['--tool-rounds', '500'], 'stormlab: --tool-rounds: expected an integer from 0 to 100, got 500'],
+    [['--parallel-tools', '0'], 'stormlab: --parallel-tools: expected an integer from 1 to 16, got 0'],
+    [['--log', '/no/such/dir/log.jsonl'], 'stormlab: --log: cannot write /no/such/dir/log.jsonl: ENOENT'],
   ])('exits 2 with one line for bad input: %j', async (args, message) => {
     const r = await cli(['serve', ...args]);
     expect(r.code).toBe(EXIT.usage);

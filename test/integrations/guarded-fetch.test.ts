@@ -156,14 +156,33 @@ describe('guardedFetch', () => {
     expect(of('fallback')).toEqual([expect.objectContaining({ why: 'content_filter' })]);
   });
 
-  it('sheds with ShedError("budget") when the retry budget is spent', async () => {
+  it('answers a spent retry budget with a synthetic 503 naming the reason', async () => {
     const s = await serve([{ status: 503 }]);
     const { base, run } = engineSetup();
     const f = guardedFetch({ ...base, targets: [s.origin], retryBudget: { ratio: 0, minRetriesPerSec: 0 } });
+    const res = await run(f(`${s.origin}/v1/chat/completions`, post(chatBody())));
+    expect(res.status).toBe(503);
+    expect(res.headers.get('x-should-retry')).toBe('false');
+    expect(res.headers.get('x-stormlab-shed')).toBe('budget');
+    expect(await res.json()).toEqual({
+      error: { message: 'shed locally: budget', type: 'stormlab_shed', param: null, code: 'budget' },
+    });
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('with shedAnswers: false, rejects with a ShedError that carries no internal cause', async () => {
+    const s = await serve([{ status: 503 }]);
+    const { base, run } = engineSetup();
+    const f = guardedFetch({
+      ...base,
+      targets: [s.origin],
+      retryBudget: { ratio: 0, minRetriesPerSec: 0 },
+      shedAnswers: false,
+    });
     const err = await run(f(`${s.origin}/v1/chat/completions`, post(chatBody()))).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ShedError);
     expect(err).toMatchObject({ reason: 'budget', code: 'ERR_STORMLAB_SHED' });
-    expect(s.requests).toHaveLength(1);
+    expect((err as Error).cause).toBeUndefined();
   });
 
   it('reserves the request estimate and reconciles it from usage.total_tokens', async () => {
@@ -215,8 +234,10 @@ describe('guardedFetch', () => {
       f(`${s.origin}/v1/chat/completions`, { ...post(chatBody()), headers: { 'x-tenant': tenant } });
     await run(send('acme'));
     await run(send('globex'));
-    const err = await run(send('acme')).catch((e: unknown) => e);
-    expect(err).toMatchObject({ reason: 'limit' });
+    const refused = await run(send('acme'));
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after-ms')).toBe('1000');
+    expect(refused.headers.get('x-stormlab-shed')).toBe('limit');
     expect(s.requests).toHaveLength(2);
     expect(of('shed')).toHaveLength(1);
   });
@@ -250,7 +271,7 @@ describe('guardedFetch', () => {
     expect(of('reconcile').map((e) => e.actual)).toEqual([0, 11]);
   });
 
-  it('does not retry a stream that breaks after its 200 was returned', async () => {
+  it('does not retry a stream that breaks after its first token; the caller gets an in-band error', async () => {
     const s = await serve([
       { sse: [{ choices: [{ delta: { content: 'Par' } }] }], cut: true },
       { json: completion('never') },
@@ -263,7 +284,11 @@ describe('guardedFetch', () => {
       ),
     );
     expect(res.status).toBe(200);
-    await expect(run(res.text())).rejects.toThrow();
+    const text = await run(res.text());
+    expect(text).toContain('"Par"');
+    expect(text).toMatch(
+      /data: \{"error":\{"message":"stormlab: [^"]+","type":"server_error","param":null,"code":"stream_cut"\}\}\n\n$/,
+    );
     expect(s.requests).toHaveLength(1);
     expect(of('retry')).toEqual([]);
   });

@@ -63,7 +63,25 @@ describe('the openai SDK through the engine', () => {
     expect(s.requests).toHaveLength(1);
   });
 
-  it('a local shed reaches the SDK as APIConnectionError caused by a ShedError', async () => {
+  it('a local shed reaches the SDK as a 429 it does not retry (x-should-retry: false), not a connection error', async () => {
+    const s = await serve([{ json: completion('Paris.') }]);
+    const { base, run } = engineSetup();
+    const limits = [{ name: 'rps', unit: 'requests' as const, rate: 1, per: 'second' as const }];
+    const client = new OpenAI({
+      apiKey: 'test',
+      baseURL: `${s.origin}/v1`,
+      maxRetries: 2, // left on: the synthetic answer tells it not to retry
+      fetch: guardedFetch({ ...base, targets: [s.origin], limits }),
+    });
+    await run(ask(client));
+    const err = await run(ask(client)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(err).toMatchObject({ status: 429, code: 'limit', type: 'stormlab_shed' });
+    expect((err as Error).cause).toBeUndefined();
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('with shedAnswers: false the shed is a ShedError without an internal cause', async () => {
     const s = await serve([{ json: completion('Paris.') }]);
     const { base, run } = engineSetup();
     const limits = [{ name: 'rps', unit: 'requests' as const, rate: 1, per: 'second' as const }];
@@ -71,14 +89,13 @@ describe('the openai SDK through the engine', () => {
       apiKey: 'test',
       baseURL: `${s.origin}/v1`,
       maxRetries: 0,
-      fetch: guardedFetch({ ...base, targets: [s.origin], limits }),
+      fetch: guardedFetch({ ...base, targets: [s.origin], limits, shedAnswers: false }),
     });
     await run(ask(client));
     const err = await run(ask(client)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIConnectionError);
     expect((err as Error).cause).toBeInstanceOf(ShedError);
-    expect((err as Error).cause).toMatchObject({ reason: 'limit' });
-    expect(s.requests).toHaveLength(1);
+    expect(((err as Error).cause as Error).cause).toBeUndefined();
   });
 
   it('the undici interceptor guards the SDK too (stream request bodies are buffered for replay)', async () => {

@@ -13,8 +13,12 @@ export interface Reply {
   json?: unknown;
   text?: string;
   sse?: unknown[];
-  /** With `sse`: drop the connection after the events instead of ending the stream. */
+  /** Raw server-sent event text, written one element at a time (for `event:` lines, bad bytes). */
+  events?: string[];
+  /** With `sse`/`events`: drop the connection after the events instead of ending the stream. */
   cut?: boolean;
+  /** With `sse`/`events`: keep the connection open after the events (a stall). */
+  stall?: boolean;
   reset?: boolean;
   /** Never answer (the client has to give up). */
   hang?: boolean;
@@ -45,11 +49,13 @@ export async function scriptedServer(script: Reply[]): Promise<ScriptedServer> {
         req.socket.destroy();
         return;
       }
-      if (reply.sse !== undefined) {
+      if (reply.sse !== undefined || reply.events !== undefined) {
         res.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', ...reply.headers });
-        for (const e of reply.sse) res.write(`data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`);
+        res.flushHeaders();
+        for (const e of reply.sse ?? []) res.write(`data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`);
+        for (const e of reply.events ?? []) res.write(e);
         if (reply.cut) setImmediate(() => req.socket.destroy());
-        else res.end();
+        else if (!reply.stall) res.end();
         return;
       }
       const text = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.text ?? '');
@@ -89,6 +95,11 @@ export function engineSetup() {
     random: new SeededRandom(7),
     backoff: { strategy: 'exponential' as const, baseMs: 1, capMs: 1 },
     onEvent: (e: GuardEvent) => events.push(e),
+    // `run` jumps the virtual clock to the next timer whenever the event loop is idle, which real
+    // I/O often is: the integrations' own timers are off here; the tests of them set them and
+    // move the clock by hand.
+    headersTimeoutMs: Infinity,
+    stream: { headersTimeoutMs: Infinity, firstTokenMs: Infinity, idleMs: Infinity },
   };
   /** Settles `work` whose waits are on the virtual clock and whose I/O is real. */
   const run = <T>(work: Promise<T>): Promise<T> => drive(clock, work, 1_000_000);
@@ -143,3 +154,57 @@ export function useScriptedServers(): (script: Reply[]) => Promise<ScriptedServe
     return s;
   };
 }
+
+/** An OpenAI chat completion chunk. */
+export const delta = (content: string, finish: string | null = null) => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'gpt-4o-mini',
+  choices: [{ index: 0, delta: { content }, finish_reason: finish }],
+});
+
+/** An OpenAI stream's first chunk: the role, no content yet. */
+export const roleChunk = {
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'gpt-4o-mini',
+  choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+};
+
+/** A whole OpenAI stream answering `text`. */
+export const openaiStream = (text: string): unknown[] => [roleChunk, delta(text), delta('', 'stop'), '[DONE]'];
+
+/** One Anthropic event, with its `event:` line. */
+export const anthropicEvent = (type: string, body: Record<string, unknown> = {}): string =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;
+
+/** The events of an Anthropic message stream up to (not including) its text deltas. */
+export const anthropicStart = (): string[] => [
+  anthropicEvent('message_start', {
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-3-5-haiku-latest',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 1 },
+    },
+  }),
+  anthropicEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+];
+
+export const anthropicText = (text: string): string =>
+  anthropicEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
+
+export const anthropicEnd = (): string[] => [
+  anthropicEvent('content_block_stop', { index: 0 }),
+  anthropicEvent('message_delta', {
+    delta: { stop_reason: 'end_turn', stop_sequence: null },
+    usage: { output_tokens: 5 },
+  }),
+  anthropicEvent('message_stop'),
+];

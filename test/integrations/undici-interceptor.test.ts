@@ -180,6 +180,7 @@ describe('stormlab undici interceptor', () => {
     const err = await run(post(d, `${s.origin}/v1/chat/completions`, chatBody())).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ShedError);
     expect(err).toMatchObject({ reason: 'budget' });
+    expect((err as Error).cause).toBeUndefined(); // not the engine's last attempt outcome
     expect(s.requests).toHaveLength(1);
   });
 
@@ -236,7 +237,7 @@ describe('stormlab undici interceptor', () => {
     expect(of('reconcile')).toEqual([expect.objectContaining({ reserved: estimateChatTokens(body), actual: 31 })]);
   });
 
-  it('does not retry a stream that breaks after its 200 was passed on', async () => {
+  it('does not retry a stream that breaks after its first token; the caller gets an in-band error', async () => {
     const s = await serve([
       { sse: [{ choices: [{ delta: { content: 'Par' } }] }], cut: true },
       { json: completion('never') },
@@ -246,7 +247,9 @@ describe('stormlab undici interceptor', () => {
       post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody({ stream: true })),
     );
     expect(res.statusCode).toBe(200);
-    await expect(run(res.body.text())).rejects.toThrow();
+    const text = await run(res.body.text());
+    expect(text).toContain('"Par"');
+    expect(text).toMatch(/data: \{"error":\{[^\n]*"code":"stream_cut"\}\}\n\n$/);
     expect(s.requests).toHaveLength(1);
     expect(of('attempt')).toHaveLength(1);
     expect(of('retry')).toEqual([]);

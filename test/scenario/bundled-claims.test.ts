@@ -337,6 +337,77 @@ describe('sdk-stack: the SDK retries under the agent retries', () => {
   });
 });
 
+describe('stream-faults: cut, stalled and slow streams', () => {
+  const get = () => runs('stream-faults').results;
+
+  it('the llm layer streams; the faults are a cut, a forever stall and a slow first token on the primary', () => {
+    const { scenario } = runs('stream-faults');
+    expect(scenario.traffic.layers.at(-1)).toMatchObject({
+      name: 'llm',
+      stream: true,
+      models: ['primary', 'fallback'],
+    });
+    expect(scenario.upstream.faults.map((f) => [f.kind, f.model])).toEqual([
+      ['cut', 'primary'],
+      ['stall', 'primary'],
+      ['slow-first-token', 'primary'],
+    ]);
+    expect(scenario.upstream.faults[1].stallMs).toBeUndefined(); // forever
+  });
+
+  it('naive and sdk take cut streams as answers: truncated successes, counted per layer and in all', () => {
+    for (const r of [get().naive, get().sdk]) {
+      const llm = layer(r, 'llm');
+      // ~190 of ~2,550 answers (the header's figure); their success rate cannot see them.
+      expect(llm.truncatedSuccesses).toBeGreaterThan(120);
+      expect(llm.truncatedSuccesses).toBeLessThan(260);
+      expect(llm.successRate).toBe(1);
+      expect(r.truncatedSuccesses).toBe(llm.truncatedSuccesses);
+      // Every agent call that got one holds a truncated answer too (3 llm calls each, some with more than one).
+      const agent = layer(r, 'agent').truncatedSuccesses!;
+      expect(agent).toBeGreaterThan(0);
+      expect(agent).toBeLessThanOrEqual(llm.truncatedSuccesses!);
+    }
+  });
+
+  it('the engine takes none: every cut is retried or failed over to the fallback model', () => {
+    const { engine } = get();
+    expect(engine.truncatedSuccesses).toBe(0);
+    expect(engine.layers.map((l) => l.truncatedSuccesses)).toEqual([0, 0]);
+    expect(model(engine, 'fallback').status['200']).toBeGreaterThan(100);
+    expect(layer(engine, 'llm').successRate).toBeGreaterThan(0.99);
+    // The stalls cost the engine 2 s where naive waits out its 30 s timeout: the agents' tail halves.
+    expect(layer(engine, 'agent').latencyMs.p99).toBeLessThan(0.7 * layer(get().naive, 'agent').latencyMs.p99);
+  });
+
+  it('TTFT tail: naive and sdk wait out 12 s first tokens; the engine guard keeps p99 within a few seconds', () => {
+    const { naive, sdk, engine } = get();
+    // Their p99 is a stalled stream's retry after the 30 s timeout; the 12 s first tokens sit below it.
+    for (const r of [naive, sdk]) expect(layer(r, 'llm').ttftMs!.p99).toBeGreaterThanOrEqual(25_000);
+    expect(layer(sdk, 'llm').ttftMs!.p95).toBeGreaterThanOrEqual(12_000);
+    const e = layer(engine, 'llm').ttftMs!;
+    expect(e.p99).toBeLessThan(5_000);
+    expect(e.p50).toBeLessThan(1_000);
+    expect(e.p50).toBeLessThanOrEqual(e.p95);
+    expect(e.p95).toBeLessThanOrEqual(e.p99);
+  });
+
+  it('TTFT and truncated successes only for runs with a streamed layer', () => {
+    const { naive } = runs('stream-faults', ['layers[1].stream=false']).results;
+    expect(naive.truncatedSuccesses).toBeUndefined();
+    expect(naive.layers.every((l) => l.ttftMs === undefined && l.truncatedSuccesses === undefined)).toBe(true);
+    // Not streamed, a cut body is an error to every caller: retried, never an answer.
+    expect(layer(naive, 'llm').retries).toBeGreaterThan(0);
+  });
+
+  it('the header says so', () => {
+    const text = bundledText('stream-faults');
+    expect(text).toMatch(/truncated successes/);
+    expect(text).toMatch(/0 truncated successes/);
+    expect(text).toMatch(/TTFT p99/);
+  });
+});
+
 describe('framework-stack: an agent framework over an SDK over a gateway', () => {
   const get = (set: string[] = []) => {
     const { scenario, results } = runs('framework-stack', set);

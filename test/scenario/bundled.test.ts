@@ -14,6 +14,8 @@ const NAMES = [
   'replicas',
   'retry-storm',
   'sdk-stack',
+  'stream-faults',
+  'throughput',
   'tpm-burst',
 ];
 
@@ -52,6 +54,15 @@ describe('bundled scenarios', () => {
     // Through the drain too: a late root task's retries must fail as well for 27.0× exactly.
     expect(s.upstream.faults).toEqual([{ kind: 'outage', fromMs: 0, toMs: expect.any(Number), rate: 1, status: 503 }]);
     expect(s.upstream.faults[0].toMs).toBeGreaterThanOrEqual(s.durationMs + s.drainMs);
+  });
+
+  it('throughput: closed-loop users with no think time, no faults, a zero-latency model with room for all', () => {
+    const s = loadScenario('throughput');
+    expect(s.traffic.arrival).toEqual({ type: 'closed', users: 256, thinkMs: 0 });
+    expect(s.upstream.faults).toEqual([]);
+    expect(s.upstream.models).toEqual([expect.objectContaining({ ttftMs: 0, tpotMs: 0, queue: 0 })]);
+    expect(s.upstream.models[0].slots).toBeGreaterThanOrEqual(s.live.connections);
+    expect(s.live).toEqual({ connections: 256, api: 'openai', stream: false });
   });
 
   it('brownout: faults[0] is the errors phase, and --set reaches it', () => {

@@ -183,7 +183,7 @@ describe('validation: one exact line per mistake, with its path', () => {
   it('faults: kinds, windows and status weights', () => {
     const fault = (f: string) => `${BASE}  faults:\n    - ${f}\n`;
     expect(problemsOf(fault('{ kind: flood }'))).toEqual([
-      'upstream.faults[0].kind: expected one of errors, outage, latency, reset, hang, midstream, quota, got "flood"',
+      'upstream.faults[0].kind: expected one of errors, outage, latency, reset, hang, midstream, quota, slow-first-token, stall, cut, malformed, missing-done, prefill-rejected, content-filter, context-length, got "flood"',
     ]);
     expect(problemsOf(fault('{ kind: outage, from: 20s, to: 10s }'))).toEqual([
       'upstream.faults[0].to: expected a time after from (20000 ms), got 10000 ms',
@@ -195,6 +195,36 @@ describe('validation: one exact line per mistake, with its path', () => {
       'upstream.faults[0].factor: missing, expected a positive number',
     ]);
     expect(problemsOf(fault('{ kind: outage, rate: 0.5 }'))).toEqual(['upstream.faults[0].rate: unknown key']);
+  });
+
+  it('stream faults: each kind names the field at fault', () => {
+    const fault = (f: string) => `${BASE}  faults:\n    - ${f}\n`;
+    expect(problemsOf(fault('{ kind: slow-first-token }'))).toEqual([
+      'upstream.faults[0].ttft: missing, expected a duration like 30s or 500ms',
+    ]);
+    expect(problemsOf(fault('{ kind: stall, after: 0 }'))).toEqual([
+      'upstream.faults[0].after: expected a positive integer, got 0',
+    ]);
+    expect(problemsOf(fault('{ kind: stall, after: 3, for: always }'))).toEqual([
+      'upstream.faults[0].for: expected a duration like 30s, or forever, got "always"',
+    ]);
+    expect(problemsOf(fault('{ kind: cut }'))).toEqual([
+      'upstream.faults[0].after: missing, expected a positive integer',
+    ]);
+    expect(problemsOf(fault('{ kind: content-filter, mode: block }'))).toEqual([
+      'upstream.faults[0].mode: expected one of finish, reject, got "block"',
+    ]);
+    expect(problemsOf(fault('{ kind: context-length, contextTokens: 0 }'))).toEqual([
+      'upstream.faults[0].contextTokens: expected a positive integer, got 0',
+    ]);
+    expect(problemsOf(fault('{ kind: malformed, after: 3 }'))).toEqual(['upstream.faults[0].after: unknown key']);
+    const ok = loadScenario(
+      `${BASE}  faults:\n    - { kind: stall, after: 3, for: forever }\n    - { kind: stall, after: 2, for: 5s }\n`,
+    );
+    expect(ok.upstream.faults.map((f) => [f.afterTokens, f.stallMs])).toEqual([
+      [3, undefined],
+      [2, 5000],
+    ]);
   });
 
   it('reports several problems at once, all of them', () => {

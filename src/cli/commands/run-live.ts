@@ -1,8 +1,10 @@
 import { SeededRandom } from '../../engine/random.js';
 import { createFakeUpstream, type FakeUpstream } from '../../fake-upstream/server.js';
 import { progressLine } from '../../report/progress-line.js';
+import { TargetRefusedError, UpstreamControlError } from '../../run/live/live-errors.js';
 import { LiveRun } from '../../run/live/live-run.js';
-import { RESULT_SCHEMA, type ResultFile, type RunResult } from '../../run/metrics/result.js';
+import { UpstreamControl } from '../../run/live/upstream-control.js';
+import { RESULT_SCHEMA, type ResultFile, type RunResult, type UpstreamHop } from '../../run/metrics/result.js';
 import { formatDuration } from '../../scenario/duration.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { showDashboard } from '../dashboard.js';
@@ -17,6 +19,8 @@ export interface LiveFlags {
   /** `Name: value`, repeatable. */
   header?: string[];
   connections?: string;
+  /** The `stormlab serve` behind the --target gateway: faults go in there, its counters are read. */
+  upstream?: string;
 }
 
 /** The live settings of a run, checked: one clear line for anything wrong. */
@@ -24,6 +28,7 @@ export interface LiveSettings {
   target: string | undefined;
   headers: Record<string, string>;
   connections: number | undefined;
+  upstream: string | undefined;
 }
 
 /** Checks `--target`, `--header` and `--connections`. */
@@ -40,20 +45,25 @@ export function liveSettings(flags: LiveFlags): LiveSettings {
     if (!/^\s*\d+\s*$/.test(flags.connections) || connections < 1)
       throw new UsageError(`--connections: expected a positive integer, got ${JSON.stringify(flags.connections)}`);
   }
-  if (flags.target !== undefined) {
-    let url: URL | undefined;
-    try {
-      url = new URL(flags.target);
-    } catch {
-      url = undefined;
-    }
-    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw new UsageError(
-        `--target: expected an http(s) URL like http://localhost:8080, got ${JSON.stringify(flags.target)}`,
-      );
-    }
+  checkUrl('--target', flags.target);
+  checkUrl('--upstream', flags.upstream);
+  if (flags.upstream !== undefined && flags.target === undefined)
+    throw new UsageError(
+      '--upstream: only with --target (the gateway in front of it); without --target the fake upstream runs in-process',
+    );
+  return { target: flags.target, headers, connections, upstream: flags.upstream };
+}
+
+function checkUrl(flag: string, value: string | undefined): void {
+  if (value === undefined) return;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
   }
-  return { target: flags.target, headers, connections };
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new UsageError(`${flag}: expected an http(s) URL like http://localhost:8080, got ${JSON.stringify(value)}`);
 }
 
 /** One variant of a live run, with the fake upstream it runs against (when no --target) and its wall time. */
@@ -62,6 +72,9 @@ interface LiveVariant {
   scenario: Scenario;
   sim: LiveRun;
   fake?: FakeUpstream;
+  /** With --upstream: the upstream behind the gateway, and the second hop measured there. */
+  control?: UpstreamControl;
+  hop?: UpstreamHop;
   wallMs: number;
 }
 
@@ -86,6 +99,8 @@ class LiveSession {
       sim: new LiveRun(specOf(r.scenario, r.name), {
         connections: settings.connections ?? r.scenario.live.connections,
         headers: settings.headers,
+        api: r.scenario.live.api,
+        stream: r.scenario.live.stream,
       }),
       wallMs: 0,
     }));
@@ -123,12 +138,30 @@ class LiveSession {
         const random = new SeededRandom(v.scenario.seed).split('upstream');
         v.fake = await createFakeUpstream({ upstream: v.scenario.upstream, port: 0, random });
       }
+      if (this.settings.upstream !== undefined) {
+        const models = v.scenario.upstream.models.map((m) => m.name);
+        v.control = await UpstreamControl.connect(this.settings.upstream, models);
+        await v.control.begin(v.scenario.upstream.faults);
+      }
       if (this.stopped) return;
       const fake = v.fake;
-      await v.sim.start(fake === undefined ? { url: target! } : { url: fake.url, stats: () => fake.stats() });
+      const control = v.control;
+      if (fake !== undefined) await v.sim.start({ url: fake.url, stats: () => fake.stats() });
+      else if (control !== undefined)
+        await v.sim.start({ url: target!, stats: () => control.view(), reached: () => control.reached() });
+      else await v.sim.start({ url: target! });
     } finally {
       await v.sim.close();
       await v.fake?.close();
+      if (v.control !== undefined) {
+        try {
+          await v.control.end();
+        } catch (err) {
+          // The run is measured; only putting the upstream's own faults back failed.
+          this.io.stderr(`note: --upstream ${err instanceof Error ? err.message : String(err)}\n`);
+        }
+        v.hop = v.control.hop(v.sim.sent());
+      }
     }
   }
 }
@@ -148,9 +181,9 @@ export async function executeLive(
   flags: LiveFlags & { ui?: boolean; quiet?: boolean },
 ): Promise<ResultFile> {
   const settings = liveSettings(flags);
-  if (settings.target !== undefined && scenario.upstream.faults.length > 0) {
+  if (settings.target !== undefined && settings.upstream === undefined && scenario.upstream.faults.length > 0) {
     io.stderr(
-      `note: the scenario's fault phases are not injected into ${settings.target}; only the fake upstream (no --target) runs them\n`,
+      `note: the scenario's fault phases are not injected into ${settings.target}; give --upstream (the stormlab serve behind it) to inject them there\n`,
     );
   }
   const session = new LiveSession(io, runs, settings);
@@ -170,6 +203,9 @@ export async function executeLive(
   } finally {
     offStop?.();
   }
+  if (session.error instanceof TargetRefusedError)
+    throw new UsageError(`--target ${settings.target ?? ''}: ${session.error.message}`);
+  if (session.error instanceof UpstreamControlError) throw new UsageError(`--upstream ${session.error.message}`);
   if (session.error !== undefined) throw session.error;
   if (playback.interrupted || session.variants.some((v) => v.sim.interrupted)) {
     io.stderr(
@@ -218,7 +254,10 @@ function reportRequestErrors(io: Io, variants: LiveVariant[]): void {
 /** The result file of the variants that ran (a stopped compare may not have reached them all). */
 function collectLive(scenario: Scenario, variants: LiveVariant[]): ResultFile {
   const ran = variants.filter((v) => v.sim.started);
-  const results: RunResult[] = ran.map((v) => v.sim.result());
+  const results: RunResult[] = ran.map((v) => {
+    const r = v.sim.result();
+    return v.hop === undefined || r.live === undefined ? r : { ...r, live: { ...r.live, upstream: v.hop } };
+  });
   for (const v of variants) v.sim.metrics.destroy();
   const rate = (n: number, ms: number): number => (ms > 0 ? Math.round((n / ms) * 1000) : 0);
   const wallMs = ran.reduce((n, v) => n + v.wallMs, 0);

@@ -79,6 +79,7 @@ function isLive(flags: RunFlags): boolean {
     ['--target', flags.target],
     ['--header', flags.header],
     ['--connections', flags.connections],
+    ['--upstream', flags.upstream],
   ] as const;
   const given = liveOnly.find(([, v]) => v !== undefined);
   if (given !== undefined) throw new UsageError(`${given[0]}: only with --mode live`);

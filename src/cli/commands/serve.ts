@@ -1,10 +1,12 @@
+import { OptionError } from '../../engine/errors.js';
 import { DEFAULT_UPSTREAM } from '../../fake-upstream/default-upstream.js';
 import type { ServedFault } from '../../fake-upstream/fault-phases.js';
 import { createFakeUpstream, type FakeUpstream, type FakeUpstreamConfig } from '../../fake-upstream/server.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { scenarioFromFlags } from '../scenario-args.js';
+import { applyModels, requestLogFile, seedOf, type ServeModelFlags, toolPolicyOf } from './serve-flags.js';
 
-export interface ServeFlags {
+export interface ServeFlags extends ServeModelFlags {
   port?: string;
   host?: string;
   scenario?: string;
@@ -15,11 +17,15 @@ export const SERVE_DEFAULTS = { port: '8080', host: '127.0.0.1' };
 export const ROUTES: ReadonlyArray<[string, string]> = [
   ['POST /v1/chat/completions', 'OpenAI chat completions (stream: true for SSE)'],
   ['POST /v1/messages', 'Anthropic messages (stream: true for SSE)'],
-  ['GET  /v1/models', 'the models'],
+  ['POST /v1/responses', 'OpenAI Responses API (stream: true for SSE)'],
+  ['POST /v1/embeddings', 'OpenAI embeddings'],
+  ['GET  /v1/models', 'the models (any other name is served by the first one)'],
   ['GET  /_stormlab/stats', 'counters per model: attempts, statuses, busy, queued, wasted tokens'],
   ['GET  /_stormlab/faults', 'the fault phases in force (ms since start)'],
   ['PUT  /_stormlab/faults', 'replace them: [{"kind":"outage","toMs":10000}] (ms from now)'],
-  ['POST /_stormlab/reset', 'counters and quotas back to zero'],
+  ['PUT  /_stormlab/tool-policy', 'how the model uses tools: {"rounds":2,"parallel":1}'],
+  ['GET  /_stormlab/requests', 'the request log: route, model, retry count, status, fault, latency'],
+  ['POST /_stormlab/reset', 'counters, quotas and the request log back to zero'],
   ['GET  /metrics', 'Prometheus text'],
 ];
 
@@ -28,14 +34,23 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
   const port = parsePort(flags.port ?? SERVE_DEFAULTS.port);
   const host = flags.host ?? SERVE_DEFAULTS.host;
   if (host.trim() === '') throw new UsageError('--host: expected an address like 127.0.0.1 or 0.0.0.0, got ""');
-  const upstream: FakeUpstreamConfig =
-    flags.scenario === undefined ? DEFAULT_UPSTREAM : scenarioFromFlags(flags.scenario, {}, io.cwd).upstream;
+  const upstream: FakeUpstreamConfig = applyModels(
+    flags.scenario === undefined ? DEFAULT_UPSTREAM : scenarioFromFlags(flags.scenario, {}, io.cwd).upstream,
+    flags.models,
+  );
+  const toolPolicy = toolPolicyOf(flags);
+  const seed = seedOf(flags.seed);
+  const log = requestLogFile(flags.log, io.cwd);
   let server: FakeUpstream;
   try {
     server = await createFakeUpstream({
       upstream,
       port,
       host,
+      toolPolicy,
+      seed,
+      unknownModels: flags.strictModels === true ? 'reject' : 'default',
+      requestLog: log?.write,
       observer: {
         error: (err) =>
           io.stderr(
@@ -44,12 +59,20 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
       },
     });
   } catch (e) {
+    log?.close();
+    // A scenario's aliases or tool policy the server refuses: one line naming where they came from.
+    if (e instanceof OptionError) throw new UsageError(`${flags.scenario ?? 'serve'}: upstream.${e.message}`);
     throw listenError(e, port, host);
+  }
+  if (log !== undefined) {
+    const close = server.close;
+    server.close = () => close().finally(log.close);
   }
   const from = flags.scenario === undefined ? '' : ` (from ${flags.scenario})`;
   const lines = [
     `stormlab fake upstream listening on ${server.url}`,
-    `models: ${upstream.models.map((m) => m.name).join(', ')}${from}`,
+    `models: ${upstream.models.map((m) => m.name).join(', ')}${from}${aliasText(upstream)}; ${flags.strictModels === true ? 'other names get 404' : `other names are served by ${upstream.models[0]?.name}`}`,
+    `tools: ${server.toolPolicy().rounds} tool turn(s) before the answer, ${server.toolPolicy().parallel} call(s) a turn${flags.log === undefined ? '' : `; request log: ${flags.log}`}`,
     `faults: ${describeFaults(server.faults())}`,
     '',
     ...ROUTES.map(([route, what]) => `  ${route.padEnd(27)}${what}`),
@@ -76,6 +99,11 @@ export async function serveCommand(
   io.stdout(`stopping${typeof why === 'string' ? ` (${why})` : ''}\n`);
   await server.close();
   return EXIT.ok;
+}
+
+function aliasText(upstream: FakeUpstreamConfig): string {
+  const a = Object.entries(upstream.aliases ?? {});
+  return a.length === 0 ? '' : ` (aliases: ${a.map(([k, v]) => `${k}=${v}`).join(', ')})`;
 }
 
 function stopRequested(io: Io): Promise<unknown> {

@@ -1,70 +1,23 @@
-import { Pool, type Dispatcher } from 'undici';
+import { Pool } from 'undici';
 import { parseRetryAfter } from '../../engine/retry-after.js';
 import type { LeafTransport } from '../../traffic/observer.js';
 import type { LiveFigures } from '../metrics/result.js';
 import { Detail, DETAIL_NAMES, type UpstreamListener } from '../../upstream/response.js';
 import type { ModelStats, UpstreamStats } from '../../upstream/upstream-model.js';
+import { type LiveApi, StreamScan, usageTokens, WireFormat } from './wire-format.js';
 
 export const HTTP_TRANSPORT_DEFAULTS = {
   /** Connections of the undici pool; requests past them wait for one. @default 256 */
   connections: 256,
   /** Extra request headers (`authorization`, a gateway's routing key). @default none */
   headers: {} as Readonly<Record<string, string>>,
+  /** The API requests are written in: OpenAI chat completions or Anthropic messages. @default 'openai' */
+  api: 'openai' as LiveApi,
+  /** Ask for SSE streams (`stream: true`; OpenAI's with `include_usage`). @default false */
+  stream: false,
 };
 
 export type HttpTransportOptions = Partial<typeof HTTP_TRANSPORT_DEFAULTS>;
-
-/** A prompt of `promptTokens` as the fake upstream counts it: ceil(chars / 3) + 4 per message. */
-const CHARS_PER_TOKEN = 3;
-const MESSAGE_OVERHEAD = 4;
-let filler = 'the storm passes when retries stay within their budget and every layer keeps its calm. ';
-
-/** The filler text of a prompt of `promptTokens` (plain words: nothing to escape in JSON). */
-function promptText(promptTokens: number): string {
-  const chars = Math.max(0, promptTokens - MESSAGE_OVERHEAD) * CHARS_PER_TOKEN;
-  while (filler.length < chars) filler += filler;
-  return filler.slice(0, chars);
-}
-
-/** The reason undici is given when a request is cancelled: one error, not a stack per cancel. */
-const CANCELLED = Object.freeze(
-  Object.assign(new Error('the caller gave up on this request'), { name: 'AbortError', code: 'STORMLAB_CANCELLED' }),
-);
-
-/**
- * What `cancel` aborts a request through: the EventEmitter-shaped signal undici also takes
- * (`aborted`, `reason`, `once`/`removeListener` of one listener). An `AbortController` per
- * request costs an EventTarget and its listener bookkeeping, several per cent of the driver's
- * time per request at tens of thousands of requests a second; this is a plain object.
- */
-class CancelSignal {
-  aborted = false;
-  reason: unknown = undefined;
-  private listener: (() => void) | undefined = undefined;
-
-  on(_event: 'abort', listener: () => void): this {
-    this.listener = listener;
-    return this;
-  }
-
-  once(event: 'abort', listener: () => void): this {
-    return this.on(event, listener);
-  }
-
-  removeListener(): this {
-    this.listener = undefined;
-    return this;
-  }
-
-  abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = CANCELLED;
-    const l = this.listener;
-    this.listener = undefined;
-    l?.();
-  }
-}
 
 /**
  * The detail code of an HTTP answer, from its status and (parsed) JSON body, in either
@@ -87,32 +40,6 @@ export function detailOf(status: number, body: unknown): number {
   return Detail.None;
 }
 
-const TOTAL_TOKENS = '"total_tokens":';
-
-/**
- * `usage.total_tokens` of a completion's JSON text. The usage is all a 200 is read for, so
- * the number is picked out of the text where it is plainly there (the common case, a tenth
- * of the cost of parsing the whole completion), and the body parsed only otherwise.
- */
-function totalTokens(text: string): number {
-  const at = text.lastIndexOf(TOTAL_TOKENS);
-  if (at >= 0) {
-    const n = Number.parseInt(text.slice(at + TOTAL_TOKENS.length, at + TOTAL_TOKENS.length + 24).trimStart(), 10);
-    if (n >= 0) return n;
-  }
-  return usageOf(parseJson(text));
-}
-
-/** `usage.total_tokens` of a completion (or prompt + completion tokens), 0 when it says none. */
-function usageOf(body: unknown): number {
-  const usage = typeof body === 'object' && body !== null ? (body as { usage?: unknown }).usage : undefined;
-  if (typeof usage !== 'object' || usage === null) return 0;
-  const u = usage as Record<string, unknown>;
-  if (typeof u.total_tokens === 'number') return u.total_tokens;
-  const n = (v: unknown): number => (typeof v === 'number' ? v : 0);
-  return n(u.prompt_tokens) + n(u.completion_tokens) + n(u.input_tokens) + n(u.output_tokens);
-}
-
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -121,13 +48,82 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** The reason a cancelled request is aborted with: one error, not a stack per cancel. */
+const CANCELLED = Object.freeze(
+  Object.assign(new Error('the caller gave up on this request'), { name: 'AbortError', code: 'STORMLAB_CANCELLED' }),
+);
+
+/** Status codes that say the request was not one the target takes (wrong path, model, auth), not a fault. */
+function isRefusal(status: number, detail: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 429 && detail !== Detail.ContextLength;
+}
+
 /**
- * Leaf attempts over real HTTP: each `submit` is one `POST {target}/v1/chat/completions`
- * (OpenAI's shape, not streamed) through an undici `Pool`, cancellable through its own
- * signal. The answer comes back to the listener as the simulator's upstream gives
+ * One request in flight: the handler undici's lowest layer (`Pool.dispatch`) calls as the
+ * answer comes. No promise, no body stream, no abort signal: the state of one attempt is this
+ * object, and its answer is read from the bytes as they arrive (see `wire-format.ts`).
+ */
+class Attempt {
+  abortFn: ((err?: Error) => void) | undefined = undefined;
+  cancelled = false;
+  status = 0;
+  rawHeaders: Buffer[] | undefined = undefined;
+  /** A JSON answer's text (a 200's as latin1: it is read for the ASCII digits of its usage). */
+  text = '';
+  scan: StreamScan | undefined = undefined;
+
+  constructor(
+    readonly t: HttpTransport,
+    readonly reqId: number,
+    readonly model: number,
+    readonly promptTokens: number,
+  ) {}
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abortFn = abort;
+    if (this.cancelled) abort(CANCELLED);
+  }
+
+  onHeaders(status: number, rawHeaders: Buffer[]): boolean {
+    if (status < 200) return true; // 1xx: the answer is still to come
+    this.status = status;
+    if (status !== 200) this.rawHeaders = rawHeaders;
+    else if (this.t.stream && isEventStream(rawHeaders)) this.scan = new StreamScan(); // else a JSON answer after all
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    // Error bodies as UTF-8 (their message is shown); a 200 is read for ASCII digits only.
+    const s = chunk.toString(this.status === 200 ? 'latin1' : 'utf8');
+    if (this.scan !== undefined) this.scan.push(s);
+    else this.text += s;
+    return true;
+  }
+
+  onComplete(): void {
+    this.t.completed(this);
+  }
+
+  onError(err: Error): void {
+    this.t.errored(this, err);
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+    this.abortFn?.(CANCELLED);
+  }
+}
+
+/**
+ * Leaf attempts over real HTTP: each `submit` is one `POST` through an undici `Pool`'s
+ * `dispatch` with a handler (the lowest layer undici has; its `request` adds a promise, a body
+ * stream and an abort signal per request, a quarter of the driver's time at load-tool rates):
+ * OpenAI chat completions by default, Anthropic messages with `api: 'anthropic'`, SSE streams
+ * with `stream: true`. The answer comes back to the listener as the simulator's upstream gives
  * it — (status, detail, tokens, retry-after ms) — always asynchronously:
  *
- *   200                  tokens from `usage.total_tokens`; a body that breaks off is `MidStream`
+ *   200                  tokens from the usage (`total_tokens`, or Anthropic's input + output); a body
+ *                        that breaks off, or a stream with an error event or no end marker, is `MidStream`
  *   429                  `RateLimitRequests` / `RateLimitTokens` / `InsufficientQuota` from the body,
  *                        the wait from `retry-after-ms` or `retry-after`
  *   503, 529             `Overloaded`
@@ -142,10 +138,8 @@ function parseJson(text: string): unknown {
 export class HttpTransport implements LeafTransport {
   private readonly o: typeof HTTP_TRANSPORT_DEFAULTS;
   private pool: Pool | undefined;
-  private path = '/v1/chat/completions';
-  private readonly controllers: Array<CancelSignal | undefined> = [];
-  private readonly modelJson: string[];
-  private readonly modelOf: number[] = [];
+  private wire: WireFormat | undefined;
+  private readonly attempts: Array<Attempt | undefined> = [];
   private readonly stats: ModelStats[];
   private readonly headers: Record<string, string>;
   private inFlight = 0;
@@ -154,6 +148,13 @@ export class HttpTransport implements LeafTransport {
   private maxPending = 0;
   private requestErrors = 0;
   private closed = false;
+  /** Whether requests ask for SSE streams. */
+  readonly stream: boolean;
+  /** HTTP answers so far, and those that were refusals (4xx but 408, 429 and context length). */
+  answers = 0;
+  refusals = 0;
+  /** The first refusal: its status and what its body said (`error.message`), for the line that stops a run. */
+  firstRefusal: { status: number; message: string } | undefined = undefined;
   /** Requests that got no HTTP answer, by error code (`ECONNREFUSED`, `UND_ERR_SOCKET`). */
   readonly errorCodes = new Map<string, number>();
   /** What a listener threw (a bug in the caller); the request is over either way. */
@@ -171,8 +172,8 @@ export class HttpTransport implements LeafTransport {
     };
     if (!Number.isInteger(this.o.connections) || this.o.connections < 1)
       throw new RangeError(`connections must be a positive integer, got ${this.o.connections}`);
-    this.headers = { 'content-type': 'application/json', ...lowerKeys(this.o.headers) };
-    this.modelJson = models.map((m) => JSON.stringify(m));
+    this.stream = this.o.stream;
+    this.headers = lowerKeys(this.o.headers);
     this.stats = models.map((name) => ({
       name,
       busy: 0,
@@ -192,8 +193,7 @@ export class HttpTransport implements LeafTransport {
    */
   open(target: string): void {
     const url = new URL(target);
-    const prefix = url.pathname.replace(/\/+$/, '');
-    this.path = `${prefix}${prefix.endsWith('/v1') ? '' : '/v1'}/chat/completions`;
+    this.wire = new WireFormat(this.o.api, this.o.stream, this.models, url.pathname.replace(/\/+$/, ''), this.headers);
     this.pool = new Pool(url.origin, {
       connections: this.o.connections,
       pipelining: 1,
@@ -208,36 +208,35 @@ export class HttpTransport implements LeafTransport {
 
   submit(reqId: number, model: number, promptTokens: number, maxOutputTokens: number, _now: number): void {
     const pool = this.pool;
-    if (pool === undefined) throw new Error('HttpTransport.submit before open()');
-    const ctl = new CancelSignal();
-    this.controllers[reqId] = ctl;
-    this.modelOf[reqId] = model;
+    const wire = this.wire;
+    if (pool === undefined || wire === undefined) throw new Error('HttpTransport.submit before open()');
+    const a = new Attempt(this, reqId, model, promptTokens);
+    this.attempts[reqId] = a;
     this.inFlight++;
-    this.stats[model].attempts++;
-    this.stats[model].busy++;
-    // JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens }), without the escaping scan.
-    const body = `{"model":${this.modelJson[model]},"messages":[{"role":"user","content":"${promptText(promptTokens)}"}],"max_tokens":${maxOutputTokens}}`;
-    pool.request({ path: this.path, method: 'POST', headers: this.headers, body, signal: ctl }).then(
-      (res) => this.read(reqId, ctl, res, promptTokens),
-      (err: unknown) => this.failed(reqId, ctl, err),
+    const m = this.stats[model];
+    m.attempts++;
+    m.busy++;
+    pool.dispatch(
+      { path: wire.path, method: 'POST', headers: wire.headers, body: wire.body(model, promptTokens, maxOutputTokens) },
+      a,
     );
   }
 
   cancel(reqId: number, _now: number): void {
-    const ctl = this.controllers[reqId];
-    if (ctl === undefined) return;
-    this.forget(reqId);
-    this.stats[this.modelOf[reqId]].cancelled++;
-    ctl.abort();
+    const a = this.attempts[reqId];
+    if (a === undefined) return;
+    this.forget(a);
+    this.stats[a.model].cancelled++;
+    a.cancel();
   }
 
   /** Aborts every request in flight; nothing more is delivered. */
   abortAll(): void {
-    for (let id = 0; id < this.controllers.length; id++) {
-      const ctl = this.controllers[id];
-      if (ctl !== undefined) {
-        this.forget(id);
-        ctl.abort();
+    for (let id = 0; id < this.attempts.length; id++) {
+      const a = this.attempts[id];
+      if (a !== undefined) {
+        this.forget(a);
+        a.cancel();
       }
     }
   }
@@ -279,61 +278,90 @@ export class HttpTransport implements LeafTransport {
     await this.pool?.destroy();
   }
 
-  private forget(reqId: number): void {
-    this.controllers[reqId] = undefined;
-    this.inFlight--;
-    this.stats[this.modelOf[reqId]].busy--;
-  }
-
-  private async read(
-    reqId: number,
-    ctl: CancelSignal,
-    res: Dispatcher.ResponseData,
-    promptTokens: number,
-  ): Promise<void> {
-    const status = res.statusCode;
-    let text: string;
-    try {
-      text = await res.body.text();
-    } catch {
-      // Aborted (nothing to say) or the body broke off after the status: a 200 cut short.
-      if (this.controllers[reqId] !== ctl) return;
-      return this.deliver(
-        reqId,
-        status,
-        status === 200 ? Detail.MidStream : Detail.Reset,
-        status === 200 ? promptTokens : 0,
-        -1,
-      );
+  /** The answer of `a` is complete (called by its handler). */
+  completed(a: Attempt): void {
+    if (this.attempts[a.reqId] !== a) return; // cancelled: the caller has moved on
+    const status = a.status;
+    if (status === 200) {
+      const scan = a.scan;
+      if (scan === undefined) return this.deliver(a, 200, Detail.None, usageTokens(a.text), -1);
+      if (scan.errored || !scan.ended) return this.deliver(a, 200, Detail.MidStream, a.promptTokens, -1);
+      return this.deliver(a, 200, Detail.None, Math.max(0, scan.tokens()), -1);
     }
-    if (this.controllers[reqId] !== ctl) return;
-    if (status === 200) return this.deliver(reqId, 200, Detail.None, totalTokens(text), -1);
-    const body = parseJson(text);
-    const retry = parseRetryAfter(res.headers, Date.now());
-    this.deliver(reqId, status, detailOf(status, body), 0, retry === undefined ? -1 : retry);
+    const body = parseJson(a.text);
+    const detail = detailOf(status, body);
+    this.answers++;
+    if (isRefusal(status, detail)) {
+      this.refusals++;
+      this.firstRefusal ??= { status, message: errorMessage(body, a.text) };
+    }
+    const retry = a.rawHeaders === undefined ? undefined : parseRetryAfter(headerPairs(a.rawHeaders), Date.now());
+    this.deliverAnswered(a, status, detail, 0, retry === undefined ? -1 : retry);
   }
 
-  private failed(reqId: number, ctl: CancelSignal, err: unknown): void {
-    if (this.controllers[reqId] !== ctl) return; // aborted by cancel(): the caller has moved on
+  /** `a` failed: no HTTP answer, or one that broke off after its status (called by its handler). */
+  errored(a: Attempt, err: Error): void {
+    if (this.attempts[a.reqId] !== a) return; // aborted by cancel(): the caller has moved on
+    if (a.status !== 0) {
+      // The body broke off after the status: a 200 cut short, or an error answer that did not finish.
+      const mid = a.status === 200;
+      return this.deliver(a, a.status, mid ? Detail.MidStream : Detail.Reset, mid ? a.promptTokens : 0, -1);
+    }
     this.requestErrors++;
-    const code = String((err as { code?: unknown }).code ?? (err as Error).name ?? 'Error');
+    const code = String((err as { code?: unknown }).code ?? err.name ?? 'Error');
     this.errorCodes.set(code, (this.errorCodes.get(code) ?? 0) + 1);
-    this.deliver(reqId, 0, Detail.Reset, 0, -1);
+    this.deliverAnswered(a, 0, Detail.Reset, 0, -1);
   }
 
-  private deliver(reqId: number, status: number, detail: number, tokens: number, retryAfterMs: number): void {
-    const m = this.stats[this.modelOf[reqId]];
-    this.forget(reqId);
+  private forget(a: Attempt): void {
+    this.attempts[a.reqId] = undefined;
+    this.inFlight--;
+    this.stats[a.model].busy--;
+  }
+
+  private deliver(a: Attempt, status: number, detail: number, tokens: number, retryAfterMs: number): void {
+    this.answers++;
+    this.deliverAnswered(a, status, detail, tokens, retryAfterMs);
+  }
+
+  private deliverAnswered(a: Attempt, status: number, detail: number, tokens: number, retryAfterMs: number): void {
+    const m = this.stats[a.model];
+    this.forget(a);
     m.byStatus[status] = (m.byStatus[status] ?? 0) + 1;
     const name = DETAIL_NAMES[detail];
     m.byDetail[name] = (m.byDetail[name] ?? 0) + 1;
     if (status === 200) m.tokensServed += tokens;
     try {
-      this.listener.onResponse(reqId, status, detail, tokens, retryAfterMs, this.now());
+      this.listener.onResponse(a.reqId, status, detail, tokens, retryAfterMs, this.now());
     } catch (err) {
       this.onError(err);
     }
   }
+}
+
+/** `error.message` of a provider-shaped error body, else the start of the text. */
+function errorMessage(body: unknown, text: string): string {
+  const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+  const message =
+    typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : (error ?? undefined);
+  const m = typeof message === 'string' ? message : text.trim();
+  return m.length > 160 ? `${m.slice(0, 157)}...` : m;
+}
+
+/** Whether raw headers say `content-type: text/event-stream` (a gateway may answer a stream request with JSON). */
+function isEventStream(raw: Buffer[]): boolean {
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    if (raw[i].length === 12 && raw[i].toString('latin1').toLowerCase() === 'content-type')
+      return raw[i + 1].includes('event-stream');
+  return false;
+}
+
+/** undici's raw headers (name, value, name, value, …) as the lower-case map `parseRetryAfter` reads. */
+function headerPairs(raw: Buffer[]): Record<string, string> {
+  const h: Record<string, string> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    h[raw[i].toString('latin1').toLowerCase()] = raw[i + 1].toString('latin1');
+  return h;
 }
 
 function lowerKeys(h: Readonly<Record<string, string>>): Record<string, string> {

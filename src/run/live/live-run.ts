@@ -9,6 +9,7 @@ import type { RunResult } from '../metrics/result.js';
 import type { RunView } from '../run-view.js';
 import type { RunSpec } from '../sim/simulation.js';
 import { HttpTransport, type HttpTransportOptions } from './http-transport.js';
+import { TargetRefusedError } from './live-errors.js';
 import { RealScheduler } from './real-scheduler.js';
 import { engineViews } from '../engine-views.js';
 import { sampleSecond } from '../sample-second.js';
@@ -23,7 +24,15 @@ export interface LiveUpstream {
    * Without it the dashboard shows what this client sees: its requests in flight.
    */
   stats?: () => UpstreamStats;
+  /**
+   * Requests that reached the upstream behind the target (a gateway's upstream, `--upstream`)
+   * since the run started: beside what this client sent, the gateway's own amplification.
+   */
+  reached?: () => number;
 }
+
+/** Answers looked at before a target that refuses most of them stops the run. */
+const REFUSAL_MIN_ANSWERS = 20;
 
 export type LiveRunOptions = HttpTransportOptions;
 
@@ -64,6 +73,7 @@ export class LiveRun implements EventHandler {
   private wasStarted = false;
   private failure: unknown = undefined;
   private stats: (() => UpstreamStats) | undefined;
+  private reached: (() => number) | undefined;
   private settle!: (err?: unknown) => void;
   private readonly wastedSeen: number[] = [];
 
@@ -80,6 +90,7 @@ export class LiveRun implements EventHandler {
     const listener: UpstreamListener = {
       onResponse: (reqId, status, detail, tokens, retryAfterMs, now) => {
         this.traffic.onResponse(reqId, status, detail, tokens, retryAfterMs, now);
+        if (status >= 400 && status < 500) this.checkRefusals();
         this.checkDone();
       },
     };
@@ -99,6 +110,7 @@ export class LiveRun implements EventHandler {
       this.scheduler,
       (intended, now) => this.traffic.startRoot(intended, now),
       random,
+      0, // real time moves by itself: a closed loop with no think time goes as fast as its answers come
     );
     this.traffic.onRootDone = (now) => this.arrivals.userDone(now);
     this.handlerId = this.scheduler.register(this);
@@ -116,6 +128,7 @@ export class LiveRun implements EventHandler {
     this.state = 'running';
     this.wasStarted = true;
     this.stats = upstream.stats;
+    this.reached = upstream.reached;
     this.transport.open(upstream.url);
     this.scheduler.restart();
     this.arrivals.begin();
@@ -168,7 +181,20 @@ export class LiveRun implements EventHandler {
     const now = this.now;
     this.flushWasted(now);
     const engines = engineViews(this.spec, this.traffic, now);
-    return { name, snapshot: this.metrics.snapshot(now), engines, upstream: this.upstreamStats(), done: this.done };
+    const view: RunView = {
+      name,
+      snapshot: this.metrics.snapshot(now),
+      engines,
+      upstream: this.upstreamStats(),
+      done: this.done,
+    };
+    if (this.reached !== undefined) view.hops = { sent: this.sent(), reached: this.reached() };
+    return view;
+  }
+
+  /** Requests this client sent to the target (every leaf attempt). */
+  sent(): number {
+    return this.transport.upstreamStats().models.reduce((n, m) => n + m.attempts, 0);
   }
 
   /** Stops the run if it still runs and closes its connections. */
@@ -194,6 +220,13 @@ export class LiveRun implements EventHandler {
   private sample(now: number): void {
     sampleSecond(this.spec, this.traffic, this.metrics, now);
     this.flushWasted(now);
+  }
+
+  /** Stops the run when most answers so far are refusals (4xx but 408, 429 and context length). */
+  private checkRefusals(): void {
+    const t = this.transport;
+    if (t.answers >= REFUSAL_MIN_ANSWERS && t.refusals * 2 > t.answers && t.firstRefusal !== undefined)
+      this.fail(new TargetRefusedError(t.refusals, t.answers, t.firstRefusal));
   }
 
   /** Over once the arrivals are past and no call is left (or the drain ran out, see `handle`). */

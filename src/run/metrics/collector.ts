@@ -3,9 +3,10 @@ import { checkPositive } from '../../engine/options.js';
 import { LatencyHistogram } from './histogram.js';
 import { LayerStats } from './layer-stats.js';
 import { recoveryTime } from './recovery-time.js';
-import type { RootResult, RunResult, RunSnapshot } from './result.js';
+import type { LayerResult, RootResult, RunResult, RunSnapshot } from './result.js';
 import { ratio, round6 } from './round.js';
 import { RunSeries, type EngineSample } from './run-series.js';
+import { StreamStats } from './stream-stats.js';
 import { BIN_MS, binOf } from './time-series.js';
 import { UpstreamCounters } from './upstream-counters.js';
 
@@ -18,6 +19,8 @@ export interface MetricsCollectorOptions {
   models: string[];
   /** The run's length: goodput is per second of it, recovery is looked for within it. */
   durationMs: number;
+  /** The layers whose calls are streamed (TTFT and truncated successes are reported for them). @default none */
+  streamLayers?: string[];
 }
 
 const SNAPSHOT_BINS = 60;
@@ -39,6 +42,8 @@ export class MetricsCollector {
   private readonly layerStats: LayerStats;
   private readonly upstream: UpstreamCounters;
   private readonly rootLatency = new LatencyHistogram();
+  /** Only when a layer streams: a run without one reports what it always did. */
+  private readonly stream: StreamStats | undefined;
   private offered = 0;
   private ok = 0;
   private late = 0;
@@ -55,6 +60,9 @@ export class MetricsCollector {
     this.series = new RunSeries(this.layers, opts.durationMs);
     this.layerStats = new LayerStats(this.layers);
     this.upstream = new UpstreamCounters(this.models);
+    const streamed = opts.streamLayers ?? [];
+    for (const name of streamed) indexOf('layer', this.layers, name);
+    this.stream = streamed.length > 0 ? new StreamStats(this.layers, streamed) : undefined;
   }
 
   /** Index of a layer by name (resolve once, outside the hot path). */
@@ -131,6 +139,16 @@ export class MetricsCollector {
     if (layer >= 0) this.layerStats.wasted(layer, tokens);
   }
 
+  /** A streamed call at `layer` succeeded, its first token `ttftMs` after the call's start. */
+  streamDone(layer: number, ttftMs: number, _t: number): void {
+    this.stream?.streamDone(layer, ttftMs);
+  }
+
+  /** A call at `layer` succeeded with a cut stream taken as complete (its own or one below). */
+  truncatedSuccess(layer: number, _t: number): void {
+    this.stream?.truncatedSuccess(layer);
+  }
+
   /** Samples an engine layer's state (once per second) for the throttle/budget/breaker timelines. */
   engineState(layer: number, t: number, s: EngineSample): void {
     this.series.engine(layer, t, s);
@@ -151,8 +169,9 @@ export class MetricsCollector {
       name: meta.name,
       durationMs,
       ...this.headline(durationMs),
+      ...this.truncated(),
       roots: this.roots(),
-      layers: this.layerStats.result(),
+      layers: this.layerResults(),
       upstream: this.upstream.result(),
       recoveryMs: recoveryTime(goodput, faults, runBins, BIN_MS),
       series: this.series.result(0, bins),
@@ -171,8 +190,9 @@ export class MetricsCollector {
       // Per second of the run so far, and of the run once past its end (the drain adds no seconds).
       ...this.headline(Math.min(t, this.durationMs)),
       amplificationLast5s: round6(recent),
+      ...this.truncated(),
       roots: this.roots(),
-      layers: this.layerStats.result(),
+      layers: this.layerResults(),
       upstream: this.upstream.result(),
       series: this.series.result(Math.max(0, now - SNAPSHOT_BINS + 1), now + 1),
     };
@@ -182,6 +202,16 @@ export class MetricsCollector {
   destroy(): void {
     this.rootLatency.destroy();
     this.layerStats.destroy();
+    this.stream?.destroy();
+  }
+
+  private truncated(): { truncatedSuccesses?: number } {
+    return this.stream === undefined ? {} : { truncatedSuccesses: this.stream.total() };
+  }
+
+  private layerResults(): LayerResult[] {
+    const layers = this.layerStats.result();
+    return this.stream === undefined ? layers : this.stream.addTo(layers);
   }
 
   private headline(elapsedMs: number): { amplification: number; goodput: number; successRate: number } {

@@ -44,6 +44,10 @@ export interface LayerResult {
   wastedTokens: number;
   /** Calls shed locally, by reason; only reasons with a non-zero count appear. */
   shed: Partial<Record<ShedReason, number>>;
+  /** Runs with a streamed layer only: successes holding a cut stream taken as complete (this layer's or one below). */
+  truncatedSuccesses?: number;
+  /** Streamed layers only: time to first token of the successful calls, from the call's start (retries included). */
+  ttftMs?: Percentiles;
 }
 
 export interface UpstreamShare {
@@ -124,6 +128,8 @@ export interface RunResult {
   goodput: number;
   /** roots.ok ÷ roots.offered. */
   successRate: number;
+  /** Runs with a streamed layer only: cut streams taken as complete answers (the streamed layers' `truncatedSuccesses`). */
+  truncatedSuccesses?: number;
   roots: RootResult;
   layers: LayerResult[];
   upstream: UpstreamResult;
@@ -148,6 +154,20 @@ export interface LiveFigures {
   meanPending: number;
   /** Requests that got no HTTP answer (connection refused or reset, socket errors). */
   requestErrors: number;
+  /** With a gateway under test (`--target` with `--upstream`): the second hop, behind the gateway. */
+  upstream?: UpstreamHop;
+}
+
+/** What reached the upstream behind a gateway, beside what the harness sent the gateway. */
+export interface UpstreamHop {
+  /** Requests the harness sent the gateway (its leaf attempts). */
+  sent: number;
+  /** Chat requests the upstream received over the run (its own counter, read through its control API). */
+  reached: number;
+  /** reached ÷ sent: the gateway's own amplification (1 when it neither retries nor hedges). */
+  amplification: number;
+  /** The upstream's answers by status (0 = reset). */
+  status: Record<string, number>;
 }
 
 /** Wall-clock figures: the only part of a result file that may differ between identical runs. */
@@ -202,6 +222,8 @@ export interface RunSnapshot {
   amplification: number;
   /** Upstream attempts ÷ logical leaf calls over the last 5 seconds (this one included). */
   amplificationLast5s: number;
+  /** As in `RunResult`, so far. */
+  truncatedSuccesses?: number;
   /** Roots ok within deadline per second so far. */
   goodput: number;
   successRate: number;

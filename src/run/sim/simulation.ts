@@ -47,12 +47,14 @@ export class Simulation implements EventHandler {
     this.endAt = spec.durationMs + spec.drainMs;
     const layers = spec.traffic.layers.map((l) => l.name);
     const models = spec.upstream.models.map((m) => m.name);
-    this.metrics = new MetricsCollector({ layers, models, durationMs: spec.durationMs });
+    const streamLayers = spec.traffic.layers.filter((l) => l.stream === true).map((l) => l.name);
+    this.metrics = new MetricsCollector({ layers, models, durationMs: spec.durationMs, streamLayers });
     // The upstream answers the interpreter, built after it (it is the interpreter's transport).
     // Arguments spelled out: a rest/spread forwarder would build an array per response.
     const listener: UpstreamListener = {
       onResponse: (reqId, status, detail, tokens, retryAfterMs, now) =>
         this.traffic.onResponse(reqId, status, detail, tokens, retryAfterMs, now),
+      onStream: (reqId, event, ms, tokens, now) => this.traffic.onStream(reqId, event, ms, tokens, now),
     };
     this.upstream = new UpstreamModel(spec.upstream, this.heap, random.split('upstream'), listener);
     this.traffic = new TrafficInterpreter(

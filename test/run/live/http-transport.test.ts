@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createFakeUpstream } from '../../../src/fake-upstream/server.js';
 import { detailOf, HttpTransport } from '../../../src/run/live/http-transport.js';
+import { StreamScan, usageTokens } from '../../../src/run/live/wire-format.js';
 import { Detail } from '../../../src/upstream/response.js';
 
 interface Answer {
@@ -212,6 +214,106 @@ describe('HttpTransport', () => {
     const l = { onResponse() {} };
     expect(() => new HttpTransport(['m'], l, () => 0, { connections: 0 })).toThrow(/connections/);
     expect(() => new HttpTransport(['m'], l, () => 0).submit(0, 0, 1, 1, 0)).toThrow(/open/);
+  });
+});
+
+describe('HttpTransport: APIs and streams', () => {
+  it('writes Anthropic messages: /v1/messages, anthropic-version, max_tokens; tokens are input + output', async () => {
+    const srv = await server(
+      json(200, { type: 'message', content: [], usage: { input_tokens: 40, output_tokens: 12 } }),
+    );
+    const { t, next } = transport(srv.url, { api: 'anthropic', headers: { 'x-api-key': 'k' } });
+    t.submit(1, 0, 40, 12, 0);
+    expect(await next()).toEqual([{ reqId: 1, status: 200, detail: Detail.None, tokens: 52, retryAfterMs: -1 }]);
+    const [req] = srv.seen;
+    expect(req.url).toBe('/v1/messages');
+    expect(req.headers['anthropic-version']).toBe('2023-06-01');
+    expect(req.headers['x-api-key']).toBe('k');
+    expect(req.body).toMatchObject({ model: 'primary', max_tokens: 12 });
+    expect((req.body as unknown as { stream?: boolean }).stream).toBeUndefined();
+  });
+
+  it.each(['openai', 'anthropic'] as const)(
+    '%s streamed against the fake upstream: the same tokens as the JSON answer, read from the stream',
+    async (api) => {
+      const fake = await createFakeUpstream({
+        upstream: { models: [{ name: 'primary', slots: 8, queue: 8, ttftMs: 1, tpotMs: 0 }] },
+        port: 0,
+      });
+      closers.push(() => fake.close());
+      const plain = transport(fake.url, { api });
+      plain.t.submit(1, 0, 60, 20, 0);
+      const [json] = await plain.next();
+      const streamed = transport(fake.url, { api, stream: true });
+      streamed.t.submit(2, 0, 60, 20, 0);
+      const [sse] = await streamed.next();
+      expect(json).toMatchObject({ status: 200, detail: Detail.None });
+      expect(json.tokens).toBe(80);
+      expect(sse).toEqual({ ...json, reqId: 2 });
+    },
+  );
+
+  it('a stream with an error event, or without its end marker, is a mid-stream failure', async () => {
+    const srv = await server((res, seen) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[{"delta":{"content":"hi"}}]}\n\n');
+      if (seen.body.max_tokens === 1) res.end('data: {"error":{"message":"overloaded","type":"server_error"}}\n\n');
+      else res.end(); // no [DONE]
+    });
+    const { t, next } = transport(srv.url, { stream: true });
+    t.submit(1, 0, 30, 1, 0);
+    expect((await next())[0]).toMatchObject({ reqId: 1, status: 200, detail: Detail.MidStream, tokens: 30 });
+    t.submit(2, 0, 30, 2, 0);
+    expect((await next())[0]).toMatchObject({ reqId: 2, status: 200, detail: Detail.MidStream });
+    expect(srv.seen[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('a JSON answer to a stream request (a gateway that does not stream) is read as JSON', async () => {
+    const srv = await server(json(200, { usage: { total_tokens: 33 } }));
+    const { t, next } = transport(srv.url, { stream: true });
+    t.submit(1, 0, 30, 3, 0);
+    expect(await next()).toEqual([{ reqId: 1, status: 200, detail: Detail.None, tokens: 33, retryAfterMs: -1 }]);
+  });
+
+  it('counts refusals (4xx but 408, 429 and context length) and keeps the first one', async () => {
+    const statuses = [404, 429, 400, 401];
+    const srv = await server((res, seen) => {
+      const status = statuses[seen.body.max_tokens];
+      const body =
+        status === 400
+          ? { error: { code: 'context_length_exceeded', message: 'too long' } }
+          : { error: { message: `no: ${status}` } };
+      json(status, body)(res, seen);
+    });
+    const { t, next } = transport(srv.url);
+    for (let i = 0; i < statuses.length; i++) {
+      t.submit(i, 0, 10, i, 0);
+      await next();
+    }
+    expect(t.answers).toBe(4);
+    expect(t.refusals).toBe(2);
+    expect(t.firstRefusal).toEqual({ status: 404, message: 'no: 404' });
+  });
+});
+
+describe('wire format', () => {
+  it('usageTokens reads either provider, or the parts when the total is missing', () => {
+    expect(usageTokens('{"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}')).toBe(7);
+    expect(usageTokens('{"usage":{"input_tokens":3,"output_tokens":5}}')).toBe(8);
+    expect(usageTokens('{"usage":{"prompt_tokens":3,"completion_tokens":4}}')).toBe(7);
+    expect(usageTokens('{"usage": { "total_tokens" : 12 }}'.replace('" : ', '": '))).toBe(12);
+    expect(usageTokens('{}')).toBe(0);
+  });
+
+  it('StreamScan sees markers and usage split across chunks', () => {
+    const s = new StreamScan();
+    const text =
+      'event: message_start\ndata: {"message":{"usage":{"input_tokens":21,"output_tokens":1}}}\n\n' +
+      'event: message_delta\ndata: {"usage":{"output_tokens":9}}\n\nevent: message_stop\ndata: {}\n\n';
+    for (let i = 0; i < text.length; i += 7) s.push(text.slice(i, i + 7));
+    expect(s.ended).toBe(true);
+    expect(s.errored).toBe(false);
+    expect(s.tokens()).toBe(30);
   });
 });
 

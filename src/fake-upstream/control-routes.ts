@@ -1,0 +1,79 @@
+import { OptionError } from '../engine/errors.js';
+import type { FakeUpstreamStats } from './fake-upstream-stats.js';
+import { faultsJson, parseFaultBody } from './fault-phases.js';
+import type { Refuse, ReadJson } from './json-request.js';
+import type { Routes } from './model-routes.js';
+import { openaiDialect } from './openai-dialect.js';
+import { prometheusText } from './prometheus-text.js';
+import type { RequestLog } from './request-log.js';
+import { sendJson } from './send-json.js';
+import { parseToolPolicy, type ToolPolicy } from './tool-policy.js';
+import type { UpstreamHost } from './upstream-host.js';
+
+/** What the control routes read and change. */
+export interface ControlContext {
+  host: UpstreamHost;
+  now(): number;
+  stats(): FakeUpstreamStats;
+  reset(): void;
+  log: RequestLog;
+  toolPolicy(): ToolPolicy;
+  setToolPolicy(p: ToolPolicy): void;
+  readJson: ReadJson;
+  refuse: Refuse;
+}
+
+/**
+ * The control API (`/_stormlab/*`) and `/metrics`: counters, fault phases, the tool policy,
+ * the request log. Bad bodies get one 400 naming the field; nothing here reaches the model.
+ */
+export function controlRoutes(c: ControlContext): Routes {
+  const faultView = () => ({ nowMs: c.now(), relativeTo: 'start', faults: faultsJson(c.host.faults()) });
+  /** Runs `change` on the body; an `OptionError` becomes a 400 naming `param`. */
+  const update =
+    (param: string, change: (body: unknown) => void, view: () => object) =>
+    async (req: Parameters<ReadJson>[0], res: Parameters<ReadJson>[1]) => {
+      const body = await c.readJson(req, res, openaiDialect);
+      if (body === undefined) return;
+      try {
+        change(body.value);
+      } catch (e) {
+        if (!(e instanceof OptionError)) throw e;
+        return c.refuse(res, openaiDialect, { status: 400, message: e.message, param, code: null });
+      }
+      sendJson(res, 200, view());
+    };
+  return {
+    '/_stormlab/stats': { GET: (_req, res) => sendJson(res, 200, c.stats()) },
+    '/_stormlab/faults': {
+      GET: (_req, res) => sendJson(res, 200, faultView()),
+      PUT: update('faults', (body) => c.host.setFaults(parseFaultBody(body, c.now())), faultView),
+    },
+    '/_stormlab/tool-policy': {
+      GET: (_req, res) => sendJson(res, 200, c.toolPolicy()),
+      PUT: update('toolPolicy', (body) => c.setToolPolicy(parseToolPolicy(body, c.toolPolicy())), c.toolPolicy),
+    },
+    '/_stormlab/requests': {
+      GET: (req, res) => {
+        const limit = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('limit') ?? Number.NaN);
+        sendJson(res, 200, { requests: c.log.list(Number.isInteger(limit) && limit >= 0 ? limit : undefined) });
+      },
+    },
+    '/_stormlab/reset': {
+      POST: (_req, res) => {
+        c.reset();
+        sendJson(res, 200, { reset: true, nowMs: c.now() });
+      },
+    },
+    '/metrics': {
+      GET: (_req, res) => {
+        const text = prometheusText(c.stats());
+        res.writeHead(200, {
+          'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+          'content-length': Buffer.byteLength(text),
+        });
+        res.end(text);
+      },
+    },
+  };
+}

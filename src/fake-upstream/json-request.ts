@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Dialect, Invalid } from './dialect.js';
+import type { HttpCounters } from './fake-upstream-stats.js';
+import { readBody } from './read-body.js';
+import { sendJson } from './send-json.js';
+
+const MALFORMED =
+  'We could not parse the JSON body of your request. The API expects a JSON payload, but what was sent was not valid JSON.';
+
+/** Answers a request the server refuses itself, in `dialect`'s shape, and counts it. */
+export type Refuse = (res: ServerResponse, dialect: Dialect, e: Invalid, headers?: Record<string, string>) => void;
+
+export function refuser(counters: HttpCounters): Refuse {
+  return (res, dialect, e, headers = {}) => {
+    counters.invalid++;
+    sendJson(res, e.status, dialect.invalid(e), headers);
+  };
+}
+
+/** Reads request bodies as JSON, refusing (413, 400) what is too large or not JSON. */
+export type ReadJson = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  dialect: Dialect,
+) => Promise<{ value: unknown } | undefined>;
+
+/** The request's JSON body, or undefined once it has been answered (too large, malformed) or the client left. */
+export function jsonReader(maxBodyBytes: number, refuse: Refuse): ReadJson {
+  return async (req, res, dialect) => {
+    const r = await readBody(req, maxBodyBytes);
+    if (r.kind === 'aborted') return undefined;
+    if (r.kind === 'too-large') {
+      refuse(
+        res,
+        dialect,
+        {
+          status: 413,
+          message: `Request body too large: the limit is ${maxBodyBytes} bytes.`,
+          param: null,
+          code: 'request_too_large',
+        },
+        { connection: 'close' },
+      );
+      return undefined;
+    }
+    try {
+      return { value: JSON.parse(r.body.toString('utf8')) };
+    } catch {
+      refuse(res, dialect, { status: 400, message: MALFORMED, param: null, code: null });
+      return undefined;
+    }
+  };
+}

@@ -1,0 +1,135 @@
+import { RequestFlag } from '../upstream/response.js';
+import { endsWithPrefill } from './prefill.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { anthropicDialect } from './anthropic-dialect.js';
+import { anthropicReply } from './anthropic-reply.js';
+import { isObject, type ChatRequest, type Dialect } from './dialect.js';
+import { embeddingsDialect, embeddingsReply } from './embeddings.js';
+import { Exchange, type ExchangeContext } from './exchange.js';
+import type { ExchangeTable } from './exchange-table.js';
+import type { Refuse, ReadJson } from './json-request.js';
+import type { ModelNames } from './model-names.js';
+import { openaiDialect } from './openai-dialect.js';
+import { openaiReply } from './openai-reply.js';
+import { planReply } from './reply-plan.js';
+import type { RequestLog } from './request-log.js';
+import { responsesDialect, responsesReply } from './responses-dialect.js';
+import { sendJson } from './send-json.js';
+import type { ToolPolicy } from './tool-policy.js';
+import { type Provider, readToolRequest } from './tool-request.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+export type Routes = Record<string, Record<string, Handler>>;
+
+/** What the model routes share with the server. */
+export interface ModelRouteContext {
+  exchange: ExchangeContext;
+  table: ExchangeTable;
+  names: ModelNames;
+  log: RequestLog;
+  readJson: ReadJson;
+  refuse: Refuse;
+  defaultMaxTokens: number;
+  seed: number;
+  toolPolicy(): ToolPolicy;
+  /** Ends an exchange's bookkeeping once its response closes. */
+  finish(ex: Exchange): void;
+  submitted(model: string): void;
+}
+
+/** How one route's answer is written for one request: the dialect, or a per-request rendering of the planned reply. */
+type Reply = (body: Record<string, unknown>, request: ChatRequest) => Dialect;
+
+/** Responses item ids given out, so an `item_reference` to a function call is read as one. */
+const MAX_ITEMS = 10_000;
+
+/**
+ * The model routes: OpenAI chat completions, Anthropic messages, the OpenAI Responses API and
+ * embeddings all become one `Exchange` with the model; `/v1/models` lists the names served.
+ */
+export function modelRoutes(c: ModelRouteContext): Routes {
+  let serial = 0;
+  const items = new Set<string>();
+  const rememberItem = (id: string) => {
+    if (items.size >= MAX_ITEMS) items.clear();
+    items.add(id);
+  };
+  const plan = (provider: Provider, body: Record<string, unknown>, request: ChatRequest, idPrefix: string) =>
+    planReply(
+      readToolRequest(provider, body, (id) => items.has(id)),
+      {
+        policy: c.toolPolicy(),
+        seed: c.seed,
+        maxTokens: request.maxTokens,
+        idPrefix,
+      },
+    );
+
+  const model =
+    (dialect: Dialect, reply: Reply): Handler =>
+    async (req, res) => {
+      const body = await c.readJson(req, res, dialect);
+      if (body === undefined) return;
+      const parsed = dialect.parse(body.value, c.defaultMaxTokens);
+      if (!parsed.ok) return c.refuse(res, dialect, parsed);
+      const { chat: request } = parsed;
+      c.log.request(res, request.model, request.stream);
+      const index = c.names.index(request.model);
+      if (index < 0) return c.refuse(res, dialect, dialect.unknownModel(request.model));
+      if (res.destroyed) return;
+      const served = reply(body.value as Record<string, unknown>, request);
+      const slot = c.table.nextSlot();
+      const host = c.exchange.host;
+      const info = {
+        id: `${dialect.idPrefix}${(++serial).toString(36)}`,
+        model: request.model,
+        created: Math.floor((c.exchange.epochMs + c.exchange.now()) / 1000),
+        promptTokens: request.promptTokens,
+        includeUsage: request.includeUsage,
+      };
+      const ex = new Exchange(slot, res, served, request, index, info, c.exchange);
+      c.table.add(ex);
+      res.on('close', () => c.finish(ex));
+      ex.model = host.current;
+      const flags = (request.stream ? RequestFlag.Stream : 0) | (endsWithPrefill(body.value) ? RequestFlag.Prefill : 0);
+      host.submit(slot, index, request.promptTokens, request.maxTokens, flags);
+      c.submitted(request.model);
+    };
+
+  return {
+    '/v1/chat/completions': {
+      POST: model(openaiDialect, (body, r) =>
+        openaiReply(openaiDialect, plan('openai', body, r, 'call_'), r.maxTokens),
+      ),
+    },
+    '/v1/messages': {
+      POST: model(anthropicDialect, (body, r) =>
+        anthropicReply(anthropicDialect, plan('anthropic', body, r, 'toolu_'), r.maxTokens),
+      ),
+    },
+    '/v1/responses': {
+      POST: model(responsesDialect, (body, r) =>
+        responsesReply(
+          plan('responses', body, r, 'call_'),
+          {
+            tools: Array.isArray(body.tools) ? body.tools : [],
+            toolChoice: body.tool_choice,
+            text: isObject(body.text) ? body.text : undefined,
+            instructions: typeof body.instructions === 'string' ? body.instructions : null,
+            maxOutputTokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : null,
+            parallelToolCalls: body.parallel_tool_calls !== false,
+          },
+          r.maxTokens,
+          rememberItem,
+        ),
+      ),
+    },
+    '/v1/embeddings': { POST: model(embeddingsDialect, (body) => embeddingsReply(body)) },
+    '/v1/models': {
+      GET: (req, res) => {
+        const dialect = req.headers['anthropic-version'] !== undefined ? anthropicDialect : openaiDialect;
+        sendJson(res, 200, dialect.modelList(c.names.list(), Math.floor(c.exchange.epochMs / 1000)));
+      },
+    },
+  };
+}

@@ -1,0 +1,203 @@
+import type { Clock } from '../engine/clock.js';
+import { StreamError } from '../engine/errors.js';
+import type { StreamGate } from './stream-gate.js';
+
+type ReadResult = { done: true; value?: Uint8Array } | { done: false; value: Uint8Array };
+
+/** How a guarded stream ended. */
+export type StreamEnd =
+  /** Its terminal signal (or a finish and a clean close) came: a success. */
+  | { how: 'complete' }
+  /** It failed before the caller got a byte: retry or fall back. `held` is what the caller would get. */
+  | { how: 'failed'; error: unknown; upstream: Record<string, unknown> | undefined }
+  /** It broke after commit: the caller's stream ended with an in-band error event. */
+  | { how: 'broken'; error: unknown; upstream: Record<string, unknown> | undefined }
+  /** The caller cancelled it. */
+  | { how: 'cancelled' };
+
+/** A stream that sends a finish but no end marker is finalised after this much quiet. */
+export const FINISH_GRACE_MS = 1000;
+
+/**
+ * Drives one streamed answer read through a `ReadableStream` reader (the fetch side) with the
+ * stream guard: reads ahead until the gate commits (or the stream ends or fails), then hands
+ * the caller a stream that reads on as the caller pulls. The idle timer runs only while a read
+ * from the upstream is pending, so a slow reader is never taken for a stalled upstream.
+ */
+export class GuardedStream {
+  /** Set by a timer (first token, idle) before it cancels the read: the reason the stream failed. */
+  private stalled: StreamError | undefined = undefined;
+  private ended = false;
+
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    private readonly gate: StreamGate,
+    private readonly clock: Clock,
+    private readonly idleMs: number,
+    /** Whether the caller's own signal has aborted (then a read error is a cancel). */
+    private readonly callerAborted: () => boolean,
+    /** The reason the attempt's signal aborted (deadline), if it did. */
+    private readonly attemptAborted: () => unknown,
+    /** Called once, at the first content token (to stop the first-token timer). */
+    private onContent: (() => void) | undefined,
+  ) {}
+
+  /** The first-token timer fired (or any other stall): the pending read ends as a stall. */
+  stall(error: StreamError): void {
+    if (this.ended || this.stalled) return;
+    this.stalled = error;
+    this.reader.cancel(error).catch(() => {});
+  }
+
+  /**
+   * Reads until the gate commits or the stream ends. Resolves with the bytes the caller gets
+   * first and whether that is all of it, or with how the stream failed.
+   */
+  async untilCommit(): Promise<{ first: Uint8Array[]; complete: boolean } | StreamEnd> {
+    for (;;) {
+      const r = await this.next();
+      if ('how' in r) return this.fail(r);
+      if (r.done) {
+        const { complete, out } = this.gate.close();
+        if (complete) return { first: out, complete: true };
+        return this.fail({ how: 'failed', error: this.cutError(), upstream: undefined });
+      }
+      const out = this.push(r.value);
+      if (this.gate.status === 'error')
+        return this.fail({ how: 'failed', error: upstreamError(), upstream: this.gate.upstreamError });
+      if (this.gate.committed) {
+        const complete = this.gate.status === 'done';
+        if (complete) this.release();
+        return { first: out, complete };
+      }
+    }
+  }
+
+  /** The caller's stream: `first`, then the rest as the caller pulls. `onEnd` is told once how it ended. */
+  body(first: Uint8Array[], complete: boolean, onEnd: (end: StreamEnd) => void): ReadableStream<Uint8Array> {
+    const finish = (end: StreamEnd): void => {
+      if (this.ended) return;
+      this.ended = true;
+      onEnd(end);
+    };
+    if (complete) finish({ how: 'complete' });
+    return new ReadableStream<Uint8Array>({
+      start: (c) => {
+        for (const part of first) c.enqueue(part);
+        if (complete) c.close();
+      },
+      pull: async (c) => {
+        for (;;) {
+          const r = await this.next();
+          if ('how' in r) {
+            if (r.how === 'cancelled') {
+              c.error(r.error);
+              return finish({ how: 'cancelled' });
+            }
+            return this.breakOff(c, r.error, finish);
+          }
+          if (r.done) {
+            const { complete: ok, out } = this.gate.close();
+            if (!ok) return this.breakOff(c, this.cutError(), finish);
+            for (const part of out) c.enqueue(part);
+            c.close();
+            return finish({ how: 'complete' });
+          }
+          const out = this.push(r.value);
+          for (const part of out) c.enqueue(part);
+          const status = this.gate.status;
+          if (status !== 'open') {
+            this.release();
+            c.close();
+            if (status === 'done') return finish({ how: 'complete' });
+            // The provider's own error event went to the caller as it came.
+            return finish({ how: 'broken', error: upstreamError(), upstream: this.gate.upstreamError });
+          }
+          if (out.length > 0) return;
+        }
+      },
+      cancel: (reason) => {
+        finish({ how: 'cancelled' });
+        return this.reader.cancel(reason);
+      },
+    });
+  }
+
+  /** One read from the upstream under the idle timer; a failure comes back as a `StreamEnd`. */
+  private async next(): Promise<ReadResult | (StreamEnd & { error?: unknown })> {
+    if (this.stalled) return { how: 'failed', error: this.stalled, upstream: undefined };
+    const ms = this.gate.finished ? Math.min(FINISH_GRACE_MS, this.idleMs) : this.idleMs;
+    const cancel =
+      ms === Infinity
+        ? undefined
+        : this.clock.setTimer(ms, () => {
+            // Quiet after a finish: the end marker is missing, the answer is whole; close it now.
+            if (this.gate.finished) {
+              this.reader.cancel().catch(() => {});
+            } else {
+              this.stall(new StreamError('stream_stall', `no event for ${ms} ms`));
+            }
+          });
+    try {
+      const r = await this.reader.read();
+      if (this.stalled) return { how: 'failed', error: this.stalled, upstream: undefined };
+      return r;
+    } catch (error) {
+      if (this.stalled) return { how: 'failed', error: this.stalled, upstream: undefined };
+      if (this.callerAborted()) return { how: 'cancelled', error };
+      const error2 = this.attemptAborted() ?? new StreamError('stream_cut', 'stream broke', { cause: error });
+      return { how: 'failed', error: error2, upstream: undefined };
+    } finally {
+      cancel?.();
+    }
+  }
+
+  private push(chunk: Uint8Array): Uint8Array[] {
+    const out = this.gate.push(chunk);
+    if (this.onContent !== undefined && this.gate.content) {
+      const f = this.onContent;
+      this.onContent = undefined;
+      f();
+    }
+    return out;
+  }
+
+  private cutError(): StreamError {
+    return new StreamError('stream_cut', 'stream closed before its terminal signal');
+  }
+
+  /** After commit: the caller's stream ends with an in-band error event in the provider's shape. */
+  private breakOff(
+    c: ReadableStreamDefaultController<Uint8Array>,
+    error: unknown,
+    finish: (end: StreamEnd) => void,
+  ): void {
+    this.release();
+    const code = faultCode(error);
+    const message = error instanceof Error ? error.message : String(error);
+    c.enqueue(this.gate.errorEvent(code, `stormlab: ${message}`));
+    c.close();
+    finish({ how: 'broken', error, upstream: undefined });
+  }
+
+  private fail(end: StreamEnd): StreamEnd {
+    this.release();
+    this.ended = true;
+    return end;
+  }
+
+  /** Lets go of the upstream (after its end marker, a failure, or a break). */
+  private release(): void {
+    this.reader.cancel().catch(() => {});
+  }
+}
+
+/** The attempt's error for a provider error event: classified from the event's body by the caller. */
+function upstreamError(): Error {
+  return new Error('the provider sent an error event');
+}
+
+/** The `code` of the in-band error event for why a stream failed. */
+export function faultCode(err: unknown): string {
+  return err instanceof StreamError ? err.kind : 'timeout';
+}

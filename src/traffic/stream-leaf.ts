@@ -1,0 +1,64 @@
+import type { Classification } from '../engine/classify.js';
+import { StreamEvent } from '../upstream/response.js';
+import type { CallTable } from './call-table.js';
+import type { EngineConfig, LayerConfig } from './config.js';
+import { classifyStreamed, engineStreamError, isTruncated } from './stream-outcomes.js';
+import { STREAM_LIMIT_DEFAULTS } from './stream-limits.js';
+
+/** Timer kinds of the stream guard (the interpreter's K_RETRY is 1, K_TIMEOUT 2). */
+export const K_FIRST_TOKEN = 3;
+export const K_IDLE = 4;
+
+const FIRST_TOKEN = engineStreamError('first-token');
+const STALL = engineStreamError('stall');
+
+/**
+ * A leaf layer whose LLM calls are streamed: how its callers read the stream. Every caller
+ * records the first token (TTFT); an engine layer also guards the stream — no first token
+ * within `firstTokenMs`, or no event for `idleMs`, abandons the attempt — and never takes a
+ * cut stream for an answer, where a plain caller (none, naive, sdk) does.
+ */
+export class StreamLeaf {
+  readonly engine: boolean;
+  /** Infinity when the layer does not guard the first token. */
+  readonly firstTokenMs: number;
+  private readonly idleMs: number;
+
+  constructor(cfg: LayerConfig, base: EngineConfig) {
+    this.engine = cfg.retry.policy === 'engine';
+    const over = cfg.retry.policy === 'engine' ? cfg.retry.engine.stream : undefined;
+    const limits = { ...STREAM_LIMIT_DEFAULTS, ...base.stream, ...over };
+    this.firstTokenMs = this.engine ? limits.firstTokenMs : Infinity;
+    this.idleMs = this.engine ? limits.idleMs : Infinity;
+  }
+
+  /**
+   * A stream event of call `id`'s attempt: records the first token; returns the delay after
+   * which the idle timer must abandon the attempt (a stall longer than `idleMs`), or -1.
+   */
+  onEvent(event: number, ms: number, c: CallTable, id: number, now: number): number {
+    if (event === StreamEvent.FirstToken) {
+      c.firstAt[id] = now;
+      return -1;
+    }
+    return ms > this.idleMs ? this.idleMs : -1;
+  }
+
+  /** A guard timer fired: the class the attempt ends with, undefined if there is nothing to abandon. */
+  abandon(kind: number, firstAt: number): Classification | undefined {
+    if (kind === K_FIRST_TOKEN) return firstAt < 0 ? FIRST_TOKEN : undefined;
+    return STALL;
+  }
+
+  /**
+   * A 200 to call `id`'s attempt as this layer's callers read the stream (undefined: the usual
+   * classification); marks a truncated success and, for an answer whose first token came with
+   * its end (a filter after 0 tokens), the first token.
+   */
+  classify(status: number, detail: number, c: CallTable, id: number, now: number): Classification | undefined {
+    if (status !== 200) return undefined;
+    if (c.firstAt[id] < 0) c.firstAt[id] = now;
+    if (isTruncated(detail, this.engine)) c.truncated[id] = 1;
+    return classifyStreamed(detail, this.engine);
+  }
+}

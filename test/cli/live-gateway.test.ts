@@ -1,0 +1,212 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFakeUpstream, type FakeUpstream } from '../../src/fake-upstream/server.js';
+import { cli, tempDir } from './capture-io.js';
+
+/**
+ * One layer that never retries, so every retry that reaches the upstream is the gateway's; the
+ * scenario's fault (half the requests answered 503) is for the upstream behind the gateway.
+ */
+const SCENARIO = `
+name: gateway-under-test
+duration: 1s
+drain: 10s
+arrival: { type: constant, rate: 30 }
+tokens: { prompt: 50, completion: 10 }
+layers:
+  - { name: llm, retry: { policy: none } }
+upstream:
+  faults: [{ kind: errors, from: 0s, to: 10m, rate: 0.5, status: 503 }]
+  models:
+    - { name: primary, slots: 64, queue: 64, ttft: 5ms, tpot: 0 }
+live: { connections: 16 }
+`;
+
+const dir = tempDir({ 'gw.yaml': SCENARIO });
+const scenario = join(dir, 'gw.yaml');
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((c) => c()));
+});
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** The fake upstream a user would start as `stormlab serve`, healthy until the harness injects faults. */
+async function upstream(): Promise<FakeUpstream> {
+  const fake = await createFakeUpstream({
+    upstream: { models: [{ name: 'primary', slots: 64, queue: 64, ttftMs: 5, tpotMs: 0 }] },
+    port: 0,
+  });
+  closers.push(() => fake.close());
+  return fake;
+}
+
+/** A small gateway: forwards each request to `to`, retrying a 5xx or 429 up to `attempts` times, at once. */
+async function retryingGateway(to: string, attempts: number) {
+  const counts = { received: 0, forwarded: 0 };
+  const forward = (body: Buffer, path: string, headers: Record<string, string>) =>
+    new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
+      counts.forwarded++;
+      const req = httpRequest(`${to}${path}`, { method: 'POST', headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const server = createServer((req, res) => {
+    counts.received++;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks);
+      const headers = { 'content-type': 'application/json' };
+      let answer: { status: number; body: Buffer } = { status: 0, body: Buffer.alloc(0) };
+      for (let i = 0; i < attempts; i++) {
+        answer = await forward(body, req.url ?? '/', headers);
+        if (answer.status < 500 && answer.status !== 429) break;
+      }
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(answer.body);
+    });
+  });
+  return { url: await listen(server), counts };
+}
+
+describe('stormlab run --mode live --target <gateway> --upstream <stormlab serve>', () => {
+  it("injects the scenario's faults behind the gateway and measures the gateway's own amplification", async () => {
+    const fake = await upstream();
+    const gw = await retryingGateway(fake.url, 3);
+    const r = await cli([
+      'run',
+      scenario,
+      '--mode',
+      'live',
+      '--target',
+      gw.url,
+      '--upstream',
+      fake.url,
+      '--no-ui',
+      '--json',
+      'out.json',
+    ]);
+    expect(r.code).toBe(0);
+    const v = JSON.parse(r.files.get('out.json')!).variants[0];
+    // The harness's hop: 30 roots, one attempt each, never retried.
+    expect(v.amplification).toBe(1);
+    expect(v.upstream.attempts).toBe(30);
+    expect(gw.counts.received).toBe(30);
+    // The second hop: what the gateway did, as the upstream counted it.
+    const hop = v.live.upstream;
+    expect(hop.sent).toBe(30);
+    expect(hop.reached).toBe(gw.counts.forwarded);
+    expect(hop.amplification).toBeCloseTo(gw.counts.forwarded / 30, 5);
+    // Half of the forwarded requests failed, so the gateway retried (3 attempts: at most 3×).
+    expect(hop.status['503']).toBeGreaterThan(0);
+    expect(hop.reached).toBeGreaterThan(30);
+    expect(hop.reached).toBeLessThanOrEqual(90);
+    expect(Object.values(hop.status as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(hop.reached);
+    // The summary shows both hops; the upstream has its own (no) faults back.
+    expect(r.out).toMatch(/reached upstream +[\d,]+/);
+    expect(r.out).toMatch(/gateway amplification +[\d.]+×/);
+    expect(fake.faults()).toEqual([]);
+    expect(r.err).not.toContain('not injected');
+  });
+
+  it('a gateway that does not retry measures 1.00× behind it, whatever the faults', async () => {
+    const fake = await upstream();
+    const gw = await retryingGateway(fake.url, 1);
+    const r = await cli(['run', scenario, '--mode', 'live', '--target', gw.url, '--upstream', fake.url, '--no-ui']);
+    expect(r.code).toBe(0);
+    expect(gw.counts.forwarded).toBe(30);
+    expect(r.out).toMatch(/gateway amplification +1\.00×/);
+  });
+
+  it('--upstream that is not a stormlab serve is a usage error before any traffic', async () => {
+    const gw = await retryingGateway('http://127.0.0.1:1', 1);
+    const notStormlab = await listen(
+      createServer((_req, res) => {
+        res.writeHead(404);
+        res.end('no');
+      }),
+    );
+    const r = await cli([
+      'run',
+      scenario,
+      '--mode',
+      'live',
+      '--target',
+      gw.url,
+      '--upstream',
+      notStormlab,
+      '--no-ui',
+      '-q',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(
+      `stormlab: --upstream ${notStormlab}: GET /_stormlab/stats answered 404 (not a stormlab serve?)\n`,
+    );
+    expect(gw.counts.received).toBe(0);
+  });
+});
+
+describe('a target that refuses most requests', () => {
+  it('stops the run with one line naming what it answered, exit 2', async () => {
+    let received = 0;
+    const url = await listen(
+      createServer((req, res) => {
+        received++;
+        req.resume();
+        req.on('end', () => {
+          res.writeHead(404, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: 'Unknown request URL: POST /v1/chat/completions.' } }));
+        });
+      }),
+    );
+    const r = await cli(['run', scenario, '--mode', 'live', '--target', url, '--no-ui', '-q', '--json', 'out.json']);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.files.has('out.json')).toBe(false);
+    const lines = r.err.split('\n').filter((l) => l !== '');
+    expect(lines).toEqual([
+      expect.stringMatching(/^note: the scenario's fault phases are not injected into /),
+      expect.stringMatching(
+        new RegExp(
+          `^stormlab: --target ${url}: 2\\d of the first 2\\d answers were 4xx refusals \\(first: 404 "Unknown request URL: POST /v1/chat/completions\\."\\); check the URL and its path, the model names, and auth \\(--header\\)$`,
+        ),
+      ),
+    ]);
+    // Stopped early: not the whole second of traffic.
+    expect(received).toBeLessThan(30);
+  });
+
+  it('429s are the upstream saying "later", not a refusal: the run goes on', async () => {
+    const url = await listen(
+      createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': '1' });
+          res.end(JSON.stringify({ error: { type: 'requests', message: 'Rate limit reached' } }));
+        });
+      }),
+    );
+    const r = await cli(['run', scenario, '--mode', 'live', '--target', url, '--no-ui', '-q']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/success 0\.0 %/);
+  });
+});
