@@ -90,7 +90,11 @@ function runRows(vs: RunResult[]): Row[] {
       : []),
     // Runs with stage budgets only: root tasks that ended with what a stage out of budget had.
     ...(vs.some((v) => v.roots.partial !== undefined)
-      ? [row('partial results', (v) => (v.roots.partial === undefined ? cell('—') : cell(formatCount(v.roots.partial))))]
+      ? [
+          row('partial results', (v) =>
+            v.roots.partial === undefined ? cell('—') : cell(formatCount(v.roots.partial)),
+          ),
+        ]
       : []),
   ];
 }
