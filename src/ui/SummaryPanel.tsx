@@ -19,7 +19,7 @@ export function amplificationCell(view: RunView, which: 'overall' | 'now'): Line
 /** A variant is as healthy as the worse of its amplification now and its success so far. */
 export function variantHealth(view: RunView): Health {
   const s = view.snapshot;
-  const finished = s.roots.ok + s.roots.late + s.roots.failed;
+  const finished = s.roots.ok + s.roots.late + s.roots.failed + (s.roots.partial ?? 0);
   return worst(amplificationHealth(s.amplificationLast5s), successHealth(s.successRate, finished));
 }
 
@@ -33,7 +33,7 @@ export function variantHealth(view: RunView): Health {
 export function summaryLines(view: RunView, width: number): Line[] {
   const s = view.snapshot;
   const h = variantHealth(view);
-  const finished = s.roots.ok + s.roots.late + s.roots.failed;
+  const finished = s.roots.ok + s.roots.late + s.roots.failed + (s.roots.partial ?? 0);
   const title: Line = [seg(view.name, 'bold'), seg(' · ', 'dim'), seg(healthLabel(h), tone(h))];
   if (view.done) title.push(seg(' · done', 'dim'));
   const amp: Line = [
