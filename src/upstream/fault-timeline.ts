@@ -197,12 +197,16 @@ export class FaultTimeline {
   /** The stream faults' own fields: required ones present, each in range. */
   private loadStream(f: FaultPhase, i: number, name: string): void {
     for (const key of REQUIRED[f.kind] ?? []) {
-      if (f[key] === undefined) throw new OptionError(`${name}.${key} is required for kind ${f.kind}`);
+      if (f[key] === undefined)
+        throw new OptionError(`${name}.${key} is required for kind ${f.kind}`, `${name}.${key}`);
     }
     if (f.ttftMs !== undefined) {
       this.times[i] = checkNumber(`${name}.ttftMs`, f.ttftMs, 0);
       if (f.ttftMs === Infinity)
-        throw new OptionError(`${name}.ttftMs must be finite (a first token that never comes is a hang), got Infinity`);
+        throw new OptionError(
+          `${name}.ttftMs must be finite (a first token that never comes is a hang), got Infinity`,
+          `${name}.ttftMs`,
+        );
     }
     if (f.kind === 'stall') {
       const ms = f.stallMs ?? Infinity;
