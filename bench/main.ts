@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { cliSuite } from './cli.bench.js';
+import { conformanceSuite } from './conformance.bench.js';
 import { engineSuite } from './engine.bench.js';
 import { exploreSuite } from './explore.bench.js';
 import { liveSuite } from './live.bench.js';
@@ -9,7 +10,7 @@ import { simSuite } from './sim.bench.js';
 import { streamSuite } from './stream.bench.js';
 
 /**
- * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared|stream|cli|explore]`: prints each suite's table and, with
+ * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared|stream|cli|explore|conformance]`: prints each suite's table and, with
  * --json, writes every figure as rows {suite, name, value, unit}.
  */
 const SUITES: Record<string, () => Promise<Row[]>> = {
@@ -20,6 +21,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   stream: streamSuite,
   cli: cliSuite,
   explore: exploreSuite,
+  conformance: conformanceSuite,
 };
 
 function parseArgs(argv: string[]): { json?: string; suites: string[] } {

@@ -1,5 +1,6 @@
 import type { BreakerOutcome } from './circuit-breaker.js';
 import { header, type HeaderSource } from './headers.js';
+import { refusalOf } from './refusal.js';
 import { parseRetryAfter } from './retry-after.js';
 
 /** The LLM error taxonomy (ARCHITECTURE.md, "Primitives and their defaults": classification). */
@@ -205,6 +206,11 @@ export function classify(result: AttemptResult, nowEpochMs?: number): Classifica
     if (cls === 'success' && result.error != null) cls = 'unknown';
   }
   if (cls === 'cancelled') return BY_CLASS.cancelled;
+  // A 2xx (or a bare answer body) that is the model refusing: not the answer the caller asked for.
+  if (err === undefined && body !== undefined && (status === undefined || (status >= 200 && status < 300))) {
+    const refused = refusalOf(body);
+    if (refused !== undefined) return finish('content_filter', status, headers, nowEpochMs, refused);
+  }
   const reason = cls === 'content_filter' || cls === 'context_length' ? reasonOf(body, err) : undefined;
   return finish(cls, status, headers, nowEpochMs, reason);
 }

@@ -36,6 +36,7 @@ export { systemRandom } from '../platform/system-random.js';
 
 // Classification of outcomes, and the headers it reads.
 export { classify, classifyStatus, ERROR_CLASSES } from '../engine/classify.js';
+export { refusalOf } from '../engine/refusal.js';
 export type {
   AttemptResult,
   Classification,

@@ -90,7 +90,7 @@ function phase(p: unknown, i: number, shift: number): ServedFault {
     throw new OptionError(`${name} has an unknown field ${JSON.stringify(unknown)} (known: ${FIELDS.join(', ')})`);
   // Times as a scenario writes them: ms, or a string with units ("10s", "1m30s").
   const from = f.fromMs === undefined ? 0 : parseDuration(f.fromMs);
-  const to = f.toMs === undefined || f.toMs === null ? Infinity : parseDuration(f.toMs);
+  const to = f.toMs === undefined || f.toMs === null || f.toMs === Infinity ? Infinity : parseDuration(f.toMs);
   if (from === undefined || !Number.isFinite(from))
     throw new OptionError(`${name}.fromMs must be a duration like 10s or a number of ms, got ${describe(f.fromMs)}`);
   if (to === undefined)

@@ -8,6 +8,9 @@ import { MODEL_DEFAULTS, UpstreamModel, type ModelStats } from '../upstream/upst
 import type { ServedFault } from './fault-phases.js';
 import type { RealTimeScheduler } from './real-time-scheduler.js';
 
+/** How a fault timeline names its phases (a scenario's path); the server's API calls them `faults[i]`. */
+const SCENARIO_PREFIX = 'upstream.faults';
+
 /** A model's counters, plus its quotas as the rate-limit headers show them. */
 export interface ServedModelStats extends ModelStats {
   quotas: { requests?: QuotaFigures; tokens?: QuotaFigures };
@@ -69,7 +72,11 @@ export class UpstreamHost {
     try {
       timeline = new FaultTimeline(phases, this.names, this.random);
     } catch (e) {
-      if (e instanceof OptionError) throw new OptionError(e.message.replace(/^upstream\.faults/, 'faults'));
+      // The timeline names a phase as a scenario does (`upstream.faults[0]`); here it is `faults[0]`.
+      if (e instanceof OptionError && e.option?.startsWith(SCENARIO_PREFIX)) {
+        const option = e.option.slice('upstream.'.length);
+        throw new OptionError(`${option} ${e.problem}`, option);
+      }
       throw e;
     }
     this.model.setFaults(timeline);

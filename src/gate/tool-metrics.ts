@@ -116,10 +116,14 @@ export function addToolMetrics(add: AddMetric, tools: readonly string[], tenants
     return ended > 0 ? (sum((t) => t.degraded)(r) ?? 0) / ended : 0;
   });
   // Root tasks: degraded (and, with stage budgets, partial) results ÷ root tasks finished.
-  const finished = (r: RunResult): number => r.roots.ok + r.roots.late + r.roots.failed;
+  const finished = (r: RunResult): number => r.roots.ok + r.roots.late + r.roots.failed + (r.roots.partial ?? 0);
   add('roots.degraded', 'count', false, (r) => r.roots.degraded ?? 0);
   add('degraded share', 'share', false, (r) => (finished(r) > 0 ? (r.roots.degraded ?? 0) / finished(r) : 0), [
     'roots.degraded share',
+  ]);
+  add('roots.partial', 'count', false, (r) => r.roots.partial ?? null);
+  add('partial share', 'share', false, (r) => (finished(r) > 0 ? (r.roots.partial ?? 0) / finished(r) : 0), [
+    'roots.partial share',
   ]);
   for (const key of ['submissions', 'resubmits', 'impatient', 'afterError'] as const)
     add(`users.${key}`, 'count', false, (r) => r.users?.[key] ?? null);

@@ -193,8 +193,10 @@ class FetchCall {
         return await this.passStream(ctx, res, target);
       }
       a.end();
-      const usage = res.body === null ? undefined : usageFromBody(new Uint8Array(await res.clone().arrayBuffer()));
-      return this.keep(respond(res, res.body, target), { status, headers }, usage);
+      const body = res.body === null ? undefined : new Uint8Array(await res.clone().arrayBuffer());
+      const usage = body === undefined ? undefined : usageFromBody(body);
+      // A 2xx whose model refused (finish_reason content_filter, stop_reason refusal) is classified so.
+      return this.keep(respond(res, res.body, target), answerResult(status, headers, body), usage);
     } catch (err) {
       a.end();
       throw err;

@@ -7,17 +7,18 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const decoder = new TextDecoder();
 
 /**
- * An HTTP answer as the engine's classifier sees it. 2xx → `{ status, headers }` (the body of a
- * success says nothing about health). Otherwise the body is parsed as JSON when it is small
- * and looks like JSON, and passed as text when not, so `classify` finds the provider's error
- * `code`/`type` and message.
+ * An HTTP answer as the engine's classifier sees it. 2xx → `{ status, headers }`, with the body
+ * only when a small one may be a refusal (`finish_reason: content_filter`, `stop_reason:
+ * refusal`: `classify` calls it content_filter); otherwise a success's body says nothing.
+ * Otherwise the body is parsed as JSON when it is small and looks like JSON, and passed as
+ * text when not, so `classify` finds the provider's error `code`/`type` and message.
  */
 export function answerResult(
   status: number,
   headers: HeaderSource,
   body: Uint8Array | string | undefined,
 ): AttemptResult {
-  if (status >= 200 && status < 300) return { status, headers };
+  if (status >= 200 && status < 300) return successResult(status, headers, body);
   if (body === undefined || body.length === 0 || body.length > MAX_ERROR_BODY_BYTES) return { status, headers };
   const text = typeof body === 'string' ? body : decoder.decode(body);
   const t = text.trimStart();
@@ -29,6 +30,14 @@ export function answerResult(
     }
   }
   return { status, headers, body: text };
+}
+
+function successResult(status: number, headers: HeaderSource, body: Uint8Array | string | undefined): AttemptResult {
+  if (body === undefined || body.length === 0 || body.length > MAX_ERROR_BODY_BYTES) return { status, headers };
+  const text = typeof body === 'string' ? body : decoder.decode(body);
+  return text.includes('"content_filter"') || text.includes('"refusal"')
+    ? { status, headers, body: text }
+    : { status, headers };
 }
 
 /**

@@ -88,6 +88,14 @@ function runRows(vs: RunResult[]): Row[] {
     ...(vs.some((v) => v.truncatedSuccesses !== undefined)
       ? [row('truncated successes', (v) => truncated(v.truncatedSuccesses))]
       : []),
+    // Runs with stage budgets only: root tasks that ended with what a stage out of budget had.
+    ...(vs.some((v) => v.roots.partial !== undefined)
+      ? [
+          row('partial results', (v) =>
+            v.roots.partial === undefined ? cell('—') : cell(formatCount(v.roots.partial)),
+          ),
+        ]
+      : []),
   ];
 }
 

@@ -1,4 +1,5 @@
 import { isMapping } from './schema-kit.js';
+import { stageProblems } from './stage-schema.js';
 
 /**
  * The checks that need more than one field: names must be unique, models named by the last
@@ -16,6 +17,7 @@ export function referenceProblems(doc: unknown): string[] {
     ...duplicates(models, 'upstream.models', 'model'),
     ...duplicates(layers, 'layers', 'layer'),
     ...layers.flatMap((layer, i) => layerModels(layer, i, layers.length, known)),
+    ...stageProblems(doc, layers),
     ...listOf(upstream.faults).flatMap((f, i) =>
       isMapping(f) ? unknownModel(f.model, `upstream.faults[${i}].model`, known) : [],
     ),

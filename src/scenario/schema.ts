@@ -21,6 +21,7 @@ import {
   text,
 } from './schema-kit.js';
 import { parseSetText } from './set-override.js';
+import { stagesSchema } from './stage-schema.js';
 import { upstreamSchema } from './upstream-schema.js';
 import {
   entrySchema,
@@ -101,6 +102,8 @@ const layerSchema = () =>
       stream: bool().optional(),
       tools: toolCallsSchema().optional(),
       inference: inferenceSchema().optional(),
+      stage: text('a stage name').optional(),
+      partial: bool().optional(),
     },
     'a layer like {name: agent, fanout: 3}',
   ).transform(
@@ -115,6 +118,8 @@ const layerSchema = () =>
       ...(l.stream === true ? { stream: true } : {}),
       ...(l.tools === undefined || l.tools.length === 0 ? {} : { tools: l.tools }),
       ...(l.inference === undefined ? {} : { inference: l.inference }),
+      ...(l.stage === undefined ? {} : { stage: l.stage }),
+      ...(l.partial === undefined ? {} : { partial: l.partial }),
     }),
   );
 
@@ -176,6 +181,7 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
       users: usersSchema().optional(),
       tenants: tenantsSchema().optional(),
       entry: entrySchema().optional(),
+      stages: stagesSchema().optional(),
       variants: variantsSchema().optional(),
       expect: z
         .array(text('an expectation like "amplification < 1.5"'), { error: expecting('a list of expectations') })
@@ -206,6 +212,7 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
         ...(s.users === undefined ? {} : { users: s.users }),
         ...(s.tenants === undefined ? {} : { tenants: s.tenants }),
         ...(s.entry === undefined ? {} : { entry: s.entry }),
+        ...(s.stages === undefined ? {} : { stages: s.stages }),
       },
       upstream: s.tools === undefined || s.tools.length === 0 ? s.upstream : { ...s.upstream, tools: s.tools },
       variants: s.variants !== undefined && s.variants.length > 0 ? s.variants : undefined,

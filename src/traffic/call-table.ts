@@ -18,6 +18,8 @@ export class CallTable {
   target = new Int32Array(0);
   /** 1 when a tool call under the attempt in flight answered in a degraded way (a draft, deferred). */
   degraded = new Int32Array(0);
+  /** 1 when the call (or one below its attempt in flight) ran out of its stage's budget and returned what it had. */
+  partial = new Int32Array(0);
   start = new Float64Array(0);
   deadline = new Float64Array(0);
   attemptStart = new Float64Array(0);
@@ -63,6 +65,7 @@ export class CallTable {
       'target',
       'truncated',
       'degraded',
+      'partial',
       'free',
     ] as const) {
       const a = new Int32Array(n);

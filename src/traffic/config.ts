@@ -76,6 +76,10 @@ export interface LayerConfig {
   tools?: ToolCallConfig[];
   /** Last layer only: a concurrency limit and bounded queue in front of its model attempts. */
   inference?: InferenceConfig;
+  /** The stage (a name in `TrafficConfig.stages`) whose budget each call at this layer spends, retries and waits included. */
+  stage?: string;
+  /** A call out of its stage's budget returns what it has (a partial result) instead of failing. @default false */
+  partial?: boolean;
 }
 
 export interface TrafficConfig {
@@ -93,4 +97,6 @@ export interface TrafficConfig {
   tenants?: TenantConfig[];
   /** A token bucket per tenant in front of the root layer, refusing with a retry-after hint. */
   entry?: EntryConfig;
+  /** Stage budgets, ms, by stage name: a call at a layer with `stage` ends when its budget is spent. */
+  stages?: Record<string, number>;
 }

@@ -38,6 +38,8 @@ interface Layer {
   models: number[];
   /** A leaf layer whose calls are streamed: how its callers read streams. */
   stream: StreamLeaf | undefined;
+  /** The budget of the layer's stage, ms (Infinity: no stage): each call ends when it is spent. */
+  budget: number;
 }
 
 /**
@@ -76,6 +78,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   /** The last layer's inference limit, when it has one; `fallbackTarget` is its fallback model's place in the layer's models. */
   private readonly inference: InferenceGate | undefined;
   private readonly fallbackTarget: number = -1;
+  /** Root tasks (with users) whose last submission ended with a partial result, until their user settles. */
+  private readonly partialRoots = new Set<number>();
 
   constructor(
     config: TrafficConfig,
@@ -102,7 +106,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
           ? new EngineReplicas(config.engine, cfg.retry.engine, cfg.replicas ?? 1, cfg.name, names, clock, r)
           : undefined;
       const stream = leaf && cfg.stream === true ? new StreamLeaf(cfg, config.engine) : undefined;
-      return { cfg, leaf, plain: plainPolicy(cfg.retry, r.split('policy')), engines, models, stream };
+      const budget = cfg.stage === undefined ? Infinity : (config.stages?.[cfg.stage] ?? Infinity);
+      return { cfg, leaf, plain: plainPolicy(cfg.retry, r.split('policy')), engines, models, stream, budget };
     });
     this.shape = new TreeShape(config.layers, random.split('shape').seed);
     this.prompt = sampler(config.tokens.prompt, random.split('prompt'));
@@ -198,7 +203,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   /** The user's task is over (its first success, or its last failure). */
   private rootSettled(root: number, intendedStart: number, ok: boolean, now: number): void {
     const within = now <= intendedStart + this.deadlineMs;
-    this.observer.rootDone(intendedStart, now, ok, within);
+    const partial = this.partialRoots.delete(root);
+    this.observer.rootDone(intendedStart, now, ok, within, ok && partial);
     if (this.gate !== undefined)
       this.toolObserver?.tenantDone(this.gate.tenantOf(this.shape.rootKey(root)), ok, within, now);
     this.onRootDone?.(now);
@@ -281,13 +287,15 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     c.reqId[id] = -1;
     c.target[id] = 0;
     const layer = this.layers[layerIx];
+    // A stage's budget runs from the call's start: its retries, backoffs and queue waits all spend it.
+    if (start + layer.budget < deadline) c.deadline[id] = start + layer.budget;
     if (layer.leaf) {
       c.prompt[id] = Math.max(1, Math.round(this.prompt()));
       c.completion[id] = Math.max(1, Math.round(this.completion()));
     }
     if (layer.engines !== undefined) {
       const tokens = layer.leaf ? c.prompt[id] + c.completion[id] : 0;
-      this.guardCalls[id] = layer.engines.pick().start(now, { deadlineAt: deadline, tokens });
+      this.guardCalls[id] = layer.engines.pick().start(now, { deadlineAt: c.deadline[id], tokens });
     }
     this.attempt(id, now);
   }
@@ -300,6 +308,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const gc = this.guardCalls[id];
     let isRetry: boolean;
     let timeout = layer.cfg.timeoutMs;
+    if (layer.budget !== Infinity && c.deadline[id] <= now) return this.outOfBudget(id, now);
     if (gc !== undefined) {
       if (gc.next(now) !== Step.Attempt) {
         this.observer.shed(layerIx, gc.shedReason!, now);
@@ -312,6 +321,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       if (left < timeout) timeout = left;
     } else {
       isRetry = c.attempts[id] > 0;
+      // Any policy: an attempt of a staged call never outlives the stage's budget.
+      if (layer.budget !== Infinity && c.deadline[id] - now < timeout) timeout = c.deadline[id] - now;
     }
     c.attempts[id]++;
     this.observer.attempt(layerIx, now, isRetry);
@@ -323,6 +334,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     c.truncated[id] = 0;
     c.failCode[id] = Code.Ok;
     c.degraded[id] = 0;
+    c.partial[id] = 0;
     if (timeout !== Infinity)
       this.scheduler.schedule(now + timeout, this.handlerId, K_TIMEOUT | ((serial & SERIAL_MASK) << SERIAL_SHIFT), id);
     if (layer.leaf) {
@@ -383,10 +395,12 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       if (spent > 0) this.observer.wasted(spent, now, layer.leaf ? layer.models[c.target[id]] : -1, c.layer[id]);
     }
     const gc = this.guardCalls[id];
+    const staged = layer.budget !== Infinity;
     let delay: number;
     if (gc !== undefined) {
       const step = gc.complete(cls, now - c.attemptStart[id], usedTokens, now);
       if (step === Step.Done) return this.finish(id, Code.Ok, now);
+      if (staged && now >= c.deadline[id]) return this.outOfBudget(id, now);
       if (step === Step.Shed) {
         this.observer.shed(c.layer[id], gc.shedReason!, now);
         return this.finish(id, Code.NoRetry, now);
@@ -395,17 +409,30 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       delay = gc.delayMs;
     } else {
       if (code === Code.Ok) return this.finish(id, Code.Ok, now);
+      if (staged && now >= c.deadline[id]) return this.outOfBudget(id, now);
       delay = layer.plain!.delayAfter(c.attempts[id], cls);
       if (delay < 0) return this.finish(id, code === Code.Timeout ? Code.Retryable : code, now);
     }
+    // A retry that could not start before the budget is spent would only wait it out.
+    if (staged && now + delay >= c.deadline[id]) return this.outOfBudget(id, now);
     this.scheduler.schedule(now + delay, this.handlerId, K_RETRY, id);
   }
 
+  /** Call `id` spent its stage's budget: it returns what it has (a partial result) if its layer says so, else fails. */
+  private outOfBudget(id: number, now: number): void {
+    const c = this.calls;
+    const partial = this.layers[c.layer[id]].cfg.partial === true;
+    this.observer.outOfBudget?.(c.layer[id], partial, now);
+    if (!partial) return this.finish(id, Code.NoRetry, now);
+    this.finish(id, Code.Ok, now, true);
+  }
+
   /** Call `id` is over: report it, hand the result to its parent's attempt, free it. */
-  private finish(id: number, code: number, now: number): void {
+  private finish(id: number, code: number, now: number, outOfBudget = false): void {
     const c = this.calls;
     const layerIx = c.layer[id];
     const ok = code === Code.Ok;
+    const partial = ok && (outOfBudget || c.partial[id] === 1);
     this.observer.callDone(layerIx, c.start[id], now, ok);
     const stream = this.layers[layerIx].stream;
     if (stream !== undefined && ok) this.observer.streamDone?.(layerIx, c.firstAt[id] - c.start[id], now);
@@ -415,7 +442,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const tokens = ok ? c.tokens[id] : 0;
     const parentSerial = c.parentSerial[id];
     if (parent < 0 && this.users === undefined) {
-      this.observer.rootDone(c.start[id], now, ok, now <= c.deadline[id]);
+      this.observer.rootDone(c.start[id], now, ok, now <= c.deadline[id], partial);
       if (this.gate !== undefined)
         this.toolObserver?.tenantDone(this.gate.tenantOf(c.key[id]), ok, now <= c.deadline[id], now);
     }
@@ -424,7 +451,9 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     this.guardCalls[id] = undefined;
     c.release(id);
     if (parent < 0) {
+      if (partial && this.users !== undefined) this.partialRoots.add(root);
       const settled = this.users === undefined || this.users.ended(root, ok, now);
+      if (!settled) this.partialRoots.delete(root);
       if (degraded && settled) this.toolObserver?.rootDegraded(now);
       if (this.users === undefined) this.onRootDone?.(now);
       return;
@@ -433,7 +462,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       if (tokens > 0) this.observer.wasted(tokens, now, -1, layerIx - 1); // the parent's attempt gave up on us
       return;
     }
-    this.childEnded(parent, parentSerial, code, tokens, now, degraded, truncated);
+    this.childEnded(parent, parentSerial, code, tokens, now, degraded, truncated, partial);
   }
 
   /**
@@ -449,9 +478,11 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     now: number,
     degraded: boolean,
     truncated = 0,
+    partial = false,
   ): void {
     const c = this.calls;
     if (c.serial[parent] !== parentSerial) return;
+    if (partial) c.partial[parent] = 1;
     c.tokens[parent] += tokens;
     c.truncated[parent] |= truncated;
     if (degraded) c.degraded[parent] = 1;

@@ -6,7 +6,8 @@ import type { ShedReason } from '../engine/errors.js';
  */
 export interface TrafficObserver {
   rootOffered(t: number): void;
-  rootDone(intendedStart: number, t: number, ok: boolean, withinDeadline: boolean): void;
+  /** `partial`: ok, but with a stage below out of budget returning what it had (counted apart from ok). */
+  rootDone(intendedStart: number, t: number, ok: boolean, withinDeadline: boolean, partial?: boolean): void;
   /** Logical calls: what the tree would make if every call succeeded first time. */
   logicalCall(layer: number, n: number, t: number): void;
   attempt(layer: number, t: number, isRetry: boolean): void;
@@ -23,6 +24,8 @@ export interface TrafficObserver {
   streamDone?(layer: number, ttftMs: number, t: number): void;
   /** A call at `layer` succeeded with a cut stream taken as a complete answer (its own, or one below it). */
   truncatedSuccess?(layer: number, t: number): void;
+  /** A call at `layer` ran out of its stage's budget (`partial`: it returned what it had instead of failing). */
+  outOfBudget?(layer: number, partial: boolean, t: number): void;
 }
 
 /** How leaf attempts reach an upstream: the simulated model, or HTTP in live mode. */

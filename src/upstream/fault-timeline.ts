@@ -184,7 +184,10 @@ export class FaultTimeline {
     this.rates[i] = checkNumber(`${name}.rate`, f.rate ?? FAULT_DEFAULTS.rate, 0, 1);
     this.factors[i] = checkPositive(`${name}.factor`, f.factor ?? FAULT_DEFAULTS.factor);
     if (f.model !== undefined && !models.includes(f.model)) {
-      throw new OptionError(`${name}.model must be one of ${models.join(', ')}, got ${JSON.stringify(f.model)}`);
+      throw new OptionError(
+        `${name}.model must be one of ${models.join(', ')}, got ${JSON.stringify(f.model)}`,
+        `${name}.model`,
+      );
     }
     this.loadStream(f, i, name);
     const fallback = f.kind === 'outage' ? FAULT_DEFAULTS.outageStatus : FAULT_DEFAULTS.errorStatus;
@@ -217,12 +220,12 @@ export class FaultTimeline {
     const weights = typeof status === 'number' ? { [status]: 1 } : status;
     const keys = Object.keys(weights);
     if (typeof weights !== 'object' || weights === null || keys.length === 0) {
-      throw new OptionError(`${name} must be a status or weights by status, got ${JSON.stringify(status)}`);
+      throw new OptionError(`${name} must be a status or weights by status, got ${JSON.stringify(status)}`, name);
     }
     const values = keys.map((k) => checkInteger(`${name} key`, Number(k), 100, 599));
     const w = keys.map((k) => checkNumber(`${name}[${k}]`, weights[k], 0));
     const total = w.reduce((a, b) => a + b, 0);
-    if (!(total > 0)) throw new OptionError(`${name} weights must add up to more than 0, got ${total}`);
+    if (!(total > 0)) throw new OptionError(`${name} weights must add up to more than 0, got ${total}`, name);
     let sum = 0;
     this.statuses[i] = Int32Array.from(values);
     this.cums[i] = Float64Array.from(w, (x) => (sum += x / total));

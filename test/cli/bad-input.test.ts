@@ -192,7 +192,7 @@ describe('mistakes in naming the scenario', () => {
     expectUsage(
       ['run', 'retry-strom'],
       [
-        'retry-strom: no such file or bundled scenario; did you mean retry-storm? (bundled: brownout, fallback, framework-stack, metastable, replicas, retry-storm, sdk-stack, side-effects, stream-faults, tenant-flood, throughput, tpm-burst)',
+        'retry-strom: no such file or bundled scenario; did you mean retry-storm? (bundled: brownout, deadline-budget, fallback, framework-stack, metastable, replicas, retry-storm, sdk-stack, side-effects, stream-faults, tenant-flood, throughput, tpm-burst)',
       ],
     ));
 

@@ -239,6 +239,7 @@ describe('stormlab scenarios', () => {
     expect(r.code).toBe(0);
     const names = [
       'brownout',
+      'deadline-budget',
       'fallback',
       'framework-stack',
       'metastable',

@@ -249,6 +249,77 @@ describe('classify: LLM refusals and stream faults', () => {
   });
 });
 
+describe('classify: a 2xx that is a refusal', () => {
+  const chat = (finish_reason: string, message: Record<string, unknown> = { role: 'assistant', content: null }) => ({
+    object: 'chat.completion',
+    model: 'gpt-4o',
+    choices: [{ index: 0, message, finish_reason }],
+  });
+  const claude = (stop_reason: string, extra: Record<string, unknown> = {}) => ({
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-sonnet-4-5',
+    content: [{ type: 'text', text: 'Hello..' }],
+    stop_reason,
+    ...extra,
+  });
+
+  it.each([
+    ['OpenAI finish_reason: content_filter', chat('content_filter'), 'finish_reason: content_filter'],
+    [
+      'OpenAI with the model’s refusal text',
+      chat('content_filter', { role: 'assistant', content: null, refusal: 'I can’t help with that.' }),
+      'I can’t help with that.',
+    ],
+    ['Anthropic stop_reason: refusal', claude('refusal'), 'stop_reason: refusal'],
+    [
+      'Anthropic with stop_details',
+      claude('refusal', { stop_details: { type: 'refusal', category: 'cyber', explanation: 'Declined: cyber harm.' } }),
+      'Declined: cyber harm.',
+    ],
+    [
+      'OpenAI Responses API incomplete for content_filter',
+      { object: 'response', status: 'incomplete', incomplete_details: { reason: 'content_filter' } },
+      'incomplete_details.reason: content_filter',
+    ],
+    [
+      'a streamed OpenAI chunk',
+      { object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'content_filter' }] },
+      'finish_reason: content_filter',
+    ],
+    [
+      'a streamed Anthropic message_delta',
+      { type: 'message_delta', delta: { stop_reason: 'refusal' } },
+      'stop_reason: refusal',
+    ],
+  ])('%s → content_filter, fail, breaker success, with the reason', (_, body, reason) => {
+    for (const c of [cls({ status: 200, body }), cls({ status: 200, body: JSON.stringify(body) }), cls({ body })]) {
+      expect(c).toMatchObject({ class: 'content_filter', action: 'fail', breaker: 'success', accept: true, reason });
+    }
+  });
+
+  it('leaves ordinary answers a success, whatever their text says', () => {
+    const answers = [
+      chat('stop', { role: 'assistant', content: 'a content_filter is a refusal' }),
+      chat('length'),
+      claude('end_turn'),
+      claude('max_tokens', { content: [{ type: 'text', text: 'about stop_reason: refusal' }] }),
+      { object: 'response', status: 'completed', incomplete_details: null },
+    ];
+    for (const body of answers) {
+      expect(cls({ status: 200, body }).class).toBe('success');
+      expect(cls({ status: 200, body: JSON.stringify(body) }).class).toBe('success');
+    }
+    expect(cls({ status: 200, body: 'not json, mentions refusal' }).class).toBe('success');
+    expect(cls({ status: 200, body: null })).toBe(classifyStatus(200));
+  });
+
+  it('does not read refusals into error answers or thrown errors', () => {
+    expect(cls({ status: 500, body: chat('content_filter') }).class).toBe('server_error');
+    expect(cls({ status: 200, body: chat('content_filter'), error: new Error('body broke') }).class).toBe('unknown');
+  });
+});
+
 describe('classify: thrown errors', () => {
   it.each([
     ['ECONNRESET', 'connection'],

@@ -265,6 +265,40 @@ describe('context length and content filter', () => {
     expect(r).toMatchObject({ ok: false, target: 'a', attempts: 1 });
   });
 
+  it('takes a 200 whose model refused (finish_reason content_filter, stop_reason refusal) as a content filter', async () => {
+    const refusals = [
+      { status: 200, body: { choices: [{ index: 0, message: { content: null }, finish_reason: 'content_filter' }] } },
+      { status: 200, body: { type: 'message', content: [], stop_reason: 'refusal' } },
+    ];
+    for (const refusal of refusals) {
+      const { guard, clock, events } = setup({ targets: ['a', 'b'] });
+      let n = 0;
+      const r = await drive(
+        clock,
+        guard.runDetailed(
+          async () => {
+            n++;
+            return refusal;
+          },
+          { classify: (v) => v },
+        ),
+      );
+      expect(n).toBe(1);
+      expect(r).toMatchObject({ ok: false, target: 'a', attempts: 1, value: refusal });
+      expect(events.some((e) => e.type === 'fallback' || e.type === 'retry')).toBe(false);
+      // Not the upstream's fault: the breaker records a success.
+      expect(guard.snapshot(clock.now()).targets[0].breaker!.failures).toBe(0);
+    }
+    const { guard, clock } = setup({ targets: ['a', 'b'], onContentFilter: 'fallback' });
+    const r = await drive(
+      clock,
+      guard.runDetailed(async (ctx) => (ctx.targetName === 'a' ? refusals[1] : { status: 200, body: 'yes' }), {
+        classify: (v) => v,
+      }),
+    );
+    expect(r).toMatchObject({ ok: true, target: 'b', attempts: 2 });
+  });
+
   it("fails a content-filter refusal over with onContentFilter: 'fallback'", async () => {
     const { guard, clock } = setup({ targets: ['a', 'b'], onContentFilter: 'fallback' });
     const r = await drive(

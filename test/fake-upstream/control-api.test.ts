@@ -81,6 +81,27 @@ describe('fake upstream: control API', () => {
     expect(() => h.fu.setFaults([{ kind: 'errors', rate: 3 }])).toThrow(
       'faults[0].rate must be a number >= 0 and <= 1, got 3',
     );
+    // The error names the field in the server's words, in its fields as in its message.
+    const bad = (phases: Parameters<typeof h.fu.setFaults>[0]) => {
+      try {
+        h.fu.setFaults(phases);
+      } catch (e) {
+        return e as OptionError;
+      }
+      throw new Error('setFaults accepted a bad phase');
+    };
+    expect(bad([{ kind: 'errors', rate: 3 }])).toMatchObject({
+      option: 'faults[0].rate',
+      problem: 'must be a number >= 0 and <= 1, got 3',
+    });
+    expect(bad([{ kind: 'quota' }, { kind: 'outage', model: 'nope' }])).toMatchObject({
+      option: 'faults[1].model',
+      message: expect.stringMatching(/^faults\[1\]\.model must be one of .*, got "nope"$/),
+    });
+    expect(bad([{ kind: 'errors', status: { 503: 0 } }])).toMatchObject({
+      option: 'faults[0].status',
+      message: 'faults[0].status weights must add up to more than 0, got 0',
+    });
     expect(h.fu.faults()).toEqual(phases);
   });
 

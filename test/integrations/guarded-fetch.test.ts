@@ -105,6 +105,57 @@ describe('guardedFetch', () => {
     expect(of('fallback')).toEqual([expect.objectContaining({ why: 'context_length' })]);
   });
 
+  it('hands a 200 that is a refusal (finish_reason content_filter, stop_reason refusal) back as it is, never retried or failed over', async () => {
+    for (const refusal of [
+      {
+        object: 'chat.completion',
+        model: 'gpt-4o',
+        choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'content_filter' }],
+      },
+      {
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [],
+        stop_reason: 'refusal',
+        stop_details: { type: 'refusal', explanation: 'Declined.' },
+      },
+    ]) {
+      const a = await serve([{ json: refusal }]);
+      const b = await serve([{ json: completion('from b') }]);
+      const { base, run, of } = engineSetup();
+      const res = await run(
+        guardedFetch({ ...base, targets: [a.origin, b.origin] })(`${a.origin}/v1/chat/completions`, post(chatBody())),
+      );
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(refusal);
+      expect([a.requests.length, b.requests.length]).toEqual([1, 0]);
+      expect(of('retry')).toEqual([]);
+      expect(of('fallback')).toEqual([]);
+    }
+  });
+
+  it("fails a 200 refusal over with onContentFilter: 'fallback'", async () => {
+    const a = await serve([
+      {
+        json: {
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [],
+          stop_reason: 'refusal',
+          stop_details: { type: 'refusal', explanation: 'Declined.' },
+        },
+      },
+    ]);
+    const b = await serve([{ json: completion('from b') }]);
+    const { base, run, of } = engineSetup();
+    const f = guardedFetch({ ...base, targets: [a.origin, b.origin], onContentFilter: 'fallback' });
+    const res = await run(f(`${a.origin}/v1/chat/completions`, post(chatBody())));
+    expect(((await res.json()) as ReturnType<typeof completion>).choices[0].message.content).toBe('from b');
+    expect(of('fallback')).toEqual([expect.objectContaining({ why: 'content_filter' })]);
+  });
+
   it('answers a spent retry budget with a synthetic 503 naming the reason', async () => {
     const s = await serve([{ status: 503 }]);
     const { base, run } = engineSetup();

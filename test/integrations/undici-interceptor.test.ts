@@ -129,6 +129,50 @@ describe('stormlab undici interceptor', () => {
     expect(of('fallback').map((e) => e.why)).toEqual(['context_length']);
   });
 
+  it('hands a 200 refusal back as it is by default, and fails it over with onContentFilter: fallback', async () => {
+    for (const refusal of [
+      {
+        object: 'chat.completion',
+        model: 'gpt-4o',
+        choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'content_filter' }],
+      },
+      {
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [],
+        stop_reason: 'refusal',
+        stop_details: { type: 'refusal', explanation: 'Declined.' },
+      },
+    ]) {
+      const a = await serve([{ json: refusal }]);
+      const b = await serve([{ json: completion('from b') }]);
+      const { base, run, of } = engineSetup();
+      const res = await run(
+        post(guarded({ ...base, targets: [a.origin, b.origin] }), `${a.origin}/v1/chat/completions`, chatBody()),
+      );
+      expect(res.statusCode).toBe(200);
+      expect((await res.body.json()) as unknown).toEqual(refusal);
+      expect([a.requests.length, b.requests.length]).toEqual([1, 0]);
+      expect([of('retry').length, of('fallback').length]).toEqual([0, 0]);
+    }
+    const a = await serve([
+      {
+        json: {
+          object: 'chat.completion',
+          model: 'gpt-4o',
+          choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'content_filter' }],
+        },
+      },
+    ]);
+    const b = await serve([{ json: completion('from b') }]);
+    const { base, run, of } = engineSetup();
+    const d = guarded({ ...base, targets: [a.origin, b.origin], onContentFilter: 'fallback' });
+    const res = await run(post(d, `${a.origin}/v1/chat/completions`, chatBody()));
+    expect((await res.body.json()) as unknown).toMatchObject({ choices: [{ message: { content: 'from b' } }] });
+    expect(of('fallback').map((e) => e.why)).toEqual(['content_filter']);
+  });
+
   it('rejects with ShedError("budget") when the retry budget is spent', async () => {
     const s = await serve([{ status: 503 }]);
     const { base, run } = engineSetup();

@@ -8,6 +8,7 @@ import { resolveVariant } from '../../src/scenario/variants.js';
 
 const NAMES = [
   'brownout',
+  'deadline-budget',
   'fallback',
   'framework-stack',
   'metastable',

@@ -86,7 +86,12 @@ export class LiveRun implements EventHandler {
     this.scheduler = new RealScheduler((err) => this.fail(err));
     const layers = spec.traffic.layers.map((l) => l.name);
     const models = spec.upstream.models.map((m) => m.name);
-    this.metrics = new MetricsCollector({ layers, models, durationMs: spec.durationMs });
+    this.metrics = new MetricsCollector({
+      layers,
+      models,
+      durationMs: spec.durationMs,
+      ...(spec.traffic.stages === undefined ? {} : { stages: true }),
+    });
     const listener: UpstreamListener = {
       onResponse: (reqId, status, detail, tokens, retryAfterMs, now) => {
         this.traffic.onResponse(reqId, status, detail, tokens, retryAfterMs, now);

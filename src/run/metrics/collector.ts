@@ -33,6 +33,8 @@ export interface MetricsCollectorOptions {
   tenants?: string[];
   /** Whether the last layer limits inference (an `inference` section in the result). */
   inference?: boolean;
+  /** Whether the scenario has stage budgets (`roots.partial` in the result). */
+  stages?: boolean;
 }
 
 const SNAPSHOT_BINS = 60;
@@ -63,6 +65,8 @@ export class MetricsCollector implements ToolObserver {
   private readonly tools: ToolStats | undefined;
   private readonly hasUsers: boolean;
   private degradedRoots = 0;
+  /** Root tasks ended with a partial result; undefined without stage budgets. */
+  private partialRoots: number | undefined;
   private readonly tenants: TenantStats | undefined;
   private readonly inference:
     | { queued: number; gaveUp: number; fallbacks: number; waitSum: number; waitMax: number }
@@ -85,6 +89,7 @@ export class MetricsCollector implements ToolObserver {
     for (const name of streamed) indexOf('layer', this.layers, name);
     this.stream = streamed.length > 0 ? new StreamStats(this.layers, streamed) : undefined;
     this.hasUsers = opts.users === true;
+    if (opts.stages === true) this.partialRoots = 0;
     this.tenants = opts.tenants === undefined ? undefined : new TenantStats(opts.tenants);
     this.inference =
       opts.inference === true ? { queued: 0, gaveUp: 0, fallbacks: 0, waitSum: 0, waitMax: 0 } : undefined;
@@ -112,9 +117,10 @@ export class MetricsCollector implements ToolObserver {
   }
 
   /** A root task finished at `t`; ok within its deadline is goodput, ok after it is `late`. */
-  rootDone(intendedStart: number, t: number, ok: boolean, withinDeadline: boolean): void {
+  rootDone(intendedStart: number, t: number, ok: boolean, withinDeadline: boolean, partial = false): void {
     this.rootLatency.record(t - intendedStart);
     if (!ok) this.failed++;
+    else if (partial && this.partialRoots !== undefined) this.partialRoots++;
     else if (!withinDeadline) this.late++;
     else {
       this.ok++;
@@ -335,7 +341,7 @@ export class MetricsCollector implements ToolObserver {
 
   private roots(): RootResult {
     const h = this.rootLatency;
-    const done = this.ok + this.late + this.failed;
+    const done = this.ok + this.late + this.failed + (this.partialRoots ?? 0);
     return {
       offered: this.offered,
       ok: this.ok,
@@ -343,6 +349,7 @@ export class MetricsCollector implements ToolObserver {
       failed: this.failed,
       unfinished: Math.max(0, this.offered - done),
       ...(this.tools === undefined ? {} : { degraded: this.degradedRoots }),
+      ...(this.partialRoots === undefined ? {} : { partial: this.partialRoots }),
       latencyMs: { p50: h.percentile(50), p95: h.percentile(95), p99: h.percentile(99), max: h.max },
     };
   }

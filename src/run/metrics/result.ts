@@ -28,6 +28,11 @@ export interface RootResult {
   unfinished: number;
   /** Of `ok`, those with a tool call below them degraded (a draft instead of the send); scenarios with tools only. */
   degraded?: number;
+  /**
+   * Scenarios with stage budgets only: root tasks that ended with a stage below out of budget
+   * returning what it had (what was retrieved, a draft). Counted apart from ok, late and failed.
+   */
+  partial?: number;
   /** Every finished root (ok, late or failed), from its intended start. */
   latencyMs: Percentiles & { max: number };
 }

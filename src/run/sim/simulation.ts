@@ -50,6 +50,7 @@ export class Simulation implements EventHandler {
       durationMs: spec.durationMs,
       streamLayers,
       ...toolInfos(spec),
+      ...(spec.traffic.stages === undefined ? {} : { stages: true }),
     });
     // The upstream answers the interpreter, built after it (it is the interpreter's transport).
     // Arguments spelled out: a rest/spread forwarder would build an array per response.
