@@ -58,8 +58,7 @@ function verdict(what: 'upstream' | 'tasks', h: Health, short: boolean): Line {
 export function summaryLines(view: RunView, width: number): Line[] {
   const s = view.snapshot;
   const h = variantHealth(view);
-<<<<<<< HEAD
-  const finished = s.roots.ok + s.roots.late + s.roots.failed;
+  const finished = s.roots.ok + s.roots.late + s.roots.failed + (s.roots.partial ?? 0);
   const titleOf = (short: boolean): Line => [
     seg(view.name, 'bold'),
     seg(' · ', 'dim'),
@@ -71,11 +70,6 @@ export function summaryLines(view: RunView, width: number): Line[] {
   // The words where they fit, else the symbols alone: the rule stays one line.
   const long = titleOf(false);
   const title = lineWidth(long) + 4 <= width ? long : titleOf(true);
-=======
-  const finished = s.roots.ok + s.roots.late + s.roots.failed + (s.roots.partial ?? 0);
-  const title: Line = [seg(view.name, 'bold'), seg(' · ', 'dim'), seg(healthLabel(h), tone(h))];
-  if (view.done) title.push(seg(' · done', 'dim'));
->>>>>>> main
   const amp: Line = [
     seg('amplification '),
     ...amplificationCell(view, 'overall'),
