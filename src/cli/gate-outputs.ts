@@ -1,3 +1,4 @@
+import { colorWanted } from './color-wanted.js';
 import type { Check } from '../report/check.js';
 import { tally } from '../report/check.js';
 import { checkTable } from '../report/check-table.js';
@@ -27,7 +28,7 @@ export function reportChecks(
   flags: GateFlags,
   inTable: readonly Check[] = checks,
 ): number {
-  const color = io.isTTY && io.env.NO_COLOR === undefined;
+  const color = colorWanted(io);
   const shown = flags.quiet ? inTable.filter((c) => c.status === 'fail') : inTable;
   if (shown.length > 0) io.stdout(`\n${checkTable(shown, { color, verdictOf: inTable })}`);
   if (flags.junit !== undefined) writeOutput(io, '--junit', flags.junit, junitXml(title, checks));

@@ -9,7 +9,7 @@ import { seg, type Line } from './line.js';
 import { Lines } from './Lines.js';
 import { SummaryPanel } from './SummaryPanel.js';
 import { ToolsPanel } from './ToolsPanel.js';
-import { UpstreamPanel } from './UpstreamPanel.js';
+import { loadPeak, UpstreamPanel } from './UpstreamPanel.js';
 
 export interface DashboardProps {
   model: DashboardModel;
@@ -54,11 +54,14 @@ function VariantColumn({
   panels,
   width,
   color,
+  max,
 }: {
   view: RunView;
   panels: readonly PanelName[];
   width: number;
   color: boolean;
+  /** The upstream scale the variants share (per bin); undefined for a single variant. */
+  max: number | undefined;
 }) {
   const pair = pairWidths(width);
   const has = (p: PanelName) => panels.includes(p);
@@ -68,14 +71,14 @@ function VariantColumn({
       <SummaryPanel view={view} width={width} color={color} />
       {paired ? (
         <Box flexDirection="row" flexShrink={0}>
-          <UpstreamPanel view={view} width={pair[0]} color={color} />
+          <UpstreamPanel view={view} width={pair[0]} color={color} max={max} />
           <Box marginLeft={GAP} flexShrink={0}>
             <EnginePanel view={view} width={pair[1]} color={color} />
           </Box>
         </Box>
       ) : (
         <>
-          {has('upstream') && <UpstreamPanel view={view} width={width} color={color} />}
+          {has('upstream') && <UpstreamPanel view={view} width={width} color={color} max={max} />}
           {has('engine') && <EnginePanel view={view} width={width} color={color} />}
         </>
       )}
@@ -95,16 +98,32 @@ export function Dashboard({ model, color, width, height, view = 0, keys = true }
   const { stdout } = useStdout();
   const w = Math.max(20, width ?? (stdout.columns || 80));
   const h = Math.max(6, height ?? (stdout.rows ? stdout.rows - 1 : 23));
-  const chrome = headerLines(model, w).length + faultLines(model.faults, model.t, model.durationMs, w).length + 1;
-  const bodyHeight = Math.max(1, h - chrome);
-  const layout = dashboardLayout(model, w, bodyHeight);
+  const fit = (axis: boolean) => {
+    const chrome =
+      headerLines(model, w).length + faultLines(model.faults, model.t, model.durationMs, w, axis).length + 1;
+    const bodyHeight = Math.max(1, h - chrome);
+    return { axis, bodyHeight, layout: dashboardLayout(model, w, bodyHeight) };
+  };
+  // The fault bar's time axis where it costs no view: panels come first.
+  const withAxis = fit(true);
+  const without = fit(false);
+  const { axis, bodyHeight, layout } = withAxis.layout.views.length <= without.layout.views.length ? withAxis : without;
   const index = ((view % layout.views.length) + layout.views.length) % layout.views.length;
   const current = layout.views[index];
   const rows = gridRows(current.variants, layout.columns);
+  // One scale for every variant's attempts: side by side, a storm must look taller than a trickle.
+  const max = model.variants.length > 1 ? Math.max(0, ...model.variants.map(loadPeak)) : undefined;
   return (
     <Box flexDirection="column" width={w}>
       <Header model={model} width={w} color={color} />
-      <FaultTimeline faults={model.faults} t={model.t} durationMs={model.durationMs} width={w} color={color} />
+      <FaultTimeline
+        faults={model.faults}
+        t={model.t}
+        durationMs={model.durationMs}
+        width={w}
+        color={color}
+        axis={axis}
+      />
       <Box flexDirection="column" height={bodyHeight} overflow="hidden" flexShrink={0}>
         <Box flexDirection="column" flexShrink={0}>
           {rows.map((row, r) => (
@@ -116,6 +135,7 @@ export function Dashboard({ model, color, width, height, view = 0, keys = true }
                     panels={current.panels}
                     width={layout.columnWidth}
                     color={color}
+                    max={max}
                   />
                 </Box>
               ))}

@@ -68,13 +68,44 @@ function status(faults: readonly FaultPhase[], t: number): Line {
   return [seg('now ✓ no fault', 'good')];
 }
 
+/** Tick steps in seconds for the bar's axis; the first giving at most 6 ticks wins. */
+const TICK_STEPS = [1, 2, 5, 10, 15, 20, 30, 60, 120, 300, 600, 1800, 3600];
+
+/**
+ * The bar's time axis: `0s`, round steps and the end, each label starting at its column under
+ * the bar (`indent` columns in), none overlapping the one before.
+ */
+export function timeAxisLine(durationMs: number, barW: number, indent: number): Line {
+  const span = Math.max(1, durationMs) / 1000;
+  const step = TICK_STEPS.find((x) => span / x <= 6) ?? Math.ceil(span / 6);
+  const ticks: number[] = [];
+  for (let t = 0; t < span - 1e-9; t += step) ticks.push(t);
+  let text = ' '.repeat(indent);
+  const place = (t: number, atEnd: boolean) => {
+    const label = `${Number(t.toFixed(1))}s`;
+    const col = indent + Math.min(barW - 1, Math.floor((t / span) * barW)) - (atEnd ? label.length - 1 : 0);
+    if (col < text.length + (text.length > indent ? 1 : 0)) return;
+    text = text.padEnd(col) + label;
+  };
+  for (const t of ticks) place(t, false);
+  place(span, true);
+  return [seg(text, 'dim')];
+}
+
 /**
  * The fault phases over the run as one bar (`█` outage/quota, `▓` errors/reset/hang/midstream,
  * `▒` latency, `·` none), `│` at the current time, then the active phase named:
  *
  *   faults ·····▒▒▒▒▒·····████████│████████·········· now outage 503 until 50.0s
+ *          0s       10s       20s       30s       40s     50s
  */
-export function faultLines(faults: readonly FaultPhase[], t: number, durationMs: number, width: number): Line[] {
+export function faultLines(
+  faults: readonly FaultPhase[],
+  t: number,
+  durationMs: number,
+  width: number,
+  axis = true,
+): Line[] {
   const label = 'faults ';
   if (faults.length === 0) return [[seg(label, 'bold'), seg('none in this scenario', 'dim')]];
   const statusLine = status(faults, t);
@@ -101,7 +132,8 @@ export function faultLines(faults: readonly FaultPhase[], t: number, durationMs:
     if (last && last.tone === s.tone && s.text !== NOW && last.text.at(-1) !== NOW) last.text += s.text;
     else bar.push({ ...s });
   }
-  return [[seg(label, 'bold'), ...bar, seg(' '), ...statusLine]];
+  const barLine: Line = [seg(label, 'bold'), ...bar, seg(' '), ...statusLine];
+  return axis ? [barLine, timeAxisLine(span, barW, textWidth(label))] : [barLine];
 }
 
 export interface FaultTimelineProps {
@@ -111,9 +143,11 @@ export interface FaultTimelineProps {
   durationMs: number;
   width: number;
   color: boolean;
+  /** Draw the time axis under the bar. @default true */
+  axis?: boolean;
 }
 
-/** The fault phases as a bar over the run's duration, the current time marked, the active phase named. */
-export function FaultTimeline({ faults, t, durationMs, width, color }: FaultTimelineProps) {
-  return <Lines lines={faultLines(faults, t, durationMs, width)} width={width} color={color} />;
+/** The fault phases as a bar over the run's duration (with its time axis), the current time marked, the active phase named. */
+export function FaultTimeline({ faults, t, durationMs, width, color, axis = true }: FaultTimelineProps) {
+  return <Lines lines={faultLines(faults, t, durationMs, width, axis)} width={width} color={color} />;
 }

@@ -1,6 +1,15 @@
 import type { RunView } from '../run/run-view.js';
 import { formatCount, formatPercent, formatRate, formatTimes } from '../report/format.js';
-import { amplificationHealth, healthLabel, marked, successHealth, tone, worst, type Health } from './health.js';
+import {
+  amplificationHealth,
+  HEALTH_SYMBOL,
+  HEALTH_WORD,
+  marked,
+  successHealth,
+  tone,
+  UPSTREAM_WORD,
+  type Health,
+} from './health.js';
 import { lineWidth, rule, seg, textWidth, type Line } from './line.js';
 import { Lines } from './Lines.js';
 
@@ -16,26 +25,51 @@ export function amplificationCell(view: RunView, which: 'overall' | 'now'): Line
   return marked(formatTimes(x), amplificationHealth(x));
 }
 
-/** A variant is as healthy as the worse of its amplification now and its success so far. */
-export function variantHealth(view: RunView): Health {
+/**
+ * The variant's two verdicts: is the upstream protected (amplification over the last 5 s, or
+ * overall once nothing is left in flight) and are its tasks succeeding (success so far)?
+ */
+export function variantHealth(view: RunView): { upstream: Health; tasks: Health } {
   const s = view.snapshot;
   const finished = s.roots.ok + s.roots.late + s.roots.failed + (s.roots.partial ?? 0);
-  return worst(amplificationHealth(s.amplificationLast5s), successHealth(s.successRate, finished));
+  const now = amplificationHealth(s.amplificationLast5s);
+  return {
+    upstream: now === 'none' ? amplificationHealth(s.amplification) : now,
+    tasks: successHealth(s.successRate, finished),
+  };
+}
+
+/** `upstream ✓ protected`, `tasks ✗ failing` (or `✓ upstream`, `✗ tasks` when `short`); `waiting` before any figure. */
+function verdict(what: 'upstream' | 'tasks', h: Health, short: boolean): Line {
+  if (h === 'none') return [seg(`${what} waiting`, 'dim')];
+  const word = (what === 'upstream' ? UPSTREAM_WORD : HEALTH_WORD)[h];
+  return short
+    ? [seg(`${HEALTH_SYMBOL[h]} ${what}`, tone(h))]
+    : [seg(`${what} `), seg(`${HEALTH_SYMBOL[h]} ${word}`, tone(h))];
 }
 
 /**
  * A variant's title and key figures:
  *
- *   ── naive · ✗ failing ──────────────
- *   amplification ✗ 14.2×  now ✗ 27.0×
- *   goodput 12.3/s  ok ! 61.7 %  in flight 68
+ *   ── engine · upstream ✓ protected · tasks ✗ failing ──
+ *   amplification ✓ 0.01×  now ✓ 0.00×
+ *   goodput 0.00/s  ok ✗ 0.0 %  in flight 68
  */
 export function summaryLines(view: RunView, width: number): Line[] {
   const s = view.snapshot;
   const h = variantHealth(view);
   const finished = s.roots.ok + s.roots.late + s.roots.failed + (s.roots.partial ?? 0);
-  const title: Line = [seg(view.name, 'bold'), seg(' · ', 'dim'), seg(healthLabel(h), tone(h))];
-  if (view.done) title.push(seg(' · done', 'dim'));
+  const titleOf = (short: boolean): Line => [
+    seg(view.name, 'bold'),
+    seg(' · ', 'dim'),
+    ...verdict('upstream', h.upstream, short),
+    seg(' · ', 'dim'),
+    ...verdict('tasks', h.tasks, short),
+    ...(view.done ? [seg(' · done', 'dim')] : []),
+  ];
+  // The words where they fit, else the symbols alone: the rule stays one line.
+  const long = titleOf(false);
+  const title = lineWidth(long) + 4 <= width ? long : titleOf(true);
   const amp: Line = [
     seg('amplification '),
     ...amplificationCell(view, 'overall'),

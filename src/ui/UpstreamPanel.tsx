@@ -13,25 +13,34 @@ export function completeBins(series: SeriesResult, values: readonly number[], t:
   return values.slice(0, Math.max(0, Math.min(values.length, done)));
 }
 
+/** The highest attempts or logical calls per bin a variant has drawn so far. */
+export function loadPeak(view: RunView): number {
+  const s = view.snapshot.series;
+  const t = view.snapshot.t;
+  return Math.max(0, ...completeBins(s, s.upstreamAttempts, t), ...completeBins(s, s.leafCalls, t));
+}
+
 const LABEL = 9;
 const VALUE = 8;
 
 /**
  * The upstream: attempts/s against logical leaf calls/s on one scale (the gap between the two
- * lines is the amplification), error shares, queue, busy slots and wasted tokens.
+ * lines is the amplification), error shares, queue, busy slots and wasted tokens. `sharedMax`
+ * (per bin) puts every variant of a compare on one scale, so a storm's 799/s draws taller
+ * than an engine's 44/s; the header says what a full block is.
  *
- *   upstream · last 60 s
+ *   upstream · 60 s · █ 1.62k/s shared
  *   attempts ▁▁▁▁▁▁▁▁▁████████████ 1.62k/s
  *   logical  ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁    60.0/s
  *   429 0.0 %  5xx 95.6 %  timeout 0.0 %
  *   queue 128  busy 64  wasted 1.23M tok
  */
-export function upstreamLines(view: RunView, width: number): Line[] {
+export function upstreamLines(view: RunView, width: number, sharedMax?: number): Line[] {
   const s = view.snapshot;
   const attempts = completeBins(s.series, s.series.upstreamAttempts, s.t);
   const logical = completeBins(s.series, s.series.leafCalls, s.t);
   const perSec = 1000 / s.series.binMs;
-  const max = Math.max(0, ...attempts, ...logical);
+  const max = Math.max(sharedMax ?? 0, loadPeak(view));
   const spark = Math.max(4, Math.min(60, width - LABEL - VALUE - 1));
   const nowAttempts = (attempts.at(-1) ?? 0) * perSec;
   const nowLogical = (logical.at(-1) ?? 0) * perSec;
@@ -57,7 +66,11 @@ export function upstreamLines(view: RunView, width: number): Line[] {
           ],
         ];
   return [
-    [seg('upstream', 'bold'), seg(' · last 60 s', 'dim')],
+    [
+      seg('upstream', 'bold'),
+      seg(' · 60 s', 'dim'),
+      ...(max > 0 ? [seg(` · █ ${formatRate(max * perSec)}${sharedMax === undefined ? '' : ' shared'}`, 'dim')] : []),
+    ],
     [
       seg(padEnd('attempts', LABEL)),
       seg(sparkline(attempts, spark, max), ampTone),
@@ -83,7 +96,7 @@ export function upstreamLines(view: RunView, width: number): Line[] {
   ];
 }
 
-/** Upstream load and health for one variant. */
-export function UpstreamPanel({ view, width, color }: PanelProps) {
-  return <Lines lines={upstreamLines(view, width)} width={width} color={color} />;
+/** Upstream load and health for one variant; `max` is the scale the variants share (per bin). */
+export function UpstreamPanel({ view, width, color, max }: PanelProps & { max?: number }) {
+  return <Lines lines={upstreamLines(view, width, max)} width={width} color={color} />;
 }

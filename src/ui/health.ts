@@ -10,6 +10,18 @@ export type Health = 'good' | 'warn' | 'bad' | 'none';
 export const HEALTH_SYMBOL: Record<Health, string> = { good: '✓', warn: '!', bad: '✗', none: '·' };
 export const HEALTH_WORD: Record<Health, string> = { good: 'healthy', warn: 'degraded', bad: 'failing', none: 'idle' };
 
+/**
+ * What the upstream's health means for a variant: whether the retries reaching it stay near
+ * one attempt per logical call. A variant can protect its upstream while its tasks fail (a
+ * full outage with the engine): the two verdicts are said apart.
+ */
+export const UPSTREAM_WORD: Record<Health, string> = {
+  good: 'protected',
+  warn: 'strained',
+  bad: 'stormed',
+  none: 'idle',
+};
+
 export function tone(h: Health): Tone {
   return h === 'none' ? 'plain' : h;
 }
@@ -31,18 +43,7 @@ export function errorShareHealth(share: number): Health {
   return share <= 0.01 ? 'good' : share <= 0.1 ? 'warn' : 'bad';
 }
 
-/** The worse of two. */
-export function worst(a: Health, b: Health): Health {
-  const rank: Record<Health, number> = { none: 0, good: 1, warn: 2, bad: 3 };
-  return rank[a] >= rank[b] ? a : b;
-}
-
 /** `✗ 27.0×`-style: the symbol then the text, both in the health's colour (no symbol for `none`). */
 export function marked(text: string, h: Health): Line {
   return h === 'none' ? [seg(text)] : [seg(`${HEALTH_SYMBOL[h]} `, tone(h)), seg(text, tone(h))];
-}
-
-/** `✗ failing`, `✓ healthy`; `waiting` before there is anything to judge. */
-export function healthLabel(h: Health): string {
-  return h === 'none' ? 'waiting' : `${HEALTH_SYMBOL[h]} ${HEALTH_WORD[h]}`;
 }

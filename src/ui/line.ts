@@ -89,7 +89,7 @@ export function flow(items: Line[], width: number, indent: string, nextIndent = 
   return lines;
 }
 
-/** A title rule: `── naive ✗ failing ─────` filling `width`. */
+/** A title rule: `── naive · ✗ upstream · ✗ tasks ─────` filling `width`. */
 export function rule(title: Line, width: number, tone: Tone = 'dim'): Line {
   const rest = width - lineWidth(title) - 4;
   return [seg('── ', tone), ...title, seg(` ${'─'.repeat(Math.max(0, rest))}`, tone)];

@@ -19,6 +19,8 @@ export interface CaptureOptions {
   writeError?: string;
   /** Paths `checkWritable` refuses, with the errno code it gives (the check before a run). */
   unwritable?: Record<string, string>;
+  /** The environment the command sees. @default {} */
+  env?: Record<string, string | undefined>;
 }
 
 /** An `Io` that records everything and touches nothing: no files, no real clock. */
@@ -40,7 +42,7 @@ export function captureIo(options: CaptureOptions = {}): CapturedIo {
     },
     checkWritable: (path) => options.unwritable?.[path],
     cwd: options.cwd ?? process.cwd(),
-    env: {},
+    env: options.env ?? {},
     isTTY: false,
     wallNow: () => {
       const now = wall;

@@ -17,7 +17,18 @@ import { fakeSweep } from './sweep-fixture.js';
 interface Embedded {
   kind: string;
   source: unknown;
-  charts: Array<{ id: string; option: { series: Array<{ type: string; name: string; data: unknown[] }> } }>;
+  charts: Array<{
+    id: string;
+    option: {
+      series: Array<
+        { type: string; name: string; data: unknown[]; color?: string; label?: { show: boolean } } & {
+          itemStyle?: { opacity: number };
+        }
+      >;
+      title?: unknown;
+      yAxis?: unknown;
+    };
+  }>;
 }
 
 const DATA = /<script type="application\/json" id="stormlab-data">([\s\S]*?)<\/script>/;
@@ -92,8 +103,45 @@ describe('htmlReport of a result file', () => {
       'latency-0',
       'latency-1',
     ]);
-    expect(html).toContain('naive: no engine in this variant');
+    // No empty half-panel: the engine's chart spans the row, the note says who has none.
+    expect(html).not.toContain('class="empty"');
+    expect(html).toContain('No engine in naive (no throttle, budget or breaker to show).');
+    expect(html).toMatch(
+      /grid-template-columns: repeat\(1, minmax\(0, 1fr\)\)"><div><div class="chart tall" id="engine-1"/,
+    );
     expect(html.length).toBeLessThan(1_500_000);
+  });
+
+  it('draws each variant in one colour throughout, its attempts on the scale both load charts share', () => {
+    const { charts } = embedded(htmlReport({ kind: 'result', file: compare }));
+    const byId = (id: string) => charts.find((c) => c.id === id)!.option;
+    const colors = byId('amplification').series.map((s) => s.color);
+    expect(colors).toEqual(['#dc2626', '#2563eb']);
+    for (const [i, color] of colors.entries()) {
+      const load = byId(`load-${i}`);
+      expect((load.title as { textStyle: { color: string } }).textStyle.color).toBe(color);
+      expect(load.series.find((s) => s.name === 'upstream attempts /s')!.color).toBe(color);
+      expect((byId(`latency-${i}`).title as { textStyle: { color: string } }).textStyle.color).toBe(color);
+    }
+    // No other series of any chart borrows a variant's colour for something else.
+    const others = charts
+      .flatMap((c) => c.option.series.map((s) => ({ id: c.id, name: s.name, color: s.color })))
+      .filter((s) => colors.includes(s.color as string));
+    for (const s of others)
+      expect(['naive', 'engine', 'upstream attempts /s', 'shed locally /s'], `${s.id} ${s.name}`).toContain(s.name);
+    // One y-axis top for both load charts: naive's storm is tall, the engine's trickle is low.
+    const top = (id: string) => (byId(id).yAxis as { max: number }).max;
+    expect(top('load-0')).toBe(top('load-1'));
+    const peak = (i: number) => Math.max(...compare.variants[i].series.upstreamAttempts);
+    expect(peak(0)).toBeGreaterThan(top('load-0') / 2);
+    expect(peak(1)).toBeLessThan(top('load-1') / 10);
+  });
+
+  it('says apart an upstream the engine protected and tasks failing at a full outage', () => {
+    const html = htmlReport({ kind: 'result', file: compare });
+    expect(html).toContain('<th>upstream</th><th>tasks</th>');
+    expect(html).toMatch(/<td>naive<\/td><td class="bad">stormed<\/td><td class="bad">failing<\/td>/);
+    expect(html).toMatch(/<td>engine<\/td><td class="good">protected<\/td><td class="bad">failing<\/td>/);
   });
 
   it('draws amplification per second as attempts ÷ leaf calls, a gap where no leaf call started', () => {
@@ -175,6 +223,25 @@ describe('htmlReport of a sweep file', () => {
     expect(html.match(/<tr class="pareto">/g)).toHaveLength(file.points.filter((p) => p.pareto).length);
     expect(html.match(/<tr/g)).toHaveLength(13);
     expect(html).toContain('<td class="best">');
+  });
+
+  it('labels every Pareto point; points at one place share one label naming them all', () => {
+    const file = two();
+    // Two points land on the same figures: one would hide the other without a shared label.
+    file.points[1] = { ...file.points[1], figures: { ...file.points[0].figures } };
+    const pareto = embedded(htmlReport({ kind: 'sweep', file })).charts[1].option;
+    const data = pareto.series.flatMap((s) => s.data as Array<{ value: unknown[]; name: string }>);
+    expect(data).toHaveLength(file.points.length);
+    const labels = data.map((d) => d.value[3]);
+    const shared = labels.filter((l) => String(l).startsWith('2×: '));
+    expect(shared).toHaveLength(1);
+    expect(shared[0]).toContain(' = ');
+    expect(labels.filter((l) => l === '')).toHaveLength(1);
+    expect(labels.filter((l) => l !== '' && !String(l).startsWith('2×'))).toHaveLength(file.points.length - 2);
+    for (const s of pareto.series) {
+      expect(s.label?.show).toBe(true);
+      expect(s.itemStyle?.opacity).toBeLessThan(1);
+    }
   });
 
   it('with more than two params, each cell holds the best over the others and says so', () => {

@@ -34,8 +34,20 @@ describe('Dashboard', () => {
   it('puts both variants and their amplification in the headline and side by side in columns', () => {
     const lines = screen();
     expect(lines[2]).toBe('amplification naive ✗ 14.2× (now ✗ 27.0×) · engine ✓ 1.08× (now ✓ 0.42×)');
-    expect(lines.find((l) => l.includes('── naive'))).toMatch(/^── naive · ✗ failing ─+ {2}── engine · ! degraded ─+$/);
+    // Two verdicts, symbols only where the words do not fit a column.
+    expect(lines.find((l) => l.includes('── naive'))).toMatch(
+      /^── naive · ✗ upstream · ! tasks ─+ {2}── engine · ✓ upstream · ! tasks ─+$/,
+    );
     expect(lines.find((l) => l.startsWith('faults'))).toContain('now outage 503 until 50.0s');
+  });
+
+  it("draws every variant's upstream attempts on one scale, so the storm is the tall one", () => {
+    const lines = screen(twoVariants(), 160, 40);
+    const sparks = lines.filter((l) => l.includes('attempts ')).map((l) => l.split(/attempts +/).slice(1));
+    const [naive, engine] = sparks.flat().map((cells) => cells.match(/[▁▂▃▄▅▆▇█]+/)?.[0] ?? '');
+    expect(naive).toContain('█');
+    expect(engine).not.toContain('█');
+    expect(lines.join('\n')).toMatch(/upstream · 60 s · █ (\S+) shared.*upstream · 60 s · █ \1 shared/);
   });
 
   it('fits 80×24 with compare by splitting the panels into views', () => {
@@ -43,7 +55,7 @@ describe('Dashboard', () => {
     const layers = screen(twoVariants(), 80, 24, 1);
     expectFits(overview, 80, 24);
     expectFits(layers, 80, 24);
-    expect(overview.join('\n')).toMatch(/upstream · last 60 s\s+upstream · last 60 s/);
+    expect(overview.join('\n')).toMatch(/upstream · 60 s · █ \S+ shared\s+upstream · 60 s · █ \S+ shared/);
     expect(overview.join('\n')).toMatch(/engine · off\s+engine\s+budget\s+drop breaker/);
     expect(overview.join('\n')).toContain('open 3.2s');
     expect(overview.at(-1)).toBe('view 1/2 overview · tab next view · space pause · q quit');
@@ -57,7 +69,16 @@ describe('Dashboard', () => {
     const lines = screen(twoVariants(), 160, 40);
     expectFits(lines, 160, 40);
     const text = lines.join('\n');
-    for (const word of ['upstream · last 60 s', 'budget', 'open 3.2s ×2', 'closed 32.4s', 'p99', 'shed throttle 512'])
+    for (const word of [
+      'upstream · 60 s',
+      'upstream ✗ stormed',
+      'tasks ! degraded',
+      'budget',
+      'open 3.2s ×2',
+      'closed 32.4s',
+      'p99',
+      'shed throttle 512',
+    ])
       expect(text).toContain(word);
     expect(lines.some((l) => /── naive .*── engine/.test(l))).toBe(true);
     expect(lines.at(-1)).toBe('space pause · q quit');
@@ -68,7 +89,7 @@ describe('Dashboard', () => {
     const lines = screen(oneVariant(), 80, 24);
     expectFits(lines, 80, 24);
     expect(lines[2]).toBe('amplification ✓ 1.08× overall · now ✓ 0.42× (last 5 s) · goodput 12.9/s');
-    expect(lines.some((l) => /^upstream · last 60 s\s+engine\s+budget/.test(l))).toBe(true);
+    expect(lines.some((l) => /^upstream · 60 s · █ \S+\s+engine\s+budget/.test(l))).toBe(true);
     expect(lines.some((l) => l.startsWith('layer'))).toBe(true);
   });
 
@@ -117,8 +138,7 @@ describe('Dashboard', () => {
     const { lastFrame } = render(<Dashboard model={twoVariants()} color={false} width={80} height={24} />);
     const out = lastFrame() ?? '';
     expect(out).not.toMatch(/\u001b/);
-    for (const word of ['open 3.2s', 'closed 32.4s', '✗ failing', '! degraded', '▶ running'])
-      expect(out).toContain(word);
+    for (const word of ['open 3.2s', 'closed 32.4s', '✗ upstream', '! tasks', '▶ running']) expect(out).toContain(word);
   });
 
   it('takes its size from stdout when not given one (rows − 1)', () => {

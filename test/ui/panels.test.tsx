@@ -47,15 +47,33 @@ describe('Sparkline', () => {
 describe('SummaryPanel', () => {
   it('titles the variant with its health as a word and shows amplification overall and now', () => {
     const out = text(render(<SummaryPanel view={naiveView()} width={60} color={false} />).lastFrame());
-    expect(out).toContain('naive · ✗ failing');
+    expect(out).toContain('naive · upstream ✗ stormed · tasks ! degraded');
     expect(out).toContain('amplification ✗ 14.2×  now ✗ 27.0×');
     expect(out).toContain('goodput 12.3/s  ok ! 61.7 %  in flight 68');
   });
 
   it('says degraded for the engine (amplification fine, success under 90 %)', () => {
-    const out = text(render(<SummaryPanel view={engineView()} width={39} color={false} />).lastFrame());
-    expect(out).toContain('engine · ! degraded');
+    const out = text(render(<SummaryPanel view={engineView()} width={60} color={false} />).lastFrame());
+    expect(out).toContain('engine · upstream ✓ protected · tasks ! degraded');
     expect(out).toContain('✓ 1.08×');
+    const narrow = text(render(<SummaryPanel view={engineView()} width={39} color={false} />).lastFrame());
+    expect(narrow).toContain('engine · ✓ upstream · ! tasks');
+  });
+
+  it('says the upstream is protected while the tasks fail (a full outage behind the engine)', () => {
+    const base = engineView();
+    const outage = {
+      ...base,
+      snapshot: {
+        ...base.snapshot,
+        amplification: 0.006,
+        amplificationLast5s: 0.004,
+        successRate: 0,
+        roots: { ...base.snapshot.roots, ok: 0, late: 0, failed: 120 },
+      },
+    };
+    const out = text(render(<SummaryPanel view={outage} width={60} color={false} />).lastFrame());
+    expect(out).toContain('engine · upstream ✓ protected · tasks ✗ failing');
   });
 });
 
@@ -95,7 +113,7 @@ describe('UpstreamPanel', () => {
     const { lastFrame } = render(<UpstreamPanel view={naiveView()} width={39} color={false} />);
     const lines = linesOf(lastFrame());
     expect(widest(lastFrame())).toBeLessThanOrEqual(39);
-    expect(lines[0]).toBe('upstream · last 60 s');
+    expect(lines[0]).toBe('upstream · 60 s · █ 1.62k/s');
     // 20 s at 64/s then 1,620/s in the outage (the second in progress is left out).
     expect(lines[1]).toMatch(/^attempts ▁+█+ +1\.62k\/s$/);
     expect(lines[2]).toMatch(/^logical {2}▁+ +60\.0\/s$/);
@@ -173,6 +191,23 @@ describe('FaultTimeline', () => {
     const bar = line.slice('faults '.length, line.indexOf(' now'));
     expect(bar.indexOf('│')).toBe(Math.floor((T / DURATION) * [...bar].length));
     expect(line.length).toBeLessThanOrEqual(80);
+  });
+
+  it('puts a time axis under the bar: 0s under its first cell, the end under its last', () => {
+    const lines = linesOf(
+      render(<FaultTimeline faults={FAULTS} t={T} durationMs={DURATION} width={80} color={false} />).lastFrame(),
+    );
+    const barEnd = lines[0].indexOf(' now');
+    const axis = lines[1];
+    expect(axis.indexOf('0s')).toBe('faults '.length);
+    expect(axis.trimEnd().endsWith(`${DURATION / 1000}s`)).toBe(true);
+    expect(axis.trimEnd().length).toBe(barEnd);
+    expect(axis).toMatch(/^ {7}0s +\d+s +\d+s/);
+    // Without the axis (the dashboard drops it when the rows are short), just the bar.
+    const bare = render(
+      <FaultTimeline faults={FAULTS} t={T} durationMs={DURATION} width={80} color={false} axis={false} />,
+    ).lastFrame();
+    expect(linesOf(bare)).toHaveLength(1);
   });
 
   it('names the next phase when none is active', () => {

@@ -30,7 +30,7 @@ describe('the dashboard in a real terminal', () => {
       // The dashboard's last frame: header, side-by-side headline, both variants' panels.
       expect(screen).toContain('stormlab retry-storm · sim · seed 1');
       expect(screen).toMatch(/amplification naive ✗ 27\.0× .*· engine ✓ 0\.\d+×/);
-      expect(screen).toMatch(/── naive · ✗ failing · done ─+ +── engine/);
+      expect(screen).toMatch(/── naive · ✗ upstream · ✗ tasks · done ─+ +── engine · ✓ upstream · ✗ tasks/);
       expect(screen).toContain('now outage 503');
       expect(screen).toMatch(/orchestrator +\S+ +\S+ % open/); // the engine's breaker at the top layer
       // Then the summary table, after the dashboard handed the terminal back.

@@ -1,3 +1,4 @@
+import { colorWanted } from '../color-wanted.js';
 import { sig3 } from '../../report/format.js';
 import { htmlReport } from '../../report/html/html-report.js';
 import { sweepPointsTable } from '../../report/html/sweep-points-table.js';
@@ -42,7 +43,7 @@ export function reportCommand(io: Io, path: string, flags: ReportFlags): number 
     writeOutput(io, '--html', flags.html, html);
     io.stdout(`wrote ${flags.html} (${size(html)})\n`);
   } else {
-    const color = io.isTTY && io.env.NO_COLOR === undefined;
+    const color = colorWanted(io);
     io.stdout(input.kind === 'result' ? summaryTable(input.file, { color, width: 80 }) : sweepPointsTable(input.file));
   }
   if (!gated) return EXIT.ok;

@@ -1,3 +1,4 @@
+import { colorWanted } from '../color-wanted.js';
 import { progressLine } from '../../report/progress-line.js';
 import { resultJson } from '../../report/result-json.js';
 import { summaryTable } from '../../report/summary-table.js';
@@ -124,7 +125,7 @@ export function report(realIo: Io, outcome: RunOutcome, flags: RunFlags): number
   const checks =
     stop === undefined ? judged : judged.map((c) => ({ ...c, status: 'skip' as const, message: NOT_JUDGED }));
   const file: ResultFile = expectations.length > 0 ? { ...outcome.file, checks } : outcome.file;
-  const table = summaryTable(file, { color: io.isTTY && io.env.NO_COLOR === undefined, width: 80 });
+  const table = summaryTable(file, { color: colorWanted(io), width: 80 });
   io.stdout(flags.quiet ? `${table.split('\n')[0]}\n` : `${table.trimEnd()}\n`);
   // The result first: a --junit path that cannot be written must not cost the run's JSON.
   if (flags.json !== undefined) writeOutput(realIo, '--json', flags.json, resultJson(file));

@@ -1,3 +1,4 @@
+import { colorWanted } from '../color-wanted.js';
 import { GateError } from '../../gate/gate-error.js';
 import { MetricCatalog } from '../../gate/metric-catalog.js';
 import type { Metric } from '../../gate/metric.js';
@@ -69,7 +70,7 @@ export async function sweepCommand(
     .finally(() => remote?.close());
   if (remote !== undefined && !flags.quiet)
     io.stderr(`queue: ${remote.workers()} worker${remote.workers() === 1 ? '' : 's'} ran the points\n`);
-  const color = io.isTTY && io.env.NO_COLOR === undefined;
+  const color = colorWanted(io);
   io.stdout(flags.quiet ? `${sweepHeadline(file)}${quietWorkers(workers.chosen)}\n` : sweepText(file, { color }));
   if (changedNothing(file))
     io.stderr(

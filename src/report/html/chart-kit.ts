@@ -3,6 +3,20 @@ import type { EChartsOption } from 'echarts';
 /** Variant colours, in the order of `variants` (naive first in the bundled scenarios: red, then blue). */
 export const VARIANT_COLORS = ['#dc2626', '#2563eb', '#16a34a', '#9333ea', '#ea580c', '#0891b2'];
 
+/**
+ * A variant's colour, the same in every chart of the report. Nothing else in a report is drawn
+ * in these hues: other series are greys, ambers and browns, so a red line is always naive.
+ */
+export function variantColor(i: number): string {
+  return VARIANT_COLORS[((i % VARIANT_COLORS.length) + VARIANT_COLORS.length) % VARIANT_COLORS.length];
+}
+
+/** `#rrggbb` at `alpha` as `rgba(…)`: one variant's colour in lighter shades. */
+export function shade(hex: string, alpha: number): string {
+  const n = Number.parseInt(hex.slice(1), 16);
+  return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
+}
+
 /** Three significant digits: tooltips show `1.07`, not `1.0714285714285714`. */
 export function round3(x: number): number {
   return x === 0 || !Number.isFinite(x) ? x : Number(x.toPrecision(3));

@@ -1,11 +1,12 @@
 import type { EChartsOption, LineSeriesOption } from 'echarts';
 import type { EngineSeries, RunResult } from '../../run/metrics/result.js';
-import { frame, round3 } from './chart-kit.js';
+import { round3 } from './chart-kit.js';
 import type { SharedScales } from './shared-scales.js';
 import { phaseMarks, ranges, timeAxis, timed } from './time-axis.js';
-import { line } from './variant-charts.js';
+import { line, variantFrame } from './variant-charts.js';
 
-const LAYER_COLORS = ['#7c3aed', '#0891b2', '#ea580c', '#16a34a', '#db2777'];
+// Layer hues stay clear of the variant colours (the title carries the variant's).
+const LAYER_COLORS = ['#374151', '#a16207', '#db2777', '#9ca3af', '#78350f'];
 /** Height of one layer's row in the breaker band, px. */
 const ROW = 18;
 const BAND_NAME = 'breaker open';
@@ -36,7 +37,7 @@ function bandSeries(v: RunResult, e: EngineSeries): LineSeriesOption {
     name: BAND_NAME,
     xAxisIndex: 1,
     yAxisIndex: 2,
-    color: '#dc2626',
+    color: '#111827',
     showSymbol: false,
     lineStyle: { width: ROW - 6, cap: 'butt' },
     data,
@@ -48,7 +49,7 @@ function bandSeries(v: RunResult, e: EngineSeries): LineSeriesOption {
  * retry budget's balance as lines, and under them a band with a row per layer, red while its
  * breaker was open. Null for a variant without the engine (nothing to draw).
  */
-export function engineChart(v: RunResult, scales: SharedScales): EChartsOption | null {
+export function engineChart(v: RunResult, color: string, scales: SharedScales): EChartsOption | null {
   const engines = v.series.engine;
   if (engines.length === 0) return null;
   const lines = engines.flatMap((e, i) => stateLines(v, e, LAYER_COLORS[i % LAYER_COLORS.length]));
@@ -56,7 +57,7 @@ export function engineChart(v: RunResult, scales: SharedScales): EChartsOption |
   const band = engines.length * ROW + 4;
   const main = timeAxis(scales.end);
   return {
-    ...frame({ title: `${v.name} — engine state`, subtitle: 'solid: drop probability · dashed: budget balance' }),
+    ...variantFrame(v, color, 'engine state', 'solid: drop probability · dashed: budget balance'),
     axisPointer: { link: [{ xAxisIndex: 'all' }] },
     grid: [
       // The top is fitLegend's to set, under the legend.

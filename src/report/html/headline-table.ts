@@ -18,7 +18,22 @@ function recovery(v: RunResult): Cell {
   return { text: formatMs(v.recoveryMs), health: v.recoveryMs === 0 ? 'good' : 'warn' };
 }
 
+/**
+ * Two verdicts, said apart: the engine at a full outage protects its upstream while its
+ * tasks fail, and a storm fails both.
+ */
+const upstream = (v: RunResult): Cell => {
+  const h = amp(v.amplification).health;
+  return { text: h === 'good' ? 'protected' : h === 'warn' ? 'strained' : 'stormed', health: h };
+};
+const tasks = (v: RunResult): Cell => {
+  const h = success(v.successRate);
+  return { text: h === 'good' ? 'succeeding' : h === 'warn' ? 'degraded' : 'failing', health: h };
+};
+
 const COLUMNS: Array<[string, (v: RunResult) => Cell]> = [
+  ['upstream', upstream],
+  ['tasks', tasks],
   ['amplification', (v) => amp(v.amplification)],
   ['goodput', (v) => ({ text: formatRate(v.goodput), health: success(v.successRate) })],
   ['success rate', (v) => ({ text: formatPercent(v.successRate), health: success(v.successRate) })],

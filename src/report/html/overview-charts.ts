@@ -1,6 +1,6 @@
 import type { EChartsOption, LineSeriesOption } from 'echarts';
 import type { ResultFile, RunResult } from '../../run/metrics/result.js';
-import { VARIANT_COLORS, frame, round3 } from './chart-kit.js';
+import { frame, round3, variantColor } from './chart-kit.js';
 import { phaseMarks, seriesEnd, timeAxis, timed } from './time-axis.js';
 
 /** Upstream attempts ÷ logical leaf calls in each second; a gap where no leaf call started. */
@@ -21,7 +21,7 @@ function perVariant(
   const series: LineSeriesOption[] = file.variants.map((v, i) => ({
     type: 'line',
     name: v.name,
-    color: VARIANT_COLORS[i % VARIANT_COLORS.length],
+    color: variantColor(i),
     showSymbol: false,
     lineStyle: { width: 1.8 },
     data: timed(v.series, values(v)),

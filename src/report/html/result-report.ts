@@ -1,6 +1,6 @@
 import type { ResultFile, RunResult } from '../../run/metrics/result.js';
 import { chartGrid, section, type GridCell } from './chart-grid.js';
-import { chartWidth, fitLegend, round3 } from './chart-kit.js';
+import { chartWidth, fitLegend, round3, variantColor } from './chart-kit.js';
 import type { ChartSpec } from './chart-spec.js';
 import { engineChart } from './engine-chart.js';
 import { headlineTable } from './headline-table.js';
@@ -20,23 +20,30 @@ export interface ReportPage {
 /** Charts a row of the page holds side by side; more variants wrap onto further rows. */
 const MAX_COLUMNS = 3;
 
-/** A row of per-variant charts (one per variant), recording their specs in `charts`. */
+/**
+ * A row of per-variant charts, recording their specs in `charts`. Variants `make` has nothing
+ * for (null) get no cell, so no half of a row is empty; `absent` says which they were.
+ * Each chart keeps its variant's colour (its index in the file).
+ */
 function perVariantRow(
   vs: readonly RunResult[],
   key: string,
   charts: ChartSpec[],
-  make: (v: RunResult) => ChartSpec['option'] | null,
-  o: { tall?: boolean; empty?: string } = {},
-): string {
-  const columns = Math.min(vs.length, MAX_COLUMNS);
-  const cells: GridCell[] = vs.map((v, i) => {
-    const option = make(v);
-    if (option === null) return { note: `${v.name}: ${o.empty ?? 'nothing to show'}` };
-    const chart = { id: `${key}-${i}`, option: fitLegend(option, chartWidth(columns)) };
+  make: (v: RunResult, color: string) => ChartSpec['option'] | null,
+  o: { tall?: boolean } = {},
+): { grid: string; absent: string[] } {
+  const made = vs.map((v, i) => ({ v, i, option: make(v, variantColor(i)) }));
+  const shown = made.filter((m) => m.option !== null);
+  const columns = Math.min(shown.length, MAX_COLUMNS);
+  const cells: GridCell[] = shown.map(({ i, option }) => {
+    const chart = { id: `${key}-${i}`, option: fitLegend(option as ChartSpec['option'], chartWidth(columns)) };
     charts.push(chart);
     return { chart, tall: o.tall };
   });
-  return chartGrid(cells, columns);
+  return {
+    grid: shown.length === 0 ? '' : chartGrid(cells, columns),
+    absent: made.filter((m) => m.option === null).map((m) => m.v.name),
+  };
 }
 
 function header(file: ResultFile): string {
@@ -45,6 +52,20 @@ function header(file: ResultFile): string {
     vs.length > 1 ? `compare of ${vs.length} variants (${vs.map((v) => v.name).join(', ')})` : `run of ${vs[0].name}`;
   const meta = [what, `seed ${file.seed}`, file.mode, `${round3(vs[0].durationMs / 1000)} s of arrivals`].join(' · ');
   return `<header><h1>stormlab report: ${escapeHtml(file.scenario)}</h1><p class="meta">${escapeHtml(meta)}</p></header>\n<section class="card">${headlineTable(vs)}</section>`;
+}
+
+/** The engine's section, charts only for the variants with an engine; none at all without one. */
+function engineSection(row: { grid: string; absent: string[] }): string[] {
+  if (row.grid === '') return [];
+  const absent =
+    row.absent.length === 0 ? '' : ` No engine in ${row.absent.join(', ')} (no throttle, budget or breaker to show).`;
+  return [
+    section(
+      'Engine state',
+      `Per engine layer: the throttle's drop probability (left axis), the retry budget's balance (right axis, dashed), and below them a band per layer, dark while its breaker was open.${absent}`,
+      row.grid,
+    ),
+  ];
 }
 
 /**
@@ -84,26 +105,19 @@ export function resultReport(file: ResultFile): ReportPage {
     ),
     section(
       'Offered load vs upstream attempts',
-      `Per second. Without retries the upstream sees as many attempts as logical leaf calls.${same}`,
-      perVariantRow(vs, 'load', charts, (v) => loadChart(v, scales)),
+      `Per second. Without retries the upstream sees as many attempts as logical leaf calls (dashed grey); upstream attempts in the variant's colour.${same}`,
+      perVariantRow(vs, 'load', charts, (v, c) => loadChart(v, c, scales)).grid,
     ),
     section(
       'Refused upstream and shed locally',
       `Per second: answers the upstream refused, and calls the engine refused before sending (dashed).${vs.length > 1 ? ' Each variant on its own scale.' : ''}`,
-      perVariantRow(vs, 'refused', charts, (v) => refusedChart(v, scales)),
+      perVariantRow(vs, 'refused', charts, (v, c) => refusedChart(v, c, scales)).grid,
     ),
-    section(
-      'Engine state',
-      "Per engine layer: the throttle's drop probability (left axis), the retry budget's balance (right axis, dashed), and below them a band per layer, red while its breaker was open.",
-      perVariantRow(vs, 'engine', charts, (v) => engineChart(v, scales), {
-        tall: true,
-        empty: 'no engine in this variant (no throttle, budget or breaker to show)',
-      }),
-    ),
+    ...engineSection(perVariantRow(vs, 'engine', charts, (v, c) => engineChart(v, c, scales), { tall: true })),
     section(
       'Latency percentiles',
-      `p50, p95 and p99 over the whole run (latency is kept in histograms, not per second).${same}`,
-      perVariantRow(vs, 'latency', charts, (v) => latencyChart(v, scales)),
+      `p50, p95 and p99 over the whole run, shades of the variant's colour (latency is kept in histograms, not per second).${same}`,
+      perVariantRow(vs, 'latency', charts, (v, c) => latencyChart(v, c, scales)).grid,
     ),
   ].join('\n');
   return { title: `stormlab report: ${file.scenario}`, body, charts };

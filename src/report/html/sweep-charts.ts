@@ -93,25 +93,45 @@ export function heatmapChart(file: SweepFile): EChartsOption {
   };
 }
 
-/** Goodput against amplification for every point; the Pareto front (goodput ↑, amplification ↓, p99 ↓) stands out. */
+/**
+ * Goodput against amplification for every point; the Pareto front (goodput ↑, amplification ↓,
+ * p99 ↓) stands out. Points are translucent with a white rim so one under another still shows,
+ * and each is labelled; points at the same place share one label naming them all.
+ */
 export function paretoChart(file: SweepFile): EChartsOption {
+  const at = (p: SweepPoint) => `${round3(p.figures.amplification)},${round3(p.figures.goodput)}`;
+  const together = new Map<string, SweepPoint[]>();
+  for (const p of file.points) together.set(at(p), [...(together.get(at(p)) ?? []), p]);
+  const label = (p: SweepPoint): string => {
+    const same = together.get(at(p)) ?? [p];
+    if (same[0] !== p) return '';
+    return same.length === 1
+      ? pointName(file, p)
+      : `${same.length}×: ${same.map((q) => pointName(file, q)).join(' = ')}`;
+  };
   const scatter = (name: string, pareto: boolean, color: string, symbolSize: number): ScatterSeriesOption => ({
     type: 'scatter',
     name,
     color,
     symbolSize,
+    itemStyle: { opacity: 0.75, borderColor: '#fff', borderWidth: 1.5 },
+    label: { show: true, position: 'right', fontSize: 10, color: '#374151', formatter: '{@[3]}' },
+    labelLayout: { hideOverlap: false, moveOverlap: 'shiftY' },
     data: file.points
       .filter((p) => p.pareto === pareto)
       .map((p) => ({
-        value: [round3(p.figures.amplification), round3(p.figures.goodput), round3(p.figures.p99Ms / 1000)],
+        value: [round3(p.figures.amplification), round3(p.figures.goodput), round3(p.figures.p99Ms / 1000), label(p)],
         name: pointName(file, p),
       })),
   });
   return {
-    ...frame({ title: 'Goodput vs amplification', subtitle: 'tooltip: amplification, goodput, root p99 (s)' }),
+    ...frame({
+      title: 'Goodput vs amplification',
+      subtitle: 'labels: the point (n×: points at one place) · tooltip: amplification, goodput, root p99 (s)',
+    }),
     tooltip: { trigger: 'item', confine: true },
     xAxis: { type: 'value', name: 'amplification (×)', nameLocation: 'middle', nameGap: 28, scale: true },
     yAxis: { type: 'value', name: 'goodput (roots ok /s)', nameLocation: 'middle', nameGap: 48, scale: true },
-    series: [scatter('other points', false, '#9ca3af', 9), scatter('Pareto front', true, '#2563eb', 14)],
+    series: [scatter('other points', false, '#9ca3af', 10), scatter('Pareto front', true, '#2563eb', 14)],
   };
 }
