@@ -98,15 +98,15 @@ export function Dashboard({ model, color, width, height, view = 0, keys = true }
   const { stdout } = useStdout();
   const w = Math.max(20, width ?? (stdout.columns || 80));
   const h = Math.max(6, height ?? (stdout.rows ? stdout.rows - 1 : 23));
-  const fit = (axis: boolean) => {
+  const layoutWith = (axis: boolean) => {
     const chrome =
       headerLines(model, w).length + faultLines(model.faults, model.t, model.durationMs, w, axis).length + 1;
     const bodyHeight = Math.max(1, h - chrome);
     return { axis, bodyHeight, layout: dashboardLayout(model, w, bodyHeight) };
   };
   // The fault bar's time axis where it costs no view: panels come first.
-  const withAxis = fit(true);
-  const without = fit(false);
+  const withAxis = layoutWith(true);
+  const without = layoutWith(false);
   const { axis, bodyHeight, layout } = withAxis.layout.views.length <= without.layout.views.length ? withAxis : without;
   const index = ((view % layout.views.length) + layout.views.length) % layout.views.length;
   const current = layout.views[index];
