@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli, tempDir, type CaptureOptions } from './capture-io.js';
+import { BUNDLED_NAMES } from '../helpers/bundled-names.js';
 
 /** A small valid scenario; each bad file breaks it in one (or several) places. */
 const BASE = `name: bad
@@ -192,7 +193,7 @@ describe('mistakes in naming the scenario', () => {
     expectUsage(
       ['run', 'retry-strom'],
       [
-        'retry-strom: no such file or bundled scenario; did you mean retry-storm? (bundled: brownout, deadline-budget, fallback, framework-stack, metastable, replicas, retry-storm, sdk-stack, side-effects, stream-faults, tenant-flood, throughput, tpm-burst)',
+        `retry-strom: no such file or bundled scenario; did you mean retry-storm? (bundled: ${BUNDLED_NAMES.join(', ')})`,
       ],
     ));
 
