@@ -197,6 +197,21 @@ describe('mistakes in naming the scenario', () => {
       ],
     ));
 
+  it('a scenario too large to simulate: one line naming the field, before any run', async () => {
+    await expectUsage(
+      ['run', 'retry-storm', '--set', 'layers[1].fanout=1e7'],
+      [
+        'stormlab: --set "layers[1].fanout=1e7": layers[1].fanout: one root task would make about 10,000,000 logical calls (fan-out 1 × 10000000); at most 1,000,000',
+      ],
+    );
+    await expectUsage(
+      ['run', 'retry-storm', '--set', 'duration=1000h'],
+      [
+        'stormlab: --set "duration=1000h": duration: 1000h at 20 root tasks/s would make about 216,000,000 logical calls (3 per task); a run simulates at most 20,000,000: shorten it or lower the arrival rate',
+      ],
+    );
+  });
+
   it('not a scenario file', () =>
     expectUsage(['run', 'notes.txt'], ['notes.txt: expected a .yaml, .yml or .json file, got ".txt"']));
 
