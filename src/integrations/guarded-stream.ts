@@ -1,5 +1,6 @@
 import type { Clock } from '../engine/clock.js';
 import { StreamError } from '../engine/errors.js';
+import { IdleWatch } from './idle-watch.js';
 import type { StreamGate } from './stream-gate.js';
 
 type ReadResult = { done: true; value?: Uint8Array } | { done: false; value: Uint8Array };
@@ -21,18 +22,19 @@ export const FINISH_GRACE_MS = 1000;
 /**
  * Drives one streamed answer read through a `ReadableStream` reader (the fetch side) with the
  * stream guard: reads ahead until the gate commits (or the stream ends or fails), then hands
- * the caller a stream that reads on as the caller pulls. The idle timer runs only while a read
+ * the caller a stream that reads on as the caller pulls. The idle gap counts only while a read
  * from the upstream is pending, so a slow reader is never taken for a stalled upstream.
  */
 export class GuardedStream {
   /** Set by a timer (first token, idle) before it cancels the read: the reason the stream failed. */
   private stalled: StreamError | undefined = undefined;
   private ended = false;
+  private readonly idle: IdleWatch;
 
   constructor(
     private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
     private readonly gate: StreamGate,
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly idleMs: number,
     /** Whether the caller's own signal has aborted (then a read error is a cancel). */
     private readonly callerAborted: () => boolean,
@@ -40,7 +42,9 @@ export class GuardedStream {
     private readonly attemptAborted: () => unknown,
     /** Called once, at the first content token (to stop the first-token timer). */
     private onContent: (() => void) | undefined,
-  ) {}
+  ) {
+    this.idle = new IdleWatch(clock, (ms) => this.quiet(ms));
+  }
 
   /** The first-token timer fired (or any other stall): the pending read ends as a stall. */
   stall(error: StreamError): void {
@@ -78,6 +82,7 @@ export class GuardedStream {
     const finish = (end: StreamEnd): void => {
       if (this.ended) return;
       this.ended = true;
+      this.idle.stop();
       onEnd(end);
     };
     if (complete) finish({ how: 'complete' });
@@ -123,21 +128,10 @@ export class GuardedStream {
     });
   }
 
-  /** One read from the upstream under the idle timer; a failure comes back as a `StreamEnd`. */
+  /** One read from the upstream under the idle watch; a failure comes back as a `StreamEnd`. */
   private async next(): Promise<ReadResult | (StreamEnd & { error?: unknown })> {
     if (this.stalled) return { how: 'failed', error: this.stalled, upstream: undefined };
-    const ms = this.gate.finished ? Math.min(FINISH_GRACE_MS, this.idleMs) : this.idleMs;
-    const cancel =
-      ms === Infinity
-        ? undefined
-        : this.clock.setTimer(ms, () => {
-            // Quiet after a finish: the end marker is missing, the answer is whole; close it now.
-            if (this.gate.finished) {
-              this.reader.cancel().catch(() => {});
-            } else {
-              this.stall(new StreamError('stream_stall', `no event for ${ms} ms`));
-            }
-          });
+    this.idle.watch(this.gate.finished ? Math.min(FINISH_GRACE_MS, this.idleMs) : this.idleMs);
     try {
       const r = await this.reader.read();
       if (this.stalled) return { how: 'failed', error: this.stalled, upstream: undefined };
@@ -148,8 +142,15 @@ export class GuardedStream {
       const error2 = this.attemptAborted() ?? new StreamError('stream_cut', 'stream broke', { cause: error });
       return { how: 'failed', error: error2, upstream: undefined };
     } finally {
-      cancel?.();
+      this.idle.rest();
     }
+  }
+
+  /** Quiet for `ms` with a read pending: after a finish the end marker is missing, otherwise a stall. */
+  private quiet(ms: number): void {
+    // Quiet after a finish: the end marker is missing, the answer is whole; close it now.
+    if (this.gate.finished) this.reader.cancel().catch(() => {});
+    else this.stall(new StreamError('stream_stall', `no event for ${ms} ms`));
   }
 
   private push(chunk: Uint8Array): Uint8Array[] {
@@ -188,6 +189,7 @@ export class GuardedStream {
 
   /** Lets go of the upstream (after its end marker, a failure, or a break). */
   private release(): void {
+    this.idle.stop();
     this.reader.cancel().catch(() => {});
   }
 }

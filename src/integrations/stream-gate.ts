@@ -79,7 +79,10 @@ export class StreamGate {
         return;
       }
       if (info.json !== undefined) this.usage?.observe(info.json);
-      if (f & EventFlag.Content) this.content = true;
+      if (f & EventFlag.Content) {
+        this.content = true;
+        if (f === EventFlag.Content) this.plain.learn(text, start, stop, info);
+      }
       if (f & EventFlag.Finish) this.finished = true;
       if (f & EventFlag.Error) {
         this.upstreamError = info.json;

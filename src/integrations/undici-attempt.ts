@@ -8,6 +8,7 @@ import type { ResolvedStreamOptions } from './engine-http-options.js';
 import { FINISH_GRACE_MS } from './guarded-stream.js';
 import { answerResult, brokenStreamResult } from './http-answer.js';
 import { SseUsage, usageFromBody } from './response-usage.js';
+import { IdleWatch } from './idle-watch.js';
 import { HeadersTimeoutError } from './stream-errors.js';
 import type { StreamProvider } from './stream-event.js';
 import { StreamGate } from './stream-gate.js';
@@ -84,7 +85,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   private ours: Error | undefined = undefined;
   private cancelHeaders: (() => void) | undefined = undefined;
   private cancelFirst: (() => void) | undefined = undefined;
-  private cancelIdle: (() => void) | undefined = undefined;
+  /** The idle gap, moved on at each chunk (one timer for the stream). */
+  private idle: IdleWatch | undefined = undefined;
   private paused = false;
 
   constructor(
@@ -292,29 +294,26 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   }
 
   private armIdle(): void {
-    this.stopIdle();
     const gate = this.gate;
     const sg = this.setup.stream;
     if (gate === undefined || sg === undefined || this.settled || this.paused) return;
-    const ms = gate.finished ? Math.min(FINISH_GRACE_MS, sg.options.idleMs) : sg.options.idleMs;
-    if (ms === Infinity) return;
-    this.cancelIdle = this.setup.clock.setTimer(ms, () => {
+    this.idle ??= new IdleWatch(this.setup.clock, (ms) => {
       if (this.settled) return;
       // Quiet after a finish: the end marker is missing, the answer is whole.
       if (gate.finished) return this.onResponseEnd(this.controller!, {});
       this.cut(new StreamError('stream_stall', `no event for ${Math.round(ms)} ms`));
     });
+    this.idle.watch(gate.finished ? Math.min(FINISH_GRACE_MS, sg.options.idleMs) : sg.options.idleMs);
   }
 
   private stopIdle(): void {
-    this.cancelIdle?.();
-    this.cancelIdle = undefined;
+    this.idle?.rest();
   }
 
   private stopTimers(): void {
     this.cancelHeaders?.();
     this.cancelFirst?.();
-    this.stopIdle();
+    this.idle?.stop();
     this.cancelHeaders = this.cancelFirst = undefined;
   }
 
