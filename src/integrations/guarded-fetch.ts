@@ -248,6 +248,12 @@ class FetchCall {
     };
     count();
     const headers = { ...target, ...NO_RETRY };
+    if ('how' in first && first.how === 'refused') {
+      a.end();
+      // The model refused before the caller saw a token: the whole stream is the answer, classified content_filter.
+      const response = respond(res, streamOf(gate.heldBytes()), headers, true);
+      return this.keep(response, refusedResult(res, gate), sse.total());
+    }
     if ('how' in first) {
       a.end();
       // Should the guard give up here, the caller gets what was held and an error event: never a clean end.
@@ -265,8 +271,7 @@ class FetchCall {
       const body = stream.body(first.first, first.complete, (end) => {
         a.end();
         count();
-        const result =
-          end.how === 'complete' ? { status: res.status, headers: res.headers } : brokenResult(end, callerAborted());
+        const result = end.how === 'complete' ? refusedResult(res, gate) : brokenResult(end, callerAborted());
         ended = { response: response!, result, usage: end.how === 'complete' ? sse.total() : undefined };
         if (response !== undefined) resolve(ended);
       });
@@ -301,12 +306,17 @@ class FetchCall {
   }
 }
 
+/** The attempt result of a complete stream: a success, or `content_filter` when its finish was a refusal. */
+function refusedResult(res: Response, gate: StreamGate): AttemptResult {
+  const { status, headers } = res;
+  return gate.refusal === undefined ? { status, headers } : { status, headers, body: gate.refusal };
+}
+
 /** The attempt result of a stream that failed before commit: retried or failed over. */
 function failedResult(end: StreamEnd, headers: Headers, cancelled: boolean): AttemptResult {
   if (end.how === 'cancelled') return { error: new DOMException('cancelled', 'AbortError'), cancelled: true };
-  if (end.how !== 'complete' && end.upstream !== undefined)
-    return answerResult(500, headers, JSON.stringify(end.upstream));
-  return { error: end.how === 'complete' ? undefined : end.error, cancelled };
+  if ('upstream' in end && end.upstream !== undefined) return answerResult(500, headers, JSON.stringify(end.upstream));
+  return { error: 'error' in end ? end.error : undefined, cancelled };
 }
 
 /** The attempt result of a stream that broke after commit: the caller has the bytes, so no retry, but it counts. */
@@ -314,7 +324,7 @@ function brokenResult(end: StreamEnd, cancelled: boolean): AttemptResult {
   if (end.how === 'cancelled') return { error: new DOMException('cancelled', 'AbortError'), cancelled: true };
   if (end.how === 'broken' && end.upstream !== undefined)
     return answerResult(500, NO_RETRY, JSON.stringify(end.upstream));
-  return brokenStreamResult(end.how === 'complete' ? undefined : end.error, cancelled);
+  return brokenStreamResult('error' in end ? end.error : undefined, cancelled);
 }
 
 function messageOf(err: unknown): string {

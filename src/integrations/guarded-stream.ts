@@ -14,7 +14,9 @@ export type StreamEnd =
   /** It broke after commit: the caller's stream ended with an in-band error event. */
   | { how: 'broken'; error: unknown; upstream: Record<string, unknown> | undefined }
   /** The caller cancelled it. */
-  | { how: 'cancelled' };
+  | { how: 'cancelled' }
+  /** A refusal came whole before commit: held (`gate.heldBytes()`), the attempt's answer for the guard to judge. */
+  | { how: 'refused' };
 
 /** A stream that sends a finish but no end marker is finalised after this much quiet. */
 export const FINISH_GRACE_MS = 1000;
@@ -63,12 +65,14 @@ export class GuardedStream {
       if ('how' in r) return this.fail(r);
       if (r.done) {
         const { complete, out } = this.gate.close();
+        if (complete && !this.gate.committed) return this.fail({ how: 'refused' });
         if (complete) return { first: out, complete: true };
         return this.fail({ how: 'failed', error: this.cutError(), upstream: undefined });
       }
       const out = this.push(r.value);
       if (this.gate.status === 'error')
         return this.fail({ how: 'failed', error: upstreamError(), upstream: this.gate.upstreamError });
+      if (this.gate.status === 'done' && !this.gate.committed) return this.fail({ how: 'refused' });
       if (this.gate.committed) {
         const complete = this.gate.status === 'done';
         if (complete) this.release();

@@ -171,6 +171,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
       this.cancelFirst = undefined;
     }
     if (gate.status === 'error' && !gate.committed) return this.failBeforeCommit(undefined);
+    if (gate.status === 'done' && !gate.committed) return this.refusedBeforeCommit();
     if (gate.committed && !this.committed) {
       this.committed = true;
       this.sink.commit(controller, this.status, this.answerHeaders(true), this.message);
@@ -186,6 +187,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     if (gate !== undefined) {
       const { complete, out } = gate.close();
       if (!complete) return this.breakOrFail(new StreamError('stream_cut', 'stream closed before its terminal signal'));
+      if (!gate.committed) return this.refusedBeforeCommit();
       if (!this.committed) {
         this.committed = true;
         this.sink.commit(controller, this.status, this.answerHeaders(true), this.message);
@@ -259,6 +261,22 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     this.resolve(this.answer({}, result, undefined));
   }
 
+  /**
+   * The model refused before commit (a whole stream ending `content_filter` / `refusal`): the
+   * held stream is the attempt's answer, classified `content_filter`, for the guard to return
+   * to the caller as it is or fail over (`onContentFilter`), as a refusing JSON answer is.
+   */
+  private refusedBeforeCommit(): void {
+    this.settled = true;
+    this.stopTimers();
+    const gate = this.gate!;
+    this.chunks = gate.heldBytes().map((b) => b as Buffer);
+    const result: AttemptResult = { status: this.status, headers: this.headers, body: gate.refusal };
+    this.headers = this.answerHeaders(true, true);
+    this.release();
+    this.resolve(this.answer({}, result, this.sse!.total()));
+  }
+
   /** The stream is over (its end marker, or the provider's error event after commit). */
   private finish(
     controller: Dispatcher.DispatchController,
@@ -268,8 +286,9 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     this.settled = true;
     this.stopTimers();
     this.sink.end(trailers);
+    const refusal = this.gate!.refusal;
     const result: AttemptResult = complete
-      ? { status: this.status, headers: this.headers }
+      ? { status: this.status, headers: this.headers, ...(refusal === undefined ? {} : { body: refusal }) }
       : answerResult(500, NO_RETRY, JSON.stringify(this.gate!.upstreamError));
     this.resolve(this.answer(trailers, result, complete ? this.sse!.total() : undefined));
     // An end marker with the connection still open: let go of it rather than wait.
