@@ -33,14 +33,6 @@ export interface StreamCounts {
 export interface GuardedFetchOptions extends EngineHttpOptions {
   /** The fetch that does the work. @default globalThis.fetch, looked up at each call */
   fetch?: typeof fetch;
-  /**
-   * A local refusal (breaker, throttle, budget, limits, deadline) resolves to a synthetic 429 or
-   * 503 answer (`retry-after-ms`, `x-should-retry: false`, the reason in the provider's error
-   * shape) that SDKs raise as their own APIError without retrying; `false` rejects with the
-   * `ShedError` instead (SDKs then see a connection error, which they retry).
-   * @default true
-   */
-  shedAnswers?: boolean;
 }
 
 /** One attempt's answer: the Response, what the classifier sees of it, and its usage. */
@@ -70,7 +62,7 @@ interface FetchAnswer {
  * deadline) lasts until the stream ends or is cancelled.
  */
 export function guardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
-  const { fetch: own, shedAnswers = true, ...rest } = options;
+  const { fetch: own, ...rest } = options;
   const base: typeof fetch = own ?? ((input, init) => globalThis.fetch(input, init));
   const h = createHttpGuard(rest);
   const streams: StreamCounts = { malformed: 0 };
@@ -103,7 +95,7 @@ export function guardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
       (err: unknown) => {
         call.discard();
         if (!(err instanceof ShedError)) throw err;
-        if (!shedAnswers) throw publicShedError(err);
+        if (!h.shedAnswers) throw publicShedError(err);
         const a = shedAnswer(err, providerOfPath(path));
         return new Response(a.body, { status: a.status, headers: a.headers });
       },
