@@ -63,6 +63,15 @@ export interface EngineHttpOptions extends Omit<GuardOptions, 'clock' | 'random'
   headersTimeoutMs?: number;
   /** The stream guard for server-sent event answers; `false` passes streams through unguarded. */
   stream?: StreamGuardOptions | false;
+  /**
+   * A local refusal (breaker, throttle, budget, limits, deadline) answers with a synthetic 429
+   * or 503 (`retry-after-ms`, `x-should-retry: false`, `x-stormlab-shed`, the reason in the
+   * provider's error shape) that SDKs raise as their own APIError without retrying; `false`
+   * fails the request with the `ShedError` instead (SDKs then see a connection error, which
+   * they retry).
+   * @default true
+   */
+  shedAnswers?: boolean;
 }
 
 /** How streamed answers (OpenAI chat completions, Anthropic messages, the Responses API) are guarded. */
@@ -90,6 +99,8 @@ export interface HttpGuard {
   readonly headersTimeoutMs: number;
   /** Undefined when streams pass through unguarded. */
   readonly stream: ResolvedStreamOptions | undefined;
+  /** A local refusal answers with a synthetic 429/503 (`shedAnswer`) rather than failing the request. */
+  readonly shedAnswers: boolean;
 }
 
 const DEFAULT_MAX_BUFFERED = 4 * 1024 * 1024;
@@ -138,6 +149,7 @@ export function createHttpGuard(options: EngineHttpOptions = {}): HttpGuard {
     maxBufferedRequestBytes: max,
     headersTimeoutMs,
     stream: resolveStream(options.stream),
+    shedAnswers: options.shedAnswers !== false,
   };
 }
 

@@ -86,10 +86,12 @@ export class LiveRun implements EventHandler {
     this.scheduler = new RealTimeScheduler({ onError: (err) => this.fail(err) });
     const layers = spec.traffic.layers.map((l) => l.name);
     const models = spec.upstream.models.map((m) => m.name);
+    const streamLayers = spec.traffic.layers.filter((l) => l.stream === true).map((l) => l.name);
     this.metrics = new MetricsCollector({
       layers,
       models,
       durationMs: spec.durationMs,
+      streamLayers,
       ...(spec.traffic.stages === undefined ? {} : { stages: true }),
     });
     const listener: UpstreamListener = {
@@ -98,6 +100,8 @@ export class LiveRun implements EventHandler {
         if (status >= 400 && status < 500) this.checkRefusals();
         this.checkDone();
       },
+      // A layer's own `stream`: the first token of its requests, as the simulator's upstream tells it.
+      onStream: (reqId, event, ms, tokens, now) => this.traffic.onStream(reqId, event, ms, tokens, now),
     };
     this.transport = new HttpTransport(models, listener, () => this.scheduler.now(), options);
     this.transport.onError = (err) => this.fail(err);
