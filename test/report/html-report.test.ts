@@ -8,7 +8,6 @@ import { readReportInput } from '../../src/report/report-input.js';
 import { sweepPointsTable } from '../../src/report/html/sweep-points-table.js';
 import { summaryTable } from '../../src/report/summary-table.js';
 import type { SweepFile } from '../../src/report/sweep-file.js';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
 import type { ResultFile } from '../../src/run/metrics/result.js';
 import { cli, tempDir, type CaptureOptions } from '../cli/capture-io.js';
 import { fakeFile, fakeRun } from './fixture.js';
@@ -77,7 +76,6 @@ let compare: ResultFile;
 let compareText: string;
 
 beforeAll(async () => {
-  await initHistograms();
   const r = await cli(['compare', 'retry-storm', '--duration', '10s', '--json', 'r.json', '-q']);
   compareText = r.files.get('r.json')!;
   expect(compareText, r.err).toBeDefined();
