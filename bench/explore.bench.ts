@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { printTable, type Row } from './measure.js';
+import { median, printTable, type Row } from './measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../bin/stormlab.js', import.meta.url));
@@ -70,6 +70,24 @@ function startWorker(url: string): Promise<ChildProcess> {
   });
 }
 
+/** Rounds of each pair: one worker and auto alternate, so the host's drift falls on both alike. */
+const ROUNDS = 3;
+
+/**
+ * `--workers 1` and `--workers auto` (which must never be slower) run alternately `ROUNDS`
+ * times each; each gets its median wall time (the workers of its last run).
+ */
+function pair(extra: string[]): { one: SweepRun; auto: SweepRun } {
+  const one: SweepRun[] = [];
+  const auto: SweepRun[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    one.push(sweep(['--workers', '1', ...extra]));
+    auto.push(sweep(extra));
+  }
+  const mid = (rs: SweepRun[]): SweepRun => ({ ...rs[rs.length - 1], wallMs: median(rs.map((r) => r.wallMs)) });
+  return { one: mid(one), auto: mid(auto) };
+}
+
 /**
  * `npm run bench -- --suite explore`: sweep points/s on light and heavy points with one worker
  * and with `--workers auto` (which must never be slower), and the same grid through a BullMQ
@@ -77,12 +95,9 @@ function startWorker(url: string): Promise<ChildProcess> {
  * Whole processes of the built CLI (`npm run build` first).
  */
 export async function exploreSuite(): Promise<Row[]> {
-  const runs = {
-    lightOne: sweep(['--workers', '1']),
-    lightAuto: sweep([]),
-    heavyOne: sweep(['--workers', '1', ...HEAVY]),
-    heavyAuto: sweep(HEAVY),
-  };
+  const light = pair([]);
+  const heavy = pair(HEAVY);
+  const runs = { lightOne: light.one, lightAuto: light.auto, heavyOne: heavy.one, heavyAuto: heavy.auto };
   const perSec = (r: SweepRun): number => (POINTS / r.wallMs) * 1000;
   let queue: SweepRun | undefined;
   if (await redisAnswers(REDIS_URL)) {
@@ -101,7 +116,7 @@ export async function exploreSuite(): Promise<Row[]> {
     workers: r.workers,
     'points/s': perSec(r),
   });
-  printTable(`explore: sweep brownout, ${POINTS} points, whole processes`, [
+  printTable(`explore: sweep brownout, ${POINTS} points, whole processes (median of ${ROUNDS}, alternating)`, [
     line('light (90 s points), 1 worker', runs.lightOne),
     line('light, --workers auto', runs.lightAuto),
     line('heavy (600 s points), 1 worker', runs.heavyOne),

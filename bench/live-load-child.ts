@@ -1,7 +1,6 @@
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { LiveRun } from '../src/run/live/live-run.js';
-import { initHistograms } from '../src/run/metrics/histogram.js';
 import type { RunSpec } from '../src/run/run-spec.js';
 import type { EngineConfig, RetryPolicy } from '../src/traffic/config.js';
 
@@ -184,7 +183,6 @@ async function cannon(): Promise<Out> {
 }
 
 async function driver(engine: boolean): Promise<Out> {
-  await initHistograms();
   const retry: RetryPolicy = engine ? { policy: 'engine', engine: {} } : { policy: 'none' };
   const durationMs = WARMUP_MS + seconds * 1000;
   const spec: RunSpec = {

@@ -1,4 +1,3 @@
-import { initHistograms } from '../src/run/metrics/histogram.js';
 import { Simulation } from '../src/run/sim/simulation.js';
 import { bundledSpec, scaledSpec } from './sim-scale.js';
 
@@ -15,7 +14,6 @@ import { bundledSpec, scaledSpec } from './sim-scale.js';
  */
 const [variant = 'naive', rate, durationMs] = process.argv.slice(2);
 
-await initHistograms();
 const spec = rate === undefined ? bundledSpec(variant) : scaledSpec(variant, Number(rate), Number(durationMs));
 const rssBeforeKb = process.resourceUsage().maxRSS;
 const cpu0 = process.cpuUsage();
@@ -25,7 +23,6 @@ const result = sim.run();
 const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
 const cpu = process.cpuUsage(cpu0);
 const events = sim.heap.fired;
-sim.metrics.destroy();
 const out = {
   variant,
   durationMs: spec.durationMs,

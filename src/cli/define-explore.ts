@@ -35,13 +35,6 @@ function exploreOptions(cmd: Command, words: ExploreWords): Command {
     .option('-q, --quiet', words.quiet);
 }
 
-/** Loads a search command with the simulator's histograms ready (both on use: the other commands need neither). */
-async function withHistograms<T>(load: Promise<T>): Promise<T> {
-  const [mod, { initHistograms }] = await Promise.all([load, import('../run/metrics/histogram.js')]);
-  await initHistograms();
-  return mod;
-}
-
 /** `stormlab sweep` and `stormlab tune`. */
 export function defineExplore(program: Command, { io, exit }: CommandContext): void {
   exploreOptions(
@@ -70,7 +63,7 @@ export function defineExplore(program: Command, { io, exit }: CommandContext): v
       "\nEvery point runs the same scenario and seed, the variant's overrides on top of the point's values.\nExample: stormlab sweep brownout --param engine.throttle.k=1.1,1.5,2,3 --param engine.retryBudget.ratio=0.05,0.1,0.2\nExit codes: 0 ok, 2 bad input.",
     )
     .action(async (arg: string, flags: SweepFlags) => {
-      const { sweepCommand } = await withHistograms(import('./commands/sweep.js'));
+      const { sweepCommand } = await import('./commands/sweep.js');
       exit(await sweepCommand(io, arg, flags));
     });
 
@@ -107,7 +100,7 @@ export function defineExplore(program: Command, { io, exit }: CommandContext): v
       '\nExample: stormlab tune brownout --maximize goodput --subject-to "amplification <= 1.2" --params engine.throttle.k,engine.retryBudget.ratio=0.02:0.4:log\nExit codes: 0 a point met every constraint, 1 none did, 2 bad input.',
     )
     .action(async (arg: string, flags: TuneFlags) => {
-      const { tuneCommand } = await withHistograms(import('./commands/tune.js'));
+      const { tuneCommand } = await import('./commands/tune.js');
       exit(await tuneCommand(io, arg, flags));
     });
 }
@@ -124,7 +117,7 @@ export function defineWorker(program: Command, { io, exit }: CommandContext): vo
       '\nExample: stormlab worker --queue redis://10.0.0.5:6379 --concurrency 4   (on each machine of the fleet)\nThen:    stormlab sweep brownout --param engine.throttle.k=1.1:3:0.1 --seeds 5 --queue redis://10.0.0.5:6379\nExit codes: 0 stopped, 2 bad input.',
     )
     .action(async (flags: WorkerFlags) => {
-      const { workerCommand } = await withHistograms(import('./commands/worker.js'));
+      const { workerCommand } = await import('./commands/worker.js');
       exit(await workerCommand(io, flags));
     });
 }

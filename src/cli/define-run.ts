@@ -44,13 +44,8 @@ function scenarioOptions(cmd: Command): Command {
  * the live driver only further down, when asked for), so `--help` and the other commands
  * start without it.
  */
-async function runModule(): Promise<typeof import('./commands/run.js')> {
-  const [run, { initHistograms }] = await Promise.all([
-    import('./commands/run.js'),
-    import('../run/metrics/histogram.js'),
-  ]);
-  await initHistograms();
-  return run;
+function runModule(): Promise<typeof import('./commands/run.js')> {
+  return import('./commands/run.js');
 }
 
 /** The exit codes of run and compare, for their --help. */

@@ -3,6 +3,7 @@ import { resolveVariant } from '../scenario/variants.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { parseDuration } from '../scenario/duration.js';
 import { UsageError } from './io.js';
+import { variantNames } from './run-scenario.js';
 
 export interface ScenarioFlags {
   seed?: string;
@@ -61,21 +62,5 @@ export function pickVariants(
   wanted: string | undefined,
   flag = '--variants',
 ): Array<{ name: string; scenario: Scenario }> {
-  const names =
-    wanted === undefined
-      ? s.variants.map((v) => v.name)
-      : wanted
-          .split(',')
-          .map((v) => v.trim())
-          .filter(Boolean);
-  if (names.length === 0)
-    throw new UsageError(`${flag}: expected a comma-separated list of variant names, got ${JSON.stringify(wanted)}`);
-  return names.map((name) => {
-    if (!s.variants.some((v) => v.name === name)) {
-      throw new UsageError(
-        `${flag}: unknown variant ${JSON.stringify(name)} (known: ${s.variants.map((v) => v.name).join(', ')})`,
-      );
-    }
-    return { name, scenario: resolveVariant(s, name) };
-  });
+  return variantNames(s, wanted, flag).map((name) => ({ name, scenario: resolveVariant(s, name) }));
 }

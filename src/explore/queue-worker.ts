@@ -6,7 +6,6 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { threadId, Worker as Thread } from 'node:worker_threads';
 import type { Worker } from 'bullmq';
-import { initHistograms } from '../run/metrics/histogram.js';
 import type { QueuedAnswer, QueuedPoint } from './queue-points.js';
 import { loadBullmq, type QueueTarget } from './queue-target.js';
 import { pointOutcome } from './simulate-point.js';
@@ -25,7 +24,6 @@ export interface QueueWorker {
  */
 export async function startQueueWorker(target: QueueTarget, name = workerName()): Promise<QueueWorker> {
   const { Worker } = await loadBullmq();
-  await initHistograms();
   const dir = mkdtempSync(join(tmpdir(), 'stormlab-worker-'));
   const written = new Set<string>();
   let processed = 0;

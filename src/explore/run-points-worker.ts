@@ -5,17 +5,15 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { StormlabError } from '../engine/errors.js';
-import { initHistograms } from '../run/metrics/histogram.js';
 import type { PointRequest, PointReply } from './run-points.js';
 import { pointOutcome, type PointJob } from './simulate-point.js';
 
 const port = parentPort;
 if (port === null) throw new Error('run-points-worker.js runs only as a worker thread (runPoints starts it)');
 const { job } = workerData as { job: PointJob };
-const ready = initHistograms();
 
 port.on('message', (m: PointRequest) => {
-  void ready.then(() => port.postMessage(answer(m)));
+  port.postMessage(answer(m));
 });
 
 function answer(m: PointRequest): PointReply {

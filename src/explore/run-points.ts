@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { initHistograms } from '../run/metrics/histogram.js';
 import { PointError } from './point-error.js';
 import type { PointOutcome } from './point-refusal.js';
 import { pointOutcome, type PointJob } from './simulate-point.js';
@@ -263,7 +262,6 @@ export class PointPool {
 }
 
 async function runHere(job: PointJob, points: string[][], onDone: RunPointsOptions['onDone']): Promise<PointOutcome[]> {
-  await initHistograms();
   const results: PointOutcome[] = [];
   for (const sets of points) {
     results.push(pointOutcome(job, sets));
@@ -282,7 +280,6 @@ async function probeHere(
   points: string[][],
   onDone: RunPointsOptions['onDone'],
 ): Promise<{ results: PointOutcome[]; pointMs: number }> {
-  await initHistograms();
   const results: PointOutcome[] = [];
   const start = performance.now();
   while (results.length < points.length && results.length < PROBE_POINTS) {

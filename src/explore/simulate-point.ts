@@ -26,19 +26,14 @@ export function loadPoint(job: PointJob, sets: readonly string[]): Scenario {
 }
 
 /**
- * Simulates one point to its end and returns its result, its histograms freed. The run is
- * named after the variant (or the scenario), as `run` names it. Needs `initHistograms()`
- * first for the WebAssembly histograms (the JS ones give the same figures, slower).
+ * Simulates one point to its end and returns its result. The run is
+ * named after the variant (or the scenario), as `run` names it.
  */
 export function simulatePoint(job: PointJob, sets: readonly string[]): RunResult {
   const s = loadPoint(job, sets);
   const sim = new Simulation(runSpecOf(s, job.variant ?? s.name));
-  try {
-    sim.advanceTo(Infinity);
-    return sim.result();
-  } finally {
-    sim.metrics.destroy();
-  }
+  sim.advanceTo(Infinity);
+  return sim.result();
 }
 
 /**

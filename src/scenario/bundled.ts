@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import YAML from 'yaml';
 import { ScenarioError } from './scenario-error.js';
 import { closest } from './suggest.js';
+import { yaml } from './yaml-module.js';
 
 /** `scenarios/` at the package root: two levels up from both `src/scenario/` and `dist/scenario/`. */
 export const BUNDLED_DIR: string = fileURLToPath(new URL('../../scenarios/', import.meta.url));
@@ -13,24 +13,23 @@ export interface BundledScenario {
   name: string;
   /** Absolute path of the file. */
   file: string;
-  /** Its `description:` line ('' when it has none or does not parse). */
-  description: string;
 }
 
 const EXTENSIONS = ['.yaml', '.yml', '.json'];
 
-/** The scenario files in `dir`, by name. */
+/** The scenario files in `dir`, by name (read from the folder only: finding one parses none). */
 export function listBundledScenarios(dir: string = BUNDLED_DIR): BundledScenario[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => EXTENSIONS.includes(extname(f)))
     .sort()
-    .map((f) => ({ name: basename(f, extname(f)), file: join(dir, f), description: descriptionOf(join(dir, f)) }));
+    .map((f) => ({ name: basename(f, extname(f)), file: join(dir, f) }));
 }
 
-function descriptionOf(file: string): string {
+/** A scenario file's `description:` line ('' when it has none or does not parse). */
+export function bundledDescription(file: string): string {
   try {
-    const doc: unknown = YAML.parse(readFileSync(file, 'utf8'));
+    const doc: unknown = yaml().parse(readFileSync(file, 'utf8'));
     const d = typeof doc === 'object' && doc !== null ? (doc as { description?: unknown }).description : undefined;
     return typeof d === 'string' ? d.split('\n')[0].trim() : '';
   } catch {

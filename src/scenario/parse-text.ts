@@ -1,4 +1,5 @@
-import YAML, { LineCounter } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
+import { yaml } from './yaml-module.js';
 
 export type ParsedText = { ok: true; doc: unknown } | { ok: false; problems: string[] };
 export type TextFormat = 'yaml' | 'json';
@@ -22,7 +23,8 @@ export function parseText(text: string, format: TextFormat): ParsedText {
 }
 
 function parseYaml(text: string): ParsedText {
-  const lineCounter = new LineCounter();
+  const YAML = yaml();
+  const lineCounter = new YAML.LineCounter();
   const doc = YAML.parseDocument(text, { lineCounter });
   if (doc.errors.length > 0) {
     const lines = new Set<number>();
@@ -48,7 +50,8 @@ function parseYaml(text: string): ParsedText {
  * `toJS` throws on an alias with no anchor. It mostly comes from a `*` in a flow mapping,
  * e.g. `{ layers[*].retry: ... }`, where `[*]` reads as a list holding an alias.
  */
-function aliasProblem(doc: YAML.Document, lineCounter: LineCounter, message: string): string {
+function aliasProblem(doc: Document, lineCounter: LineCounter, message: string): string {
+  const YAML = yaml();
   let offset = 0;
   YAML.visit(doc, {
     Alias(_, node) {

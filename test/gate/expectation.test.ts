@@ -3,7 +3,6 @@ import { evaluateExpectations } from '../../src/gate/evaluate-expectations.js';
 import { holds, parseExpectation, type Op } from '../../src/gate/expectation.js';
 import { GateError } from '../../src/gate/gate-error.js';
 import { MetricCatalog } from '../../src/gate/metric-catalog.js';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
 import type { RunResult } from '../../src/run/metrics/result.js';
 import { fakeFile, fakeRun } from '../report/fixture.js';
 
@@ -97,7 +96,6 @@ describe('evaluateExpectations', () => {
   let naive: RunResult;
   let engine: RunResult;
   beforeAll(async () => {
-    await initHistograms();
     naive = fakeRun('naive', { roots: 100, leafAttempts: 27, okShare: 0.2 });
     engine = fakeRun('engine', { roots: 100, leafAttempts: 1, okShare: 0.95 });
   });

@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SHED_REASONS } from '../../src/engine/errors.js';
 import { MetricCatalog } from '../../src/gate/metric-catalog.js';
 import { GateError } from '../../src/gate/gate-error.js';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
 import type { RunResult } from '../../src/run/metrics/result.js';
 import { fakeRun } from '../report/fixture.js';
 
@@ -21,7 +20,6 @@ describe('MetricCatalog', () => {
   let run: RunResult;
   const catalog = new MetricCatalog(['orchestrator', 'agent', 'llm'], ['primary']);
   beforeAll(async () => {
-    await initHistograms();
     run = fakeRun('engine', { roots: 200, leafAttempts: 3, okShare: 0.8, shed: true });
     run = { ...run, live: { poolConnections: 256, maxPending: 12, meanPending: 1.5, requestErrors: 2 } };
   });

@@ -2,7 +2,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluateExpectations } from '../../src/gate/evaluate-expectations.js';
 import { parseExpectation } from '../../src/gate/expectation.js';
 import { MetricCatalog } from '../../src/gate/metric-catalog.js';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
 import type { ResultFile, RunResult } from '../../src/run/metrics/result.js';
 import { fakeRun } from '../report/fixture.js';
 
@@ -13,7 +12,6 @@ describe('stream metrics in the catalog', () => {
   let plain: RunResult;
   let streamed: RunResult;
   beforeAll(async () => {
-    await initHistograms();
     plain = fakeRun('naive', { roots: 10, leafAttempts: 1, okShare: 1 });
     streamed = {
       ...plain,

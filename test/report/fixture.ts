@@ -28,9 +28,7 @@ export function fakeRun(
     if (o.shed && i % 10 === 0) c.shed(2, i % 20 ? 'throttle' : 'budget', t);
     c.rootDone(t, t + 300 + (i % 50), ok, true);
   }
-  const result = c.result({ name });
-  c.destroy();
-  return result;
+  return c.result({ name });
 }
 
 export function fakeFile(variants: RunResult[]): ResultFile {

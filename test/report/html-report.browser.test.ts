@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
 import { cli, tempDir } from '../cli/capture-io.js';
 import { simulatedSweep } from './sweep-fixture.js';
 
@@ -58,7 +57,6 @@ let browser: Browser | undefined;
 let dir: string;
 
 beforeAll(async () => {
-  await initHistograms();
   dir = tempDir();
   if (available) browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }, SLOW);

@@ -2,13 +2,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { echartsSource } from '../../src/report/html/echarts-source.js';
+import { round3 } from '../../src/report/html/chart-kit.js';
 import { htmlReport } from '../../src/report/html/html-report.js';
+import { formatMetric } from '../../src/report/html/metric-format.js';
+import { formatRate } from '../../src/report/format.js';
 import { jsonForScript } from '../../src/report/html/html-escape.js';
 import { readReportInput } from '../../src/report/report-input.js';
 import { sweepPointsTable } from '../../src/report/html/sweep-points-table.js';
 import { summaryTable } from '../../src/report/summary-table.js';
 import type { SweepFile } from '../../src/report/sweep-file.js';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
 import type { ResultFile } from '../../src/run/metrics/result.js';
 import { cli, tempDir, type CaptureOptions } from '../cli/capture-io.js';
 import { fakeFile, fakeRun } from './fixture.js';
@@ -77,7 +79,6 @@ let compare: ResultFile;
 let compareText: string;
 
 beforeAll(async () => {
-  await initHistograms();
   const r = await cli(['compare', 'retry-storm', '--duration', '10s', '--json', 'r.json', '-q']);
   compareText = r.files.get('r.json')!;
   expect(compareText, r.err).toBeDefined();
@@ -265,6 +266,40 @@ describe('htmlReport of a sweep file', () => {
       expect(v).toBeCloseTo(Math.min(...there.map((p) => p.metric!)), 2);
     }
     expect(JSON.stringify(charts[0].option)).toContain('each cell: the best over c');
+  });
+
+  it('with seeds, shows the spread of each point: heatmap and table cells ±, whiskers on the Pareto chart', () => {
+    const file = fakeSweep({ params: [{ path: 'k', values: [1, 2] }] });
+    file.seeds = [1, 2, 3];
+    file.points = file.points.map((p) => ({
+      ...p,
+      spread: {
+        metric: { low: (p.metric ?? 0) - 0.5, high: (p.metric ?? 0) + 0.5 },
+        goodput: { low: p.figures.goodput - 0.5, high: p.figures.goodput + 0.5 },
+        amplification: { low: p.figures.amplification - 0.1, high: p.figures.amplification + 0.1 },
+        p99Ms: { low: p.figures.p99Ms - 200, high: p.figures.p99Ms + 200 },
+      },
+    }));
+    const html = htmlReport({ kind: 'sweep', file });
+    const { charts } = embedded(html);
+    const cells = charts[0].option.series[0].data as Array<{ label: { formatter: string } }>;
+    expect(cells.map((c) => c.label.formatter)).toEqual(
+      file.points.map((p) => `${formatMetric('goodput', p.metric)}\n±${formatMetric('goodput', 0.5)}`),
+    );
+    expect(JSON.stringify(charts[0].option)).toContain('over 3 seeds: mean ± half the 95 % interval');
+    const whiskers = charts[1].option.series.find((s) => s.type === 'lines') as { data: Array<{ coords: number[][] }> };
+    expect(whiskers.data).toHaveLength(2 * file.points.length);
+    const p0 = file.points[0];
+    expect(whiskers.data[0].coords).toEqual([
+      [round3(p0.figures.amplification), round3(p0.figures.goodput - 0.5)],
+      [round3(p0.figures.amplification), round3(p0.figures.goodput + 0.5)],
+    ]);
+    expect(html).toContain('seeds 1–3');
+    expect(html).toContain(`${formatRate(p0.figures.goodput)} ±${formatRate(0.5)}`);
+    // One seed: none of it.
+    const plain = embedded(htmlReport({ kind: 'sweep', file: fakeSweep({ params: [{ path: 'k', values: [1, 2] }] }) }));
+    expect(plain.charts[1].option.series.some((s) => s.type === 'lines')).toBe(false);
+    expect(JSON.stringify(plain.charts[0].option)).not.toContain('±');
   });
 
   it('with one param draws one row', () => {

@@ -1,12 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
 import { RESULT_SCHEMA, type ResultFile } from '../../src/run/metrics/result.js';
 import { resultJson } from '../../src/report/result-json.js';
 import { fakeFile, fakeRun } from './fixture.js';
 
-beforeAll(async () => {
-  await initHistograms();
-});
+beforeAll(async () => {});
 
 describe('resultJson', () => {
   it('gives the same bytes for the same input, twice', () => {

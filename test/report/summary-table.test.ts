@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
 import type { RunResult } from '../../src/run/metrics/result.js';
 import { summaryTable } from '../../src/report/summary-table.js';
 import { fakeFile, fakeRun } from './fixture.js';
@@ -9,7 +8,6 @@ let naive: RunResult;
 let engine: RunResult;
 
 beforeAll(async () => {
-  await initHistograms();
   naive = fakeRun('naive', { roots: 400, leafAttempts: 27, okShare: 0 });
   engine = fakeRun('engine', { roots: 400, leafAttempts: 1, okShare: 0.95, shed: true });
 });

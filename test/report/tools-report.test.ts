@@ -1,12 +1,9 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resultReport } from '../../src/report/html/result-report.js';
 import { readReportInput } from '../../src/report/report-input.js';
 import { summaryTable } from '../../src/report/summary-table.js';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
 import { RESULT_SCHEMA, type ResultFile } from '../../src/run/metrics/result.js';
 import { runAll } from '../scenario/claims.js';
-
-beforeAll(() => initHistograms());
 
 function sideEffects(): ResultFile {
   const { results } = runAll('side-effects');

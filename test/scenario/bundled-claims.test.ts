@@ -1,5 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
+import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/run/metrics/result.js';
 import {
   WARM_UP,
@@ -16,8 +15,6 @@ import {
 // Each bundled scenario's header says what a user will see; these tests hold the scenario to
 // it, with margins (the figures in the headers are what seed 1 gives; the bounds here are what
 // the claim needs). Every run is simulated, so each result is the same on every machine.
-
-beforeAll(() => initHistograms());
 
 /** Runs are memoised per scenario and `--set` flags: several tests look at the same runs. */
 const cache = new Map<string, Runs>();

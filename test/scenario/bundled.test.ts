@@ -1,7 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLED_DIR, listBundledScenarios, resolveScenarioPath } from '../../src/scenario/bundled.js';
+import {
+  BUNDLED_DIR,
+  bundledDescription,
+  listBundledScenarios,
+  resolveScenarioPath,
+} from '../../src/scenario/bundled.js';
 import { loadScenario } from '../../src/scenario/load-scenario.js';
 import { ScenarioError } from '../../src/scenario/scenario-error.js';
 import { resolveVariant } from '../../src/scenario/variants.js';
@@ -15,8 +20,8 @@ describe('bundled scenarios', () => {
   it('lists every file with its one-line description', () => {
     expect(bundled.map((b) => b.name)).toEqual(NAMES);
     for (const b of bundled) {
-      expect(b.description.length, b.name).toBeGreaterThan(20);
-      expect(b.description).not.toContain('\n');
+      expect(bundledDescription(b.file).length, b.name).toBeGreaterThan(20);
+      expect(bundledDescription(b.file)).not.toContain('\n');
       expect(basename(b.file)).toBe(`${b.name}.yaml`);
     }
   });

@@ -34,11 +34,7 @@ function simulate(s: Scenario, name: string): RunResult {
     traffic: s.traffic,
     upstream: s.upstream,
   });
-  try {
-    return sim.run();
-  } finally {
-    sim.metrics.destroy();
-  }
+  return sim.run();
 }
 
 /** The text of a bundled scenario file. */

@@ -1,13 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
+import { describe, expect, it } from 'vitest';
 import { MetricCatalog } from '../../src/gate/metric-catalog.js';
 import { loadScenario } from '../../src/scenario/load-scenario.js';
 import { ScenarioError } from '../../src/scenario/scenario-error.js';
 import { runAll } from './claims.js';
 
 // The deadline-budget header says what a user will see; these hold it to that (seed 1's figures, with margins).
-
-beforeAll(() => initHistograms());
 
 describe('deadline-budget: stage budgets vs one flat timeout', () => {
   const { flat, stages } = runAll('deadline-budget').results;

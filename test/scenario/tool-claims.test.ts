@@ -1,5 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
+import { describe, expect, it } from 'vitest';
 import { diffResults } from '../../src/gate/diff-results.js';
 import { MetricCatalog } from '../../src/gate/metric-catalog.js';
 import { RESULT_SCHEMA, type ResultFile, type RunResult, type ToolResult } from '../../src/run/metrics/result.js';
@@ -7,8 +6,6 @@ import { runAll, type Runs } from './claims.js';
 
 // The headers of the bundled scenarios with tools say what a user will see; these tests hold
 // the scenarios to it, with margins (the headers give seed 1's figures).
-
-beforeAll(() => initHistograms());
 
 const cache = new Map<string, Runs>();
 function runs(name: string, set: string[] = []): Runs {

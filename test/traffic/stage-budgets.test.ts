@@ -1,11 +1,8 @@
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
+import { describe, expect, it } from 'vitest';
 import { Simulation } from '../../src/run/sim/simulation.js';
 import { loadScenario } from '../../src/scenario/load-scenario.js';
 import { resolveVariant } from '../../src/scenario/variants.js';
-
-beforeAll(() => initHistograms());
 
 interface Case {
   plan: number;
@@ -55,12 +52,8 @@ function run(c: Case) {
     }
     callDone(layer, start, t, ok);
   };
-  try {
-    const result = sim.run();
-    return { worst, staged, result };
-  } finally {
-    sim.metrics.destroy();
-  }
+  const result = sim.run();
+  return { worst, staged, result };
 }
 
 const policy = fc.constantFrom(

@@ -1,9 +1,6 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
+import { describe, expect, it } from 'vitest';
 import type { RunResult, ToolResult } from '../../src/run/metrics/result.js';
 import { runAll } from '../scenario/claims.js';
-
-beforeAll(() => initHistograms());
 
 /**
  * `roots` root tasks, an orchestrator over an agent that asks the model and then sends one

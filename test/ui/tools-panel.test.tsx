@@ -1,13 +1,11 @@
 import { cleanup, render } from 'ink-testing-library';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { initHistograms } from '../../src/run/metrics/histogram.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Simulation } from '../../src/run/sim/simulation.js';
 import { loadScenario } from '../../src/scenario/load-scenario.js';
 import { resolveVariant } from '../../src/scenario/variants.js';
 import { ToolsPanel, toolsLines } from '../../src/ui/ToolsPanel.js';
 import { linesOf, naiveView } from './fixture.js';
 
-beforeAll(() => initHistograms());
 afterEach(() => cleanup());
 
 /** A variant of a bundled scenario run to the end, as the dashboard sees it. */

@@ -28,8 +28,21 @@ export interface OpenQueue {
   close(): Promise<void>;
 }
 
+/**
+ * Checks that the queue's Redis answers (else one line, exit 2, rather than BullMQ retrying for
+ * ever) — for the coordinator and for `stormlab worker` alike.
+ */
+export async function checkQueueReachable(target: QueueTarget): Promise<void> {
+  const { reachRedis } = await import('../../explore/reach-redis.js');
+  await reachRedis(target).catch((e: unknown) => {
+    if (e instanceof QueueError) throw new UsageError(e.message);
+    throw e;
+  });
+}
+
 /** Opens the queue (bullmq loaded now; missing, it is one line) for the points of `job`. */
 export async function openQueue(target: QueueTarget, job: PointJob): Promise<OpenQueue> {
+  await checkQueueReachable(target);
   const { QueueRunner } = await import('../../explore/queue-points.js');
   const runner = await QueueRunner.open(target, job).catch((e: unknown) => {
     if (e instanceof QueueError) throw new UsageError(e.message);

@@ -262,7 +262,6 @@ function collectLive(scenario: Scenario, variants: LiveVariant[]): ResultFile {
     const r = v.sim.result();
     return v.hop === undefined || r.live === undefined ? r : { ...r, live: { ...r.live, upstream: v.hop } };
   });
-  for (const v of variants) v.sim.metrics.destroy();
   const rate = (n: number, ms: number): number => (ms > 0 ? Math.round((n / ms) * 1000) : 0);
   const wallMs = ran.reduce((n, v) => n + v.wallMs, 0);
   const attempts = results.reduce((n, r) => n + r.upstream.attempts, 0);

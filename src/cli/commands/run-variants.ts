@@ -26,8 +26,7 @@ export function advanceAll(io: Io, runs: SimRun[], t: number): void {
 }
 
 /**
- * Gathers the runs' results (partial ones for runs stopped early) into a result file and frees
- * their histograms. Wall-clock figures go in `timing` only.
+ * Gathers the runs' results (partial ones for runs stopped early) into a result file. Wall-clock figures go in `timing` only.
  */
 export function collect(scenarioName: string, seed: number, runs: SimRun[]): ResultFile {
   const variants: RunResult[] = [];
@@ -35,7 +34,6 @@ export function collect(scenarioName: string, seed: number, runs: SimRun[]): Res
   let wallMs = 0;
   for (const r of runs) {
     const result = r.sim.result();
-    r.sim.metrics.destroy();
     attempts += result.upstream.attempts;
     wallMs += r.wallMs;
     variants.push(result);

@@ -7,7 +7,8 @@ import type { Scenario } from '../../scenario/scenario.js';
 import { formatDuration } from '../../scenario/duration.js';
 import { EXIT, stopExit, UsageError, type Io, type StopCause } from '../io.js';
 import { Playback, parseSpeed } from '../playback.js';
-import { pickVariants, scenarioFromFlags, type ScenarioFlags } from '../scenario-args.js';
+import type { ScenarioFlags } from '../scenario-args.js';
+import { loadRunScenario, loadRunVariants } from '../run-scenario.js';
 import { checkOutputs, STDOUT_PATH, writeOutput } from '../write-output.js';
 import { expectationsOf } from '../expectations.js';
 import { reportChecks, type GateFlags } from '../gate-outputs.js';
@@ -184,11 +185,11 @@ export async function runCommand(io: Io, arg: string, flags: RunFlags): Promise<
     );
   }
   checkRunOutputs(io, flags);
-  const scenario = scenarioFromFlags(arg, flags, io.cwd);
+  const scenario = await loadRunScenario(arg, flags, io.cwd);
   const runs =
     flags.variant === undefined
       ? [{ name: scenario.name, scenario }]
-      : pickVariants(scenario, flags.variant, '--variant');
+      : await loadRunVariants(scenario, flags.variant, '--variant');
   const expectations = expectationsOf(scenario, flags.expect);
   return { ...(await execute(io, scenario, runs, flags)), expectations };
 }
@@ -198,8 +199,8 @@ export async function runCommand(io: Io, arg: string, flags: RunFlags): Promise<
  */
 export async function compareCommand(io: Io, arg: string, flags: RunFlags): Promise<RunOutcome> {
   checkRunOutputs(io, flags);
-  const scenario = scenarioFromFlags(arg, flags, io.cwd);
-  const runs = pickVariants(scenario, flags.variants);
+  const scenario = await loadRunScenario(arg, flags, io.cwd);
+  const runs = await loadRunVariants(scenario, flags.variants);
   const expectations = expectationsOf(scenario, flags.expect);
   return { ...(await execute(io, scenario, runs, flags)), expectations };
 }

@@ -1,7 +1,7 @@
 import { QueueError } from '../../explore/queue-target.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { positiveInt } from './explore-args.js';
-import { queueTarget, queueText } from './queue-args.js';
+import { checkQueueReachable, queueTarget, queueText } from './queue-args.js';
 
 export interface WorkerFlags {
   queue?: string;
@@ -18,6 +18,7 @@ export async function workerCommand(io: Io, flags: WorkerFlags): Promise<number>
     throw new UsageError('--queue: give the Redis of the queue, e.g. --queue redis://127.0.0.1:6379');
   const target = queueTarget({ queue: flags.queue })!;
   const concurrency = positiveInt('--concurrency', flags.concurrency, 1);
+  await checkQueueReachable(target);
   const { startQueueWorkers } = await import('../../explore/queue-worker.js');
   const stopped = new Promise<string>((resolve) => {
     if (io.onStop === undefined) return;

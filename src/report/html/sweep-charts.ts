@@ -1,4 +1,4 @@
-import type { EChartsOption, HeatmapSeriesOption, ScatterSeriesOption } from 'echarts';
+import type { EChartsOption, HeatmapSeriesOption, LinesSeriesOption, ScatterSeriesOption } from 'echarts';
 import type { SweepFile, SweepPoint } from '../sweep-file.js';
 import { frame, round3 } from './chart-kit.js';
 import { formatMetric } from './metric-format.js';
@@ -24,6 +24,18 @@ export function heatmapCells(file: SweepFile): Map<string, SweepPoint> {
   return cells;
 }
 
+/** `± 0.8 %`: half of a 95 % interval over seeds, in the metric's own format ('' without one). */
+function margin(name: string, s: { low: number; high: number } | null | undefined): string {
+  return s === undefined || s === null ? '' : `±${formatMetric(name, (s.high - s.low) / 2)}`;
+}
+
+/** `over 5 seeds: mean ± half the 95 % interval` when the points ran on several seeds, else undefined. */
+function seedNote(file: SweepFile): string | undefined {
+  return file.seeds === undefined || file.seeds.length < 2
+    ? undefined
+    : `over ${file.seeds.length} seeds: mean ± half the 95 % interval`;
+}
+
 /** Worse → better: pale yellow to green (light enough for dark labels), whichever way the metric points. */
 const RAMP = ['#fef9c3', '#d9f99d', '#86efac', '#22c55e'];
 
@@ -35,19 +47,26 @@ export function heatmapChart(file: SweepFile): EChartsOption {
   const [px, py] = file.params;
   const data: HeatmapSeriesOption['data'] = [...heatmapCells(file)].map(([key, p]) => {
     const [x, y] = key.split(',').map(Number);
+    const spread = margin(file.metric, p.spread?.metric);
+    const text = formatMetric(file.metric, p.metric);
     return {
       value: [x, y, p.metric === null ? '-' : round3(p.metric)],
-      name: pointName(file, p),
-      label: { formatter: formatMetric(file.metric, p.metric) },
+      name: spread === '' ? pointName(file, p) : `${pointName(file, p)}: ${text} ${spread}`,
+      label: { formatter: spread === '' ? text : `${text}\n${spread}` },
     };
   });
   const values = file.points.flatMap((p) => (p.metric === null ? [] : [p.metric]));
   const min = values.length ? Math.min(...values) : 0;
   const max = values.length ? Math.max(...values) : 1;
   const others = file.params.slice(2).map((p) => p.path);
-  const subtitle = others.length
-    ? `each cell: the best over ${others.join(', ')}`
-    : `${file.higherIsBetter ? 'higher' : 'lower'} is better`;
+  const subtitle = [
+    others.length
+      ? `each cell: the best over ${others.join(', ')}`
+      : `${file.higherIsBetter ? 'higher' : 'lower'} is better`,
+    seedNote(file),
+  ]
+    .filter(Boolean)
+    .join(' · ');
   return {
     ...frame({ title: `${file.metric} by ${px.path}${py ? ` × ${py.path}` : ''}`, subtitle }),
     legend: { show: false },
@@ -86,7 +105,7 @@ export function heatmapChart(file: SweepFile): EChartsOption {
         type: 'heatmap',
         name: file.metric,
         data,
-        label: { show: true, color: '#111827', fontSize: 12 },
+        label: { show: true, color: '#111827', fontSize: 12, lineHeight: 16 },
         itemStyle: { borderColor: '#fff', borderWidth: 1 },
       },
     ],
@@ -124,14 +143,48 @@ export function paretoChart(file: SweepFile): EChartsOption {
         name: pointName(file, p),
       })),
   });
+  // With seeds: each point's 95 % intervals of goodput (vertical) and amplification (horizontal) as whiskers.
+  const whiskers: LinesSeriesOption = {
+    type: 'lines',
+    name: '95 % interval over seeds',
+    coordinateSystem: 'cartesian2d',
+    silent: true,
+    z: 1,
+    lineStyle: { color: '#6b7280', width: 1, opacity: 0.8 },
+    data: file.points.flatMap((p) => {
+      const s = p.spread;
+      if (s === undefined) return [];
+      const x = round3(p.figures.amplification);
+      const y = round3(p.figures.goodput);
+      return [
+        {
+          coords: [
+            [x, round3(s.goodput.low)],
+            [x, round3(s.goodput.high)],
+          ],
+        },
+        {
+          coords: [
+            [round3(s.amplification.low), y],
+            [round3(s.amplification.high), y],
+          ],
+        },
+      ];
+    }),
+  };
+  const note = seedNote(file);
   return {
     ...frame({
       title: 'Goodput vs amplification',
-      subtitle: 'labels: the point (n×: points at one place) · tooltip: amplification, goodput, root p99 (s)',
+      subtitle: `labels: the point (n×: points at one place) · tooltip: amplification, goodput, root p99 (s)${note === undefined ? '' : ` · whiskers: 95 % intervals`}`,
     }),
     tooltip: { trigger: 'item', confine: true },
     xAxis: { type: 'value', name: 'amplification (×)', nameLocation: 'middle', nameGap: 28, scale: true },
     yAxis: { type: 'value', name: 'goodput (roots ok /s)', nameLocation: 'middle', nameGap: 48, scale: true },
-    series: [scatter('other points', false, '#9ca3af', 10), scatter('Pareto front', true, '#2563eb', 14)],
+    series: [
+      ...(whiskers.data?.length ? [whiskers] : []),
+      scatter('other points', false, '#9ca3af', 10),
+      scatter('Pareto front', true, '#2563eb', 14),
+    ],
   };
 }

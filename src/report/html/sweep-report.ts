@@ -6,7 +6,7 @@ import { escapeHtml } from './html-escape.js';
 import { formatMetric } from './metric-format.js';
 import type { ReportPage } from './result-report.js';
 import { heatmapChart, paretoChart, pointName } from './sweep-charts.js';
-import { countText } from '../sweep-table.js';
+import { countText, seedRange } from '../sweep-table.js';
 import { sweepRows } from './sweep-rows.js';
 
 function header(file: SweepFile): string {
@@ -15,7 +15,7 @@ function header(file: SweepFile): string {
     `sweep of ${params}`,
     countText(file),
     `variant ${file.variant}`,
-    `seed ${file.seed}`,
+    file.seeds !== undefined && file.seeds.length > 1 ? `seeds ${seedRange(file.seeds)}` : `seed ${file.seed}`,
     `metric ${file.metric} (${file.higherIsBetter ? 'higher' : 'lower'} is better)`,
   ];
   return `<header><h1>stormlab sweep report: ${escapeHtml(file.scenario)}</h1><p class="meta">${escapeHtml(meta.join(' · '))}</p></header>`;
@@ -51,7 +51,7 @@ export function sweepReport(file: SweepFile): ReportPage {
     bestLine(file, t.best),
     section(
       'Heatmap and Pareto front',
-      'Every point ran the same scenario and seed. Pareto front: no other point has higher goodput, lower amplification and lower p99 at once.',
+      `${file.seeds !== undefined && file.seeds.length > 1 ? `Every point ran the same scenario on the same ${file.seeds.length} seeds: each figure is their mean, ± half its 95 % interval (whiskers in the chart); points within each other's interval are not told apart.` : 'Every point ran the same scenario and seed.'} Pareto front: no other point has higher goodput, lower amplification and lower p99 at once.`,
       chartGrid(
         charts.map((chart) => ({ chart, tall: true })),
         2,

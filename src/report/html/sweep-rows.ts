@@ -1,5 +1,5 @@
 import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from '../format.js';
-import type { PointFigures, SweepFile, SweepPoint } from '../sweep-file.js';
+import type { PointFigures, PointSpread, Spread, SweepFile, SweepPoint } from '../sweep-file.js';
 import { formatMetric } from './metric-format.js';
 
 /** The table of a sweep's points, as text cells: the same rows in the HTML report and the terminal. */
@@ -25,12 +25,23 @@ export function bestPoint(file: SweepFile): number {
   return best;
 }
 
-/** The figures every point has: column head, the metric names that mean it, the format. */
-const FIGURES: Array<[string, string[], (f: PointFigures) => string]> = [
-  ['amplification', ['amplification'], (f) => formatTimes(f.amplification)],
-  ['goodput', ['goodput'], (f) => formatRate(f.goodput)],
+/** `12.1/s ±0.4/s`: a mean and half its 95 % interval over seeds (the mean alone without one). */
+const pm = (text: string, s: Spread | undefined, format: (x: number) => string): string =>
+  s === undefined ? text : `${text} ±${format((s.high - s.low) / 2)}`;
+
+/**
+ * The figures every point has: column head, the metric names that mean it, the format (with
+ * the point's spread over seeds, for the figures that have one).
+ */
+const FIGURES: Array<[string, string[], (f: PointFigures, s?: PointSpread) => string]> = [
+  ['amplification', ['amplification'], (f, s) => pm(formatTimes(f.amplification), s?.amplification, formatTimes)],
+  ['goodput', ['goodput'], (f, s) => pm(formatRate(f.goodput), s?.goodput, formatRate)],
   ['success', ['successRate', 'success'], (f) => formatPercent(f.successRate)],
-  ['root p99', ['p99', 'p99Ms', 'roots.p99', 'roots.latencyMs.p99'], (f) => formatMs(f.p99Ms)],
+  [
+    'root p99',
+    ['p99', 'p99Ms', 'roots.p99', 'roots.latencyMs.p99'],
+    (f, s) => pm(formatMs(f.p99Ms), s?.p99Ms, formatMs),
+  ],
   ['recovery', ['recovery', 'recoveryMs'], (f) => (f.recoveryMs === null ? 'never' : formatMs(f.recoveryMs))],
   ['shed', ['shed'], (f) => formatCount(f.shed)],
   ['wasted tokens', ['wastedTokens', 'upstream.wastedTokens'], (f) => formatCount(f.wastedTokens)],
@@ -40,11 +51,12 @@ const FIGURES: Array<[string, string[], (f: PointFigures) => string]> = [
 const figureOf = (metric: string): number => FIGURES.findIndex(([, names]) => names.includes(metric.trim()));
 
 function row(file: SweepFile, p: SweepPoint, own: boolean): string[] {
-  const metric = own ? [formatMetric(file.metric, p.metric)] : [];
+  const m = p.spread?.metric ?? undefined;
+  const metric = own ? [pm(formatMetric(file.metric, p.metric), m, (x) => formatMetric(file.metric, x))] : [];
   return [
     ...p.values.map(String),
     ...metric,
-    ...FIGURES.map(([, , format]) => format(p.figures)),
+    ...FIGURES.map(([, , format]) => format(p.figures, p.spread)),
     p.pareto ? 'yes' : '',
   ];
 }

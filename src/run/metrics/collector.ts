@@ -314,14 +314,6 @@ export class MetricsCollector implements ToolObserver {
     };
   }
 
-  /** Frees the histograms' WebAssembly memory. The collector is unusable after. */
-  destroy(): void {
-    this.rootLatency.destroy();
-    this.layerStats.destroy();
-    this.stream?.destroy();
-    this.tools?.destroy();
-  }
-
   private truncated(): { truncatedSuccesses?: number } {
     return this.stream === undefined ? {} : { truncatedSuccesses: this.stream.total() };
   }

@@ -1,124 +1,110 @@
-import {
-  build,
-  decodeFromCompressedBase64,
-  encodeIntoCompressedBase64,
-  initWebAssembly,
-  type Histogram,
-} from 'hdr-histogram-js';
-
 /** Largest latency a histogram tracks: one hour. Longer values are recorded as one hour. */
 export const HISTOGRAM_MAX_MS = 3_600_000;
 
-let wasmReady = false;
-let initOnce: Promise<void> | undefined;
+// The layout of an HdrHistogram with lowest discernible value 1, highest trackable value
+// HISTOGRAM_MAX_MS and 3 significant digits, as hdr-histogram-js builds it: sub-buckets of
+// 2048 values (2 × 10³ rounded up to a power of two), bucket 0 at 1 ms resolution, each further
+// bucket twice as wide as the one before, its lower half covered by the buckets below it.
+/** log2 of half a bucket's sub-bucket count (1024). */
+const HALF_MAGNITUDE = 10;
+const HALF_COUNT = 1 << HALF_MAGNITUDE;
+/** Buckets needed so that 2048 × 2^(buckets − 1) exceeds one hour. */
+const BUCKETS = 12;
+const LENGTH = (BUCKETS + 1) * HALF_COUNT;
 
-/**
- * Loads hdr-histogram-js's WebAssembly build once (about 27 ns per record against 112 ns for
- * the JS build). Idempotent; never rejects: where WebAssembly is unavailable histograms stay
- * on the JS build, which gives the same percentiles.
- */
-export function initHistograms(): Promise<void> {
-  initOnce ??= initWebAssembly().then(
-    () => {
-      wasmReady = true;
-    },
-    () => undefined,
-  );
-  return initOnce;
+/** The counts index of a value in 0 .. HISTOGRAM_MAX_MS (an integer). */
+function indexOf(v: number): number {
+  // The bucket: how many powers of two v is above the 2048 values bucket 0 holds (31 − clz = floor(log2 v)).
+  const b = v < 2 * HALF_COUNT ? 0 : 31 - Math.clz32(v) - HALF_MAGNITUDE;
+  return (b << HALF_MAGNITUDE) + (v >>> b);
 }
 
-/** Whether new histograms use the WebAssembly build (after `initHistograms()` resolved). */
-export function histogramsUseWasm(): boolean {
-  return wasmReady;
+/** The bucket of a counts index (bucket 0 holds indexes 0 .. 2047). */
+function bucketOf(i: number): number {
+  return i < 2 * HALF_COUNT ? 0 : (i >> HALF_MAGNITUDE) - 1;
 }
 
-/**
- * Wasm histograms live in WebAssembly memory that the JS garbage collector does not see; a
- * forgotten `destroy()` would leak it. The registry frees it when the wrapper is collected.
- * The held value is the inner histogram, never the wrapper (that would keep it alive).
- */
-const finalizer = new FinalizationRegistry<Histogram>((inner) => inner.destroy());
-
-export interface LatencyHistogramOptions {
-  /** Use the WebAssembly build; it needs `initHistograms()` first. @default histogramsUseWasm() */
-  wasm: boolean;
+/** The lowest value counted at index i. */
+function lowestAt(i: number): number {
+  const b = bucketOf(i);
+  return b === 0 ? i : ((i & (HALF_COUNT - 1)) + HALF_COUNT) * 2 ** b;
 }
 
 /**
- * A latency histogram in integer milliseconds, 0 .. 1 h, at 3 significant digits (HDR: any
- * value is reported within 0.1 % of what was recorded). Fixed size, so memory stays flat
- * however many values it takes; `record` does not allocate.
+ * A latency histogram in integer milliseconds, 0 .. 1 h, at 3 significant digits: an
+ * HdrHistogram (any value is reported within 0.1 % of what was recorded), in plain JS with the
+ * same layout and the same answers as hdr-histogram-js's, which it replaces because loading
+ * that package (and compiling its WebAssembly) cost a CLI run more than all its records did.
+ * Fixed size, so memory stays flat however many values it takes; `record` does not allocate.
  */
 export class LatencyHistogram {
-  readonly kind: 'wasm' | 'js';
-  private inner: Histogram;
-  private destroyed = false;
-
-  constructor(opts?: Partial<LatencyHistogramOptions>) {
-    const wasm = (opts?.wasm ?? wasmReady) && wasmReady;
-    this.kind = wasm ? 'wasm' : 'js';
-    this.inner = LatencyHistogram.create(wasm);
-    if (wasm) finalizer.register(this, this.inner, this);
-  }
-
-  private static create(wasm: boolean): Histogram {
-    return build({
-      bitBucketSize: 64,
-      autoResize: false,
-      lowestDiscernibleValue: 1,
-      highestTrackableValue: HISTOGRAM_MAX_MS,
-      numberOfSignificantValueDigits: 3,
-      useWebAssembly: wasm,
-    });
-  }
+  private readonly counts = new Float64Array(LENGTH);
+  private total = 0;
+  private maxValue = 0;
 
   /** Records one latency; it is rounded to a whole ms and clamped to 0 .. 1 h (NaN counts as 0). */
   record(ms: number): void {
     const v = ms > 0 ? (ms < HISTOGRAM_MAX_MS ? Math.round(ms) : HISTOGRAM_MAX_MS) : 0;
-    this.inner.recordValue(v);
+    this.counts[indexOf(v)]++;
+    this.total++;
+    if (v > this.maxValue) this.maxValue = v;
   }
 
   /**
-   * The value at percentile `p` (0..100), 0 when empty. HDR answers with the top of the
-   * value's bucket (6000 recorded reads back as 6003); capping at the max keeps p99 ≤ max.
+   * The value at percentile `p` (0..100), 0 when empty: the top of the bucket holding the
+   * smallest value with at least p % of the count at or below it (6000 recorded reads back as
+   * 6003; p = 0 gives the bucket's bottom), capped at the max so that p99 ≤ max.
    */
   percentile(p: number): number {
-    return this.inner.totalCount === 0 ? 0 : Math.min(this.inner.getValueAtPercentile(p), this.inner.maxValue);
+    if (this.total === 0) return 0;
+    const requested = Math.min(p, 100);
+    const fp = (requested / 100) * this.total;
+    // Rounds up, allowing for the one ulp the multiplication may be over the true count.
+    const rank = Math.max(Math.ceil(fp - (fp > 0 ? 2 ** (Math.floor(Math.log2(fp)) - 52) : 0)), 1);
+    const counts = this.counts;
+    let seen = 0;
+    for (let i = 0; i < LENGTH; i++) {
+      seen += counts[i];
+      if (seen >= rank) {
+        const value = p === 0 ? lowestAt(i) : lowestAt(i) + 2 ** bucketOf(i) - 1;
+        return Math.min(value, this.maxValue);
+      }
+    }
+    return 0;
   }
 
   get count(): number {
-    return this.inner.totalCount;
+    return this.total;
   }
 
   get max(): number {
-    return this.inner.totalCount === 0 ? 0 : this.inner.maxValue;
+    return this.maxValue;
   }
 
+  /** The mean, each value taken at the middle of its bucket (exact below 2048 ms). */
   get mean(): number {
-    return this.inner.totalCount === 0 ? 0 : this.inner.mean;
+    if (this.total === 0) return 0;
+    const counts = this.counts;
+    let sum = 0;
+    for (let i = 0; i < LENGTH; i++) {
+      const c = counts[i];
+      if (c > 0) sum += c * (lowestAt(i) + Math.floor(2 ** bucketOf(i) / 2));
+    }
+    return sum / this.total;
   }
 
   reset(): void {
-    this.inner.reset();
+    this.counts.fill(0);
+    this.total = 0;
+    this.maxValue = 0;
   }
 
-  /** Adds every value of `other` to this one (either build; `other` is left unchanged). */
+  /** Adds every value of `other` to this one (`other` is left unchanged). */
   merge(other: LatencyHistogram): void {
-    if (other.kind === this.kind) {
-      this.inner.add(other.inner);
-      return;
-    }
-    // The two builds cannot add each other directly: go through the portable HDR encoding.
-    const copy = decodeFromCompressedBase64(encodeIntoCompressedBase64(other.inner), 64, this.kind === 'wasm');
-    this.inner.add(copy);
-    copy.destroy();
-  }
-
-  /** Frees the WebAssembly memory (a no-op for the JS build). Idempotent; the histogram is unusable after. */
-  destroy(): void {
-    if (this.destroyed) return;
-    this.destroyed = true;
-    if (this.kind === 'wasm') finalizer.unregister(this);
-    this.inner.destroy();
+    const a = this.counts;
+    const b = other.counts;
+    for (let i = 0; i < LENGTH; i++) a[i] += b[i];
+    this.total += other.total;
+    if (other.maxValue > this.maxValue) this.maxValue = other.maxValue;
   }
 }

@@ -62,10 +62,6 @@ export class LayerStats {
     return this.names.map((name, i) => this.layerResult(name, i));
   }
 
-  destroy(): void {
-    for (const h of this.latency) h.destroy();
-  }
-
   private layerResult(name: string, i: number): LayerResult {
     const c = (field: number): number => this.counts[i * FIELDS + field];
     const shed: Partial<Record<ShedReason, number>> = {};

@@ -49,8 +49,4 @@ export class StreamStats {
   get layers(): readonly string[] {
     return this.streamed;
   }
-
-  destroy(): void {
-    for (const h of this.ttft) h?.destroy();
-  }
 }

@@ -125,8 +125,4 @@ export class ToolStats {
       };
     });
   }
-
-  destroy(): void {
-    for (const h of this.latency) h.destroy();
-  }
 }

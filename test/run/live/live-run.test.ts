@@ -1,13 +1,10 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../../src/engine/random.js';
 import { createFakeUpstream, type FakeUpstream, type FakeUpstreamObserver } from '../../../src/fake-upstream/server.js';
 import { LiveRun } from '../../../src/run/live/live-run.js';
-import { initHistograms } from '../../../src/run/metrics/histogram.js';
 import type { RunResult } from '../../../src/run/metrics/result.js';
 import type { RunSpec } from '../../../src/run/run-spec.js';
 import { OUTAGE, naive, none, spec } from '../sim/spec.js';
-
-beforeAll(() => initHistograms());
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {

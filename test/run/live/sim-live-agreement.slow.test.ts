@@ -1,12 +1,9 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../../src/engine/random.js';
 import { createFakeUpstream, type FakeUpstream } from '../../../src/fake-upstream/server.js';
 import { LiveRun } from '../../../src/run/live/live-run.js';
-import { initHistograms } from '../../../src/run/metrics/histogram.js';
 import { Simulation } from '../../../src/run/sim/simulation.js';
 import { naive, spec } from '../sim/spec.js';
-
-beforeAll(() => initHistograms());
 
 let fake: FakeUpstream | undefined;
 let run: LiveRun | undefined;
@@ -27,9 +24,7 @@ describe('sim and live agree', () => {
       faults: [{ kind: 'errors', fromMs: 0, toMs: 1e12, rate: 0.3, status: 503 }],
     });
     s.upstream.models[0] = { ...s.upstream.models[0], ttftMs: 20, tpotMs: 0 };
-    const simulation = new Simulation(s);
-    const sim = simulation.run();
-    simulation.metrics.destroy();
+    const sim = new Simulation(s).run();
     // Same seed, same draws: the fake upstream's model draws from the simulator's seed split
     // (as `run --mode live` starts it), so a request meets the same fault draw as in the
     // simulation as long as requests reach the model in the same order, which they nearly all

@@ -1,17 +1,13 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OptionError } from '../../../src/engine/errors.js';
 import { MetricsCollector } from '../../../src/run/metrics/collector.js';
-import { initHistograms } from '../../../src/run/metrics/histogram.js';
 
-const made: MetricsCollector[] = [];
 function collector(
   durationMs = 10_000,
   layers = ['orchestrator', 'agent', 'llm'],
   models = ['primary', 'fallback'],
 ): MetricsCollector {
-  const c = new MetricsCollector({ layers, models, durationMs });
-  made.push(c);
-  return c;
+  return new MetricsCollector({ layers, models, durationMs });
 }
 
 /** One root at full outage with naive 3 attempts per layer over 3 layers: 3 × 3 × 3 upstream attempts. */
@@ -36,13 +32,6 @@ function naiveOutage(c: MetricsCollector, start: number): void {
 }
 
 describe('MetricsCollector', () => {
-  beforeAll(async () => {
-    await initHistograms();
-  });
-  afterEach(() => {
-    for (const c of made.splice(0)) c.destroy();
-  });
-
   it('checks its options', () => {
     expect(() => collector(0)).toThrow(OptionError);
     expect(() => collector(0)).toThrow('metrics.durationMs must be a number > 0, got 0');

@@ -1,5 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { initHistograms } from '../../../src/run/metrics/histogram.js';
+import { describe, expect, it } from 'vitest';
 import { Simulation } from '../../../src/run/sim/simulation.js';
 import type { RunSpec } from '../../../src/run/run-spec.js';
 import type { RunResult } from '../../../src/run/metrics/result.js';
@@ -7,13 +6,8 @@ import type { Dist } from '../../../src/upstream/distribution.js';
 import { OUTAGE, engine, naive, none, spec } from './spec.js';
 
 function run(s: RunSpec): RunResult {
-  const sim = new Simulation(s);
-  const r = sim.run();
-  sim.metrics.destroy();
-  return r;
+  return new Simulation(s).run();
 }
-
-beforeAll(() => initHistograms());
 
 describe('simulation fidelity', () => {
   it.each([
@@ -127,7 +121,6 @@ describe('simulation fidelity', () => {
     const stepped = new Simulation(s);
     for (let t = 0; !stepped.done; t += 777) stepped.advanceTo(t);
     const c = JSON.stringify(stepped.result());
-    stepped.metrics.destroy();
     expect(c).toBe(a);
     const other = JSON.stringify(run({ ...s, seed: 2 }));
     expect(other).not.toBe(a);

@@ -1,20 +1,12 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import { initHistograms } from '../../../src/run/metrics/histogram.js';
+import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../../src/run/metrics/result.js';
 import { Simulation } from '../../../src/run/sim/simulation.js';
 import type { RunSpec } from '../../../src/run/run-spec.js';
 import type { EngineState } from '../../../src/traffic/config.js';
 import { engine, naive, spec } from './spec.js';
 
-beforeAll(() => initHistograms());
-
 function run(s: RunSpec): RunResult {
-  const sim = new Simulation(s);
-  try {
-    return sim.run();
-  } finally {
-    sim.metrics.destroy();
-  }
+  return new Simulation(s).run();
 }
 
 /**

@@ -1,0 +1,34 @@
+// Loads and validates every bundled scenario (and each of its variants) once, at build time,
+// and writes what came out to dist/scenario/compiled/<name>.json with the text it came from,
+// so that `stormlab run <bundled name>` starts without the YAML parser and the schema (see
+// src/scenario/compiled-scenarios.ts). A scenario whose result would not survive JSON as it is
+// (a value JSON cannot hold, besides the infinities it encodes) is left out and loads the ordinary way.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist', 'scenario');
+const { listBundledScenarios } = await import(join(dist, 'bundled.js'));
+const { loadScenarioArg } = await import(join(dist, 'load-scenario-arg.js'));
+const { resolveVariant } = await import(join(dist, 'variants.js'));
+const { COMPILED_DIR, fromCompiledJson, toCompiledJson } = await import(join(dist, 'compiled-scenarios.js'));
+
+const out = COMPILED_DIR;
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+const skipped = [];
+for (const b of listBundledScenarios()) {
+  if (!b.file.endsWith('.yaml')) continue;
+  const scenario = loadScenarioArg(b.name, [], root);
+  const variants = Object.fromEntries(scenario.variants.map((v) => [v.name, resolveVariant(scenario, v.name)]));
+  const record = { text: readFileSync(b.file, 'utf8'), scenario, variants };
+  const json = toCompiledJson(record);
+  if (!isDeepStrictEqual(fromCompiledJson(json), record)) {
+    skipped.push(b.name);
+    continue;
+  }
+  writeFileSync(join(out, `${b.name}.json`), json);
+}
+if (skipped.length > 0) console.log(`compile-scenarios: left out (not plain JSON): ${skipped.join(', ')}`);
