@@ -146,7 +146,8 @@ class LiveSession {
       if (this.stopped) return;
       const fake = v.fake;
       const control = v.control;
-      if (fake !== undefined) await v.sim.start({ url: fake.url, stats: () => fake.stats() });
+      if (fake !== undefined)
+        await v.sim.start({ url: fake.url, stats: () => fake.stats(), toolStats: () => fake.toolStats() });
       else if (control !== undefined)
         await v.sim.start({ url: target!, stats: () => control.view(), reached: () => control.reached() });
       else await v.sim.start({ url: target! });
