@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
+import type { IdempotencyStore } from '../../engine/idempotency-store.js';
 import { parseRetryAfter } from '../../engine/retry-after.js';
+import { TOOL_DEFAULTS } from '../../upstream/tool-config.js';
 import type { ToolTransport } from '../../traffic/tool-observer.js';
 import type { ToolListener } from '../../upstream/tool-service.js';
 
@@ -28,12 +31,24 @@ export class HttpToolTransport implements ToolTransport {
     private readonly now: () => number,
   ) {}
 
+  /**
+   * The engine's idempotency store for keyed calls (`idempotency: redis`): the key is taken
+   * here, before the request (`in_progress` before the effect), so it holds across every
+   * process sharing the store. Without it the key goes to the tool service in a header.
+   */
+  private store: IdempotencyStore | undefined = undefined;
+
+  /** This process's owner name for the keys it takes. */
+  private readonly owner = `live-${randomUUID()}`;
+  private ownerSerial = 0;
+
   toolIndex(name: string): number {
     return this.names.indexOf(name);
   }
 
-  /** Starts sending to `url` (the fake upstream's base URL). */
-  open(url: string): void {
+  /** Starts sending to `url` (the fake upstream's base URL), keys taken in `store` when given. */
+  open(url: string, store?: IdempotencyStore): void {
+    this.store = store;
     const u = new URL(url);
     this.base = u.pathname.replace(/\/$/, '');
     this.pool = new Pool(u.origin, { connections: TOOL_CONNECTIONS });
@@ -41,7 +56,37 @@ export class HttpToolTransport implements ToolTransport {
 
   private base = '';
 
-  submit(reqId: number, serial: number, tool: number, intent: number, key: string, _now: number): void {
+  submit(reqId: number, serial: number, tool: number, intent: number, key: string, now: number): void {
+    if (key === '' || this.store === undefined) return this.send(reqId, serial, tool, intent, key, now);
+    const store = this.store;
+    const owner = `${this.owner}:${++this.ownerSerial}`;
+    const answer = (status: number, retryAfterMs = -1) =>
+      this.listener.onToolResponse(reqId, serial, status, retryAfterMs, this.now());
+    store.begin(key, owner, TOOL_DEFAULTS.leaseMs, Date.now()).then(
+      (r) => {
+        if (r.outcome === 'acquired') return this.send(reqId, serial, tool, intent, '', now, { store, key, owner });
+        if (r.outcome === 'succeeded') return answer(200); // the receipt: the effect is not done again
+        if (r.outcome === 'in_progress')
+          return answer(
+            409,
+            Math.min(TOOL_DEFAULTS.conflictRetryAfterMs, Math.max(0, r.record.leaseUntil - Date.now())),
+          );
+        answer(422);
+      },
+      // Fails closed: a key the store cannot vouch for is not sent (the effect might be done twice).
+      () => answer(503),
+    );
+  }
+
+  private send(
+    reqId: number,
+    serial: number,
+    tool: number,
+    intent: number,
+    key: string,
+    _now: number,
+    held?: { store: IdempotencyStore; key: string; owner: string },
+  ): void {
     const pool = this.pool;
     if (pool === undefined) throw new Error('the tool transport is not open');
     const ac = new AbortController();
@@ -69,6 +114,15 @@ export class HttpToolTransport implements ToolTransport {
           { 'retry-after-ms': first('retry-after-ms'), 'retry-after': first('retry-after') },
           Date.now(),
         );
+        if (held !== undefined) {
+          // The receipt after the effect; an answer without one frees the key for a retry.
+          // No answer at all keeps it in progress until its lease ends: the effect may be done.
+          const at = Date.now();
+          await (res.statusCode === 200
+            ? held.store.succeed(held.key, held.owner, { status: 200 }, at)
+            : held.store.fail(held.key, held.owner, { error: `status ${res.statusCode}`, retryable: true }, at)
+          ).catch(() => false);
+        }
         this.listener.onToolResponse(reqId, serial, res.statusCode, retryAfter ?? -1, this.now());
       })
       .catch(() => {

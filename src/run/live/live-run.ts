@@ -1,3 +1,4 @@
+import type { IdempotencyStore } from '../../engine/idempotency-store.js';
 import { SeededRandom } from '../../engine/random.js';
 import { Arrivals } from '../../traffic/arrivals.js';
 import { TrafficInterpreter } from '../../traffic/interpreter.js';
@@ -37,6 +38,11 @@ export interface LiveUpstream {
    * tools and the server can be asked: the duplicates of a live run are the server's count.
    */
   toolStats?: () => readonly ToolServiceStats[];
+  /**
+   * The engine's idempotency store for keyed tool calls (`idempotency: redis`): keys taken
+   * before each request, shared by every process using it. Without it the tool service keeps them.
+   */
+  idempotencyStore?: IdempotencyStore;
 }
 
 /** Answers looked at before a target that refuses most of them stops the run. */
@@ -157,7 +163,7 @@ export class LiveRun implements EventHandler {
     this.stats = upstream.stats;
     this.reached = upstream.reached;
     this.transport.open(upstream.url);
-    this.toolTransport?.open(upstream.url);
+    this.toolTransport?.open(upstream.url, upstream.idempotencyStore);
     if (upstream.toolStats !== undefined) this.metrics.toolEffects = upstream.toolStats;
     this.scheduler.restart();
     this.arrivals.begin();
