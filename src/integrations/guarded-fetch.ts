@@ -33,14 +33,6 @@ export interface StreamCounts {
 export interface GuardedFetchOptions extends EngineHttpOptions {
   /** The fetch that does the work. @default globalThis.fetch, looked up at each call */
   fetch?: typeof fetch;
-  /**
-   * A local refusal (breaker, throttle, budget, limits, deadline) resolves to a synthetic 429 or
-   * 503 answer (`retry-after-ms`, `x-should-retry: false`, the reason in the provider's error
-   * shape) that SDKs raise as their own APIError without retrying; `false` rejects with the
-   * `ShedError` instead (SDKs then see a connection error, which they retry).
-   * @default true
-   */
-  shedAnswers?: boolean;
 }
 
 /** One attempt's answer: the Response, what the classifier sees of it, and its usage. */
@@ -70,7 +62,7 @@ interface FetchAnswer {
  * deadline) lasts until the stream ends or is cancelled.
  */
 export function guardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
-  const { fetch: own, shedAnswers = true, ...rest } = options;
+  const { fetch: own, ...rest } = options;
   const base: typeof fetch = own ?? ((input, init) => globalThis.fetch(input, init));
   const h = createHttpGuard(rest);
   const streams: StreamCounts = { malformed: 0 };
@@ -103,7 +95,7 @@ export function guardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
       (err: unknown) => {
         call.discard();
         if (!(err instanceof ShedError)) throw err;
-        if (!shedAnswers) throw publicShedError(err);
+        if (!h.shedAnswers) throw publicShedError(err);
         const a = shedAnswer(err, providerOfPath(path));
         return new Response(a.body, { status: a.status, headers: a.headers });
       },
@@ -248,6 +240,12 @@ class FetchCall {
     };
     count();
     const headers = { ...target, ...NO_RETRY };
+    if ('how' in first && first.how === 'refused') {
+      a.end();
+      // The model refused before the caller saw a token: the whole stream is the answer, classified content_filter.
+      const response = respond(res, streamOf(gate.heldBytes()), headers, true);
+      return this.keep(response, refusedResult(res, gate), sse.total());
+    }
     if ('how' in first) {
       a.end();
       // Should the guard give up here, the caller gets what was held and an error event: never a clean end.
@@ -265,8 +263,7 @@ class FetchCall {
       const body = stream.body(first.first, first.complete, (end) => {
         a.end();
         count();
-        const result =
-          end.how === 'complete' ? { status: res.status, headers: res.headers } : brokenResult(end, callerAborted());
+        const result = end.how === 'complete' ? refusedResult(res, gate) : brokenResult(end, callerAborted());
         ended = { response: response!, result, usage: end.how === 'complete' ? sse.total() : undefined };
         if (response !== undefined) resolve(ended);
       });
@@ -301,12 +298,17 @@ class FetchCall {
   }
 }
 
+/** The attempt result of a complete stream: a success, or `content_filter` when its finish was a refusal. */
+function refusedResult(res: Response, gate: StreamGate): AttemptResult {
+  const { status, headers } = res;
+  return gate.refusal === undefined ? { status, headers } : { status, headers, body: gate.refusal };
+}
+
 /** The attempt result of a stream that failed before commit: retried or failed over. */
 function failedResult(end: StreamEnd, headers: Headers, cancelled: boolean): AttemptResult {
   if (end.how === 'cancelled') return { error: new DOMException('cancelled', 'AbortError'), cancelled: true };
-  if (end.how !== 'complete' && end.upstream !== undefined)
-    return answerResult(500, headers, JSON.stringify(end.upstream));
-  return { error: end.how === 'complete' ? undefined : end.error, cancelled };
+  if ('upstream' in end && end.upstream !== undefined) return answerResult(500, headers, JSON.stringify(end.upstream));
+  return { error: 'error' in end ? end.error : undefined, cancelled };
 }
 
 /** The attempt result of a stream that broke after commit: the caller has the bytes, so no retry, but it counts. */
@@ -314,7 +316,7 @@ function brokenResult(end: StreamEnd, cancelled: boolean): AttemptResult {
   if (end.how === 'cancelled') return { error: new DOMException('cancelled', 'AbortError'), cancelled: true };
   if (end.how === 'broken' && end.upstream !== undefined)
     return answerResult(500, NO_RETRY, JSON.stringify(end.upstream));
-  return brokenStreamResult(end.how === 'complete' ? undefined : end.error, cancelled);
+  return brokenStreamResult('error' in end ? end.error : undefined, cancelled);
 }
 
 function messageOf(err: unknown): string {

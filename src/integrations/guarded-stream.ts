@@ -1,5 +1,6 @@
 import type { Clock } from '../engine/clock.js';
 import { StreamError } from '../engine/errors.js';
+import { IdleWatch } from './idle-watch.js';
 import type { StreamGate } from './stream-gate.js';
 
 type ReadResult = { done: true; value?: Uint8Array } | { done: false; value: Uint8Array };
@@ -13,7 +14,9 @@ export type StreamEnd =
   /** It broke after commit: the caller's stream ended with an in-band error event. */
   | { how: 'broken'; error: unknown; upstream: Record<string, unknown> | undefined }
   /** The caller cancelled it. */
-  | { how: 'cancelled' };
+  | { how: 'cancelled' }
+  /** A refusal came whole before commit: held (`gate.heldBytes()`), the attempt's answer for the guard to judge. */
+  | { how: 'refused' };
 
 /** A stream that sends a finish but no end marker is finalised after this much quiet. */
 export const FINISH_GRACE_MS = 1000;
@@ -21,18 +24,19 @@ export const FINISH_GRACE_MS = 1000;
 /**
  * Drives one streamed answer read through a `ReadableStream` reader (the fetch side) with the
  * stream guard: reads ahead until the gate commits (or the stream ends or fails), then hands
- * the caller a stream that reads on as the caller pulls. The idle timer runs only while a read
+ * the caller a stream that reads on as the caller pulls. The idle gap counts only while a read
  * from the upstream is pending, so a slow reader is never taken for a stalled upstream.
  */
 export class GuardedStream {
   /** Set by a timer (first token, idle) before it cancels the read: the reason the stream failed. */
   private stalled: StreamError | undefined = undefined;
   private ended = false;
+  private readonly idle: IdleWatch;
 
   constructor(
     private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
     private readonly gate: StreamGate,
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly idleMs: number,
     /** Whether the caller's own signal has aborted (then a read error is a cancel). */
     private readonly callerAborted: () => boolean,
@@ -40,7 +44,9 @@ export class GuardedStream {
     private readonly attemptAborted: () => unknown,
     /** Called once, at the first content token (to stop the first-token timer). */
     private onContent: (() => void) | undefined,
-  ) {}
+  ) {
+    this.idle = new IdleWatch(clock, (ms) => this.quiet(ms));
+  }
 
   /** The first-token timer fired (or any other stall): the pending read ends as a stall. */
   stall(error: StreamError): void {
@@ -59,12 +65,14 @@ export class GuardedStream {
       if ('how' in r) return this.fail(r);
       if (r.done) {
         const { complete, out } = this.gate.close();
+        if (complete && !this.gate.committed) return this.fail({ how: 'refused' });
         if (complete) return { first: out, complete: true };
         return this.fail({ how: 'failed', error: this.cutError(), upstream: undefined });
       }
       const out = this.push(r.value);
       if (this.gate.status === 'error')
         return this.fail({ how: 'failed', error: upstreamError(), upstream: this.gate.upstreamError });
+      if (this.gate.status === 'done' && !this.gate.committed) return this.fail({ how: 'refused' });
       if (this.gate.committed) {
         const complete = this.gate.status === 'done';
         if (complete) this.release();
@@ -78,6 +86,7 @@ export class GuardedStream {
     const finish = (end: StreamEnd): void => {
       if (this.ended) return;
       this.ended = true;
+      this.idle.stop();
       onEnd(end);
     };
     if (complete) finish({ how: 'complete' });
@@ -123,21 +132,10 @@ export class GuardedStream {
     });
   }
 
-  /** One read from the upstream under the idle timer; a failure comes back as a `StreamEnd`. */
+  /** One read from the upstream under the idle watch; a failure comes back as a `StreamEnd`. */
   private async next(): Promise<ReadResult | (StreamEnd & { error?: unknown })> {
     if (this.stalled) return { how: 'failed', error: this.stalled, upstream: undefined };
-    const ms = this.gate.finished ? Math.min(FINISH_GRACE_MS, this.idleMs) : this.idleMs;
-    const cancel =
-      ms === Infinity
-        ? undefined
-        : this.clock.setTimer(ms, () => {
-            // Quiet after a finish: the end marker is missing, the answer is whole; close it now.
-            if (this.gate.finished) {
-              this.reader.cancel().catch(() => {});
-            } else {
-              this.stall(new StreamError('stream_stall', `no event for ${ms} ms`));
-            }
-          });
+    this.idle.watch(this.gate.finished ? Math.min(FINISH_GRACE_MS, this.idleMs) : this.idleMs);
     try {
       const r = await this.reader.read();
       if (this.stalled) return { how: 'failed', error: this.stalled, upstream: undefined };
@@ -148,8 +146,15 @@ export class GuardedStream {
       const error2 = this.attemptAborted() ?? new StreamError('stream_cut', 'stream broke', { cause: error });
       return { how: 'failed', error: error2, upstream: undefined };
     } finally {
-      cancel?.();
+      this.idle.rest();
     }
+  }
+
+  /** Quiet for `ms` with a read pending: after a finish the end marker is missing, otherwise a stall. */
+  private quiet(ms: number): void {
+    // Quiet after a finish: the end marker is missing, the answer is whole; close it now.
+    if (this.gate.finished) this.reader.cancel().catch(() => {});
+    else this.stall(new StreamError('stream_stall', `no event for ${ms} ms`));
   }
 
   private push(chunk: Uint8Array): Uint8Array[] {
@@ -188,6 +193,7 @@ export class GuardedStream {
 
   /** Lets go of the upstream (after its end marker, a failure, or a break). */
   private release(): void {
+    this.idle.stop();
     this.reader.cancel().catch(() => {});
   }
 }

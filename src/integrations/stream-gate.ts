@@ -1,3 +1,4 @@
+import { refusalOf } from '../engine/refusal.js';
 import type { SseUsage } from './response-usage.js';
 import { SseSplitter, sseFields } from './sse-splitter.js';
 import { PlainDeltas } from './plain-deltas.js';
@@ -41,6 +42,11 @@ export class StreamGate {
   finished = false;
   /** Events skipped as malformed. */
   malformed = 0;
+  /**
+   * The finish event, parsed, when it is the model refusing (`finish_reason: content_filter`,
+   * `stop_reason: refusal`): classified as the engine's `content_filter`, as a refusing JSON answer is.
+   */
+  refusal: Record<string, unknown> | undefined = undefined;
   /** The provider's error event, parsed, if it sent one. */
   upstreamError: Record<string, unknown> | undefined = undefined;
   provider: StreamProvider;
@@ -79,8 +85,14 @@ export class StreamGate {
         return;
       }
       if (info.json !== undefined) this.usage?.observe(info.json);
-      if (f & EventFlag.Content) this.content = true;
-      if (f & EventFlag.Finish) this.finished = true;
+      if (f & EventFlag.Content) {
+        this.content = true;
+        if (f === EventFlag.Content) this.plain.learn(text, start, stop, info);
+      }
+      if (f & EventFlag.Finish) {
+        this.finished = true;
+        if (info.json !== undefined && isRefusal(info.json)) this.refusal = info.json;
+      }
       if (f & EventFlag.Error) {
         this.upstreamError = info.json;
         this.state = 'error';
@@ -108,13 +120,14 @@ export class StreamGate {
   /**
    * The upstream closed the stream cleanly. Complete when its end marker or a finish came
    * (a missing `[DONE]` after `finish_reason` is not a cut); otherwise it is a cut. Returns the
-   * held bytes the caller still gets for a complete stream.
+   * held bytes the caller still gets for a complete stream (none for a refusal before commit:
+   * `committed` stays false, the bytes stay held).
    */
   close(): { complete: boolean; out: Uint8Array[] } {
     if (this.state === 'error') return { complete: false, out: [] };
     const complete = this.state === 'done' || this.finished;
     if (complete) this.state = 'done';
-    if (!complete) return { complete, out: [] };
+    if (!complete || !this.ready()) return { complete, out: [] };
     this.committed = true;
     const out = this.held;
     this.held = [];
@@ -131,11 +144,20 @@ export class StreamGate {
     return errorEvent(this.provider, code, message);
   }
 
+  /**
+   * Whether the caller gets the stream now. A refusal that is whole before commit is not
+   * handed over: it is the attempt's answer, which the guard returns or fails over.
+   */
   private ready(): boolean {
-    if (this.state === 'done') return true;
+    if (this.state === 'done') return this.refusal === undefined;
     if (this.state === 'error') return false;
     return this.commit === 'first-token' && this.content;
   }
+}
+
+/** A finish event that is the model refusing (the Responses API's carries the response). */
+function isRefusal(json: Record<string, unknown>): boolean {
+  return refusalOf(json) !== undefined || (json.response !== undefined && refusalOf(json.response) !== undefined);
 }
 
 /** `buf[0..upTo)` without the `[start, stop)` pairs of `skips` (ascending, within `upTo`). */

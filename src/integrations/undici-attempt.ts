@@ -8,6 +8,7 @@ import type { ResolvedStreamOptions } from './engine-http-options.js';
 import { FINISH_GRACE_MS } from './guarded-stream.js';
 import { answerResult, brokenStreamResult } from './http-answer.js';
 import { SseUsage, usageFromBody } from './response-usage.js';
+import { IdleWatch } from './idle-watch.js';
 import { HeadersTimeoutError } from './stream-errors.js';
 import type { StreamProvider } from './stream-event.js';
 import { StreamGate } from './stream-gate.js';
@@ -84,7 +85,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   private ours: Error | undefined = undefined;
   private cancelHeaders: (() => void) | undefined = undefined;
   private cancelFirst: (() => void) | undefined = undefined;
-  private cancelIdle: (() => void) | undefined = undefined;
+  /** The idle gap, moved on at each chunk (one timer for the stream). */
+  private idle: IdleWatch | undefined = undefined;
   private paused = false;
 
   constructor(
@@ -169,6 +171,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
       this.cancelFirst = undefined;
     }
     if (gate.status === 'error' && !gate.committed) return this.failBeforeCommit(undefined);
+    if (gate.status === 'done' && !gate.committed) return this.refusedBeforeCommit();
     if (gate.committed && !this.committed) {
       this.committed = true;
       this.sink.commit(controller, this.status, this.answerHeaders(true), this.message);
@@ -184,6 +187,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     if (gate !== undefined) {
       const { complete, out } = gate.close();
       if (!complete) return this.breakOrFail(new StreamError('stream_cut', 'stream closed before its terminal signal'));
+      if (!gate.committed) return this.refusedBeforeCommit();
       if (!this.committed) {
         this.committed = true;
         this.sink.commit(controller, this.status, this.answerHeaders(true), this.message);
@@ -257,6 +261,22 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     this.resolve(this.answer({}, result, undefined));
   }
 
+  /**
+   * The model refused before commit (a whole stream ending `content_filter` / `refusal`): the
+   * held stream is the attempt's answer, classified `content_filter`, for the guard to return
+   * to the caller as it is or fail over (`onContentFilter`), as a refusing JSON answer is.
+   */
+  private refusedBeforeCommit(): void {
+    this.settled = true;
+    this.stopTimers();
+    const gate = this.gate!;
+    this.chunks = gate.heldBytes().map((b) => b as Buffer);
+    const result: AttemptResult = { status: this.status, headers: this.headers, body: gate.refusal };
+    this.headers = this.answerHeaders(true, true);
+    this.release();
+    this.resolve(this.answer({}, result, this.sse!.total()));
+  }
+
   /** The stream is over (its end marker, or the provider's error event after commit). */
   private finish(
     controller: Dispatcher.DispatchController,
@@ -266,8 +286,9 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     this.settled = true;
     this.stopTimers();
     this.sink.end(trailers);
+    const refusal = this.gate!.refusal;
     const result: AttemptResult = complete
-      ? { status: this.status, headers: this.headers }
+      ? { status: this.status, headers: this.headers, ...(refusal === undefined ? {} : { body: refusal }) }
       : answerResult(500, NO_RETRY, JSON.stringify(this.gate!.upstreamError));
     this.resolve(this.answer(trailers, result, complete ? this.sse!.total() : undefined));
     // An end marker with the connection still open: let go of it rather than wait.
@@ -292,29 +313,26 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   }
 
   private armIdle(): void {
-    this.stopIdle();
     const gate = this.gate;
     const sg = this.setup.stream;
     if (gate === undefined || sg === undefined || this.settled || this.paused) return;
-    const ms = gate.finished ? Math.min(FINISH_GRACE_MS, sg.options.idleMs) : sg.options.idleMs;
-    if (ms === Infinity) return;
-    this.cancelIdle = this.setup.clock.setTimer(ms, () => {
+    this.idle ??= new IdleWatch(this.setup.clock, (ms) => {
       if (this.settled) return;
       // Quiet after a finish: the end marker is missing, the answer is whole.
       if (gate.finished) return this.onResponseEnd(this.controller!, {});
       this.cut(new StreamError('stream_stall', `no event for ${Math.round(ms)} ms`));
     });
+    this.idle.watch(gate.finished ? Math.min(FINISH_GRACE_MS, sg.options.idleMs) : sg.options.idleMs);
   }
 
   private stopIdle(): void {
-    this.cancelIdle?.();
-    this.cancelIdle = undefined;
+    this.idle?.rest();
   }
 
   private stopTimers(): void {
     this.cancelHeaders?.();
     this.cancelFirst?.();
-    this.stopIdle();
+    this.idle?.stop();
     this.cancelHeaders = this.cancelFirst = undefined;
   }
 

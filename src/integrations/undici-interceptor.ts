@@ -12,7 +12,7 @@ import {
 } from './engine-http-options.js';
 import { prepareBody, type PreparedBody } from './request-body.js';
 import { estimateRequestTokens, isStreamRequest, readJsonBody, requestKeys } from './request-estimate.js';
-import { publicShedError } from './shed-answer.js';
+import { publicShedError, shedAnswer } from './shed-answer.js';
 import { providerOfPath } from './stream-event.js';
 import { targetRequest } from './target-request.js';
 import {
@@ -41,6 +41,10 @@ export type StormlabInterceptor = Dispatcher.DispatcherComposeInterceptor & { re
  * its usage is read from the final usage event if the stream has one (OpenAI needs
  * `stream_options.include_usage`), else the reservation stands as the estimate. The attempt
  * lasts until the stream ends, so `attemptTimeoutMs` and deadlines cover the whole stream.
+ *
+ * A local refusal (breaker, throttle, budget, limits, deadline) is answered as `guardedFetch`
+ * answers it (`shedAnswers`): a synthetic 429 or 503 with `retry-after-ms`, `x-should-retry:
+ * false`, `x-stormlab-shed` and the reason in the provider's error shape.
  *
  * Requests to origins outside `targets`, and upgrades/CONNECT, pass through unguarded.
  */
@@ -132,8 +136,27 @@ class GuardedRequest implements CommitSink {
       })
       .then(
         (answer) => (answer.committed ? undefined : this.replay(answer)),
-        (err: unknown) => this.fail(err),
+        (err: unknown) => (err instanceof ShedError && this.h.shedAnswers ? this.shed(err) : this.fail(err)),
       );
+  }
+
+  /** A local refusal as the answer guardedFetch gives: a 429/503 in the provider's shape that SDKs do not retry. */
+  private shed(err: ShedError): void {
+    if (this.outer.aborted) return this.fail(this.outer.reason);
+    const a = shedAnswer(err, providerOfPath(this.opts.path));
+    const body = Buffer.from(a.body);
+    const headers: IncomingHttpHeaders = { ...a.headers, 'content-length': String(body.length) };
+    const message = a.status === 429 ? 'Too Many Requests' : 'Service Unavailable';
+    this.replay({
+      committed: false,
+      status: a.status,
+      headers,
+      statusMessage: message,
+      chunks: [body],
+      trailers: {},
+      result: { status: a.status },
+      usage: undefined,
+    });
   }
 
   private attempt(

@@ -28,7 +28,8 @@ export class StreamLeaf {
     this.engine = cfg.retry.policy === 'engine';
     const over = cfg.retry.policy === 'engine' ? cfg.retry.engine.stream : undefined;
     const limits = { ...STREAM_LIMIT_DEFAULTS, ...base.stream, ...over };
-    this.firstTokenMs = this.engine ? limits.firstTokenMs : Infinity;
+    // No headers before the first token (see StreamLimits.headersMs): the header wait bounds it as well.
+    this.firstTokenMs = this.engine ? Math.min(limits.firstTokenMs, limits.headersMs) : Infinity;
     this.idleMs = this.engine ? limits.idleMs : Infinity;
   }
 

@@ -117,4 +117,40 @@ describe('the openai SDK through the engine', () => {
     expect(of('retry')).toEqual([expect.objectContaining({ delayMs: 1200 })]);
     await agent.close();
   });
+
+  it.each([
+    ['limit', 429, OpenAI.RateLimitError],
+    ['breaker', 503, OpenAI.InternalServerError],
+  ] as const)(
+    'a local shed (%s) through the interceptor reaches the SDK as guardedFetch’s does: a %i it does not retry',
+    async (reason, status, kind) => {
+      const s = await serve(reason === 'limit' ? [{ json: completion('Paris.') }] : [{ status: 503 }]);
+      const { base, run } = engineSetup();
+      const limits = [{ name: 'rps', unit: 'requests' as const, rate: 1, per: 'second' as const }];
+      const options =
+        reason === 'limit'
+          ? { ...base, targets: [s.origin], limits }
+          : { ...base, targets: [s.origin], maxAttempts: 1, breaker: { minimumCalls: 1, failureRatio: 0.5 } };
+      const agent = new Agent();
+      const dispatcher = agent.compose(stormlab(options));
+      const client = new OpenAI({
+        apiKey: 'test',
+        baseURL: `${s.origin}/v1`,
+        maxRetries: 2, // left on: the synthetic answer tells it not to retry
+        fetch: undiciFetch as unknown as typeof fetch,
+        fetchOptions: { dispatcher } as object,
+      });
+      await run(ask(client)).catch(() => undefined);
+      const before = s.requests.length;
+      const err = await run(ask(client)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(kind);
+      expect(err).toMatchObject({ status, code: reason, type: 'stormlab_shed' });
+      expect(s.requests).toHaveLength(before);
+      const headers = (err as InstanceType<typeof OpenAI.APIError>).headers!;
+      expect(headers.get('x-should-retry')).toBe('false');
+      expect(headers.get('x-stormlab-shed')).toBe(reason);
+      expect(headers.get('retry-after-ms')).toMatch(/^\d+$/);
+      await agent.close();
+    },
+  );
 });

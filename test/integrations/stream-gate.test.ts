@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SseUsage } from '../../src/integrations/response-usage.js';
 import { SseSplitter, sseFields } from '../../src/integrations/sse-splitter.js';
 import { EventFlag, readStreamEvent } from '../../src/integrations/stream-event.js';
@@ -97,6 +97,29 @@ describe('StreamGate', () => {
     const out = g.push(enc.encode(data(chunk('B')) + truncated + brace + data(chunk('', 'stop'))));
     expect(text(out)).toBe(data(chunk('B')) + brace + data(chunk('', 'stop')));
     expect(g.malformed).toBe(1);
+    expect(g.finished).toBe(true);
+  });
+
+  it('after the first token, a delta written like the one before passes with no parse; any other change is read', () => {
+    const g = new StreamGate('first-token', 'openai', undefined);
+    g.push(enc.encode(data(chunk('A'))));
+    const like = (raw: string) => data(chunk('X')).replace('"X"', `"${raw}"`);
+    // Text that the bracket check alone would have to parse: brackets, quotes, escapes, UTF-8.
+    const texts = ['{', '[x', 'say \\"hi\\"', 'é ☃ \\u00e9', '\\n\\t', ''].map(like);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const out = g.push(enc.encode(texts.join('')));
+      expect(parse).not.toHaveBeenCalled();
+      expect(text(out)).toBe(texts.join(''));
+    } finally {
+      parse.mockRestore();
+    }
+    // Same bytes around other text, but not a JSON string: read, and skipped as malformed.
+    const bad = [like('a"b'), like('bad \\x escape'), like('cut \\u00')];
+    expect(text(g.push(enc.encode(bad.join('') + data(chunk('B')))))).toBe(data(chunk('B')));
+    expect(g.malformed).toBe(3);
+    // A finish in the same shape otherwise is read as a finish.
+    g.push(enc.encode(data(chunk('', 'stop'))));
     expect(g.finished).toBe(true);
   });
 

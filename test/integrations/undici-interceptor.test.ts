@@ -173,10 +173,26 @@ describe('stormlab undici interceptor', () => {
     expect(of('fallback').map((e) => e.why)).toEqual(['content_filter']);
   });
 
-  it('rejects with ShedError("budget") when the retry budget is spent', async () => {
+  it('answers a spent retry budget as guardedFetch does: a synthetic 503 in the provider shape, not retried', async () => {
     const s = await serve([{ status: 503 }]);
     const { base, run } = engineSetup();
     const d = guarded({ ...base, targets: [s.origin], retryBudget: { ratio: 0, minRetriesPerSec: 0 } });
+    const res = await run(post(d, `${s.origin}/v1/chat/completions`, chatBody()));
+    expect(res.statusCode).toBe(503);
+    expect(res.headers).toMatchObject({ 'x-should-retry': 'false', 'x-stormlab-shed': 'budget' });
+    expect((await res.body.json()) as unknown).toMatchObject({ error: { type: 'stormlab_shed', code: 'budget' } });
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('with shedAnswers: false rejects with ShedError("budget")', async () => {
+    const s = await serve([{ status: 503 }]);
+    const { base, run } = engineSetup();
+    const d = guarded({
+      ...base,
+      targets: [s.origin],
+      retryBudget: { ratio: 0, minRetriesPerSec: 0 },
+      shedAnswers: false,
+    });
     const err = await run(post(d, `${s.origin}/v1/chat/completions`, chatBody())).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ShedError);
     expect(err).toMatchObject({ reason: 'budget' });

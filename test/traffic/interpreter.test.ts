@@ -5,6 +5,7 @@ import { EventHeap } from '../../src/run/sim/event-heap.js';
 import type { LayerConfig, RetryPolicy, TrafficConfig } from '../../src/traffic/config.js';
 import { STATUS_NO_ANSWER, TrafficInterpreter } from '../../src/traffic/interpreter.js';
 import type { LeafTransport, TrafficObserver } from '../../src/traffic/observer.js';
+import { HTTP_DEFAULTS } from '../../src/integrations/http-defaults.js';
 import { Detail } from '../../src/upstream/response.js';
 import type { EventHandler } from '../../src/upstream/scheduler.js';
 import { ENGINE } from '../run/sim/spec.js';
@@ -208,5 +209,18 @@ describe('TrafficInterpreter', () => {
     // The backoff (up to 1 s) does not fit in the 20 ms left after the first answer: fail now.
     expect(seen.upstream).toBe(1);
     expect(seen.roots).toEqual([{ ok: false, within: true, at: 10 }]);
+  });
+});
+
+describe('TrafficInterpreter: a streamed engine layer with no limits of its own', () => {
+  it('abandons a silent first token at the HTTP integrations’ default, as guardedFetch does', () => {
+    const config = traffic([{ policy: 'engine', engine: { maxAttempts: 1 } }]);
+    config.layers[0] = { ...config.layers[0], stream: true };
+    const { seen, transport } = oneRoot(config, ['hang']);
+    // The simulated upstream sends a stream's headers with its first token: the header wait (10 s) comes first.
+    const expected = Math.min(HTTP_DEFAULTS.streamHeadersTimeoutMs, HTTP_DEFAULTS.firstTokenMs);
+    expect(expected).toBe(10_000);
+    expect(transport.cancelled).toEqual([expected]);
+    expect(seen.roots).toEqual([{ ok: false, within: true, at: expected }]);
   });
 });

@@ -2,7 +2,7 @@ import { Pool } from 'undici';
 import { parseRetryAfter } from '../../engine/retry-after.js';
 import type { LeafTransport } from '../../traffic/observer.js';
 import type { LiveFigures } from '../metrics/result.js';
-import { Detail, DETAIL_NAMES, type UpstreamListener } from '../../upstream/response.js';
+import { Detail, DETAIL_NAMES, RequestFlag, StreamEvent, type UpstreamListener } from '../../upstream/response.js';
 import type { ModelStats, UpstreamStats } from '../../upstream/upstream-model.js';
 import { type LiveApi, StreamScan, usageTokens, WireFormat } from './wire-format.js';
 
@@ -13,7 +13,11 @@ export const HTTP_TRANSPORT_DEFAULTS = {
   headers: {} as Readonly<Record<string, string>>,
   /** The API requests are written in: OpenAI chat completions or Anthropic messages. @default 'openai' */
   api: 'openai' as LiveApi,
-  /** Ask for SSE streams (`stream: true`; OpenAI's with `include_usage`). @default false */
+  /**
+   * Ask every request for an SSE stream (`stream: true`; OpenAI's with `include_usage`); a
+   * request submitted with `RequestFlag.Stream` (a layer's `stream`) asks for one either way.
+   * @default false
+   */
   stream: false,
 };
 
@@ -77,6 +81,10 @@ class Attempt {
     readonly reqId: number,
     readonly model: number,
     readonly promptTokens: number,
+    /** The request asks for a stream. */
+    readonly streamed: boolean,
+    /** The caller is told the stream's first token (`RequestFlag.Stream`). */
+    readonly told: boolean,
   ) {}
 
   onConnect(abort: (err?: Error) => void): void {
@@ -88,15 +96,20 @@ class Attempt {
     if (status < 200) return true; // 1xx: the answer is still to come
     this.status = status;
     if (status !== 200) this.rawHeaders = rawHeaders;
-    else if (this.t.stream && isEventStream(rawHeaders)) this.scan = new StreamScan(); // else a JSON answer after all
+    else if (this.streamed && isEventStream(rawHeaders)) this.scan = new StreamScan(); // else a JSON answer after all
     return true;
   }
 
   onData(chunk: Buffer): boolean {
     // Error bodies as UTF-8 (their message is shown); a 200 is read for ASCII digits only.
     const s = chunk.toString(this.status === 200 ? 'latin1' : 'utf8');
-    if (this.scan !== undefined) this.scan.push(s);
-    else this.text += s;
+    const scan = this.scan;
+    if (scan === undefined) this.text += s;
+    else if (scan.content || !this.told) scan.push(s);
+    else {
+      scan.push(s);
+      if (scan.content) this.t.firstToken(this);
+    }
     return true;
   }
 
@@ -193,7 +206,7 @@ export class HttpTransport implements LeafTransport {
    */
   open(target: string): void {
     const url = new URL(target);
-    this.wire = new WireFormat(this.o.api, this.o.stream, this.models, url.pathname.replace(/\/+$/, ''), this.headers);
+    this.wire = new WireFormat(this.o.api, this.models, url.pathname.replace(/\/+$/, ''), this.headers);
     this.pool = new Pool(url.origin, {
       connections: this.o.connections,
       pipelining: 1,
@@ -206,18 +219,29 @@ export class HttpTransport implements LeafTransport {
     return this.models.indexOf(name);
   }
 
-  submit(reqId: number, model: number, promptTokens: number, maxOutputTokens: number, _now: number): void {
+  /**
+   * `flags`: `RequestFlag.Stream` asks this request for a stream (a layer's own `stream`, as
+   * the simulator takes it) and tells the listener its first token (`onStream`).
+   */
+  submit(reqId: number, model: number, promptTokens: number, maxOutputTokens: number, _now: number, flags = 0): void {
     const pool = this.pool;
     const wire = this.wire;
     if (pool === undefined || wire === undefined) throw new Error('HttpTransport.submit before open()');
-    const a = new Attempt(this, reqId, model, promptTokens);
+    const told = (flags & RequestFlag.Stream) !== 0;
+    const streamed = told || this.stream;
+    const a = new Attempt(this, reqId, model, promptTokens, streamed, told);
     this.attempts[reqId] = a;
     this.inFlight++;
     const m = this.stats[model];
     m.attempts++;
     m.busy++;
     pool.dispatch(
-      { path: wire.path, method: 'POST', headers: wire.headers, body: wire.body(model, promptTokens, maxOutputTokens) },
+      {
+        path: wire.path,
+        method: 'POST',
+        headers: wire.headers,
+        body: wire.body(model, promptTokens, maxOutputTokens, streamed),
+      },
       a,
     );
   }
@@ -276,6 +300,16 @@ export class HttpTransport implements LeafTransport {
     if (this.closed) return;
     this.closed = true;
     await this.pool?.destroy();
+  }
+
+  /** The stream of `a` brought its first content token (called by its handler). */
+  firstToken(a: Attempt): void {
+    if (this.attempts[a.reqId] !== a) return; // cancelled: the caller has moved on
+    try {
+      this.listener.onStream?.(a.reqId, StreamEvent.FirstToken, 0, 0, this.now());
+    } catch (err) {
+      this.onError(err);
+    }
   }
 
   /** The answer of `a` is complete (called by its handler). */

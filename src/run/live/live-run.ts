@@ -14,7 +14,7 @@ import { HttpTransport, type HttpTransportOptions } from './http-transport.js';
 import { toolInfos } from '../tool-infos.js';
 import type { ToolServiceStats } from '../../upstream/tool-service.js';
 import { TargetRefusedError } from './live-errors.js';
-import { RealScheduler } from './real-scheduler.js';
+import { RealTimeScheduler } from '../real-time-scheduler.js';
 import { engineViews } from '../engine-views.js';
 import { sampleSecond } from '../sample-second.js';
 
@@ -62,7 +62,7 @@ type State = 'ready' | 'running' | 'finished';
 
 /**
  * A run on the real clock: the simulator's traffic interpreter, arrivals and metrics, driven
- * by real timers (`RealScheduler`) and real HTTP (`HttpTransport`, an undici pool) instead of
+ * by real timers (`RealTimeScheduler`) and real HTTP (`HttpTransport`, an undici pool) instead of
  * the virtual heap and the in-process upstream model. Same `RunResult`, same `RunView`, plus
  * a `live` block with the pool's figures.
  *
@@ -72,7 +72,7 @@ type State = 'ready' | 'running' | 'finished';
  * settles when it is over, and rejects if a handler threw (a bug: the run stops there).
  */
 export class LiveRun implements EventHandler {
-  readonly scheduler: RealScheduler;
+  readonly scheduler: RealTimeScheduler;
   readonly metrics: MetricsCollector;
   readonly traffic: TrafficInterpreter;
   readonly transport: HttpTransport;
@@ -99,13 +99,15 @@ export class LiveRun implements EventHandler {
   ) {
     const random = new SeededRandom(spec.seed);
     this.endAt = spec.durationMs + spec.drainMs;
-    this.scheduler = new RealScheduler((err) => this.fail(err));
+    this.scheduler = new RealTimeScheduler({ onError: (err) => this.fail(err) });
     const layers = spec.traffic.layers.map((l) => l.name);
     const models = spec.upstream.models.map((m) => m.name);
+    const streamLayers = spec.traffic.layers.filter((l) => l.stream === true).map((l) => l.name);
     this.metrics = new MetricsCollector({
       layers,
       models,
       durationMs: spec.durationMs,
+      streamLayers,
       ...toolInfos(spec),
       ...(spec.traffic.stages === undefined ? {} : { stages: true }),
     });
@@ -115,6 +117,8 @@ export class LiveRun implements EventHandler {
         if (status >= 400 && status < 500) this.checkRefusals();
         this.checkDone();
       },
+      // A layer's own `stream`: the first token of its requests, as the simulator's upstream tells it.
+      onStream: (reqId, event, ms, tokens, now) => this.traffic.onStream(reqId, event, ms, tokens, now),
     };
     this.transport = new HttpTransport(models, listener, () => this.scheduler.now(), options);
     this.transport.onError = (err) => this.fail(err);

@@ -37,7 +37,6 @@ export class WireFormat {
 
   constructor(
     readonly api: LiveApi,
-    readonly stream: boolean,
     models: readonly string[],
     prefix: string,
     extraHeaders: Readonly<Record<string, string>>,
@@ -51,17 +50,17 @@ export class WireFormat {
   }
 
   /** The body of a request, as bytes (JSON.stringify of the same object, without the escaping scan). */
-  body(model: number, promptTokens: number, maxTokens: number): Buffer {
-    const key = (promptTokens * 0x10000 + maxTokens) * this.modelJson.length + model;
+  body(model: number, promptTokens: number, maxTokens: number, stream: boolean): Buffer {
+    const key = ((promptTokens * 0x10000 + maxTokens) * this.modelJson.length + model) * 2 + (stream ? 1 : 0);
     let b = this.bodies.get(key);
     if (b !== undefined) return b;
     const messages = `"messages":[{"role":"user","content":"${promptText(promptTokens)}"}]`;
     const m = this.modelJson[model];
     let text: string;
     if (this.api === 'anthropic')
-      text = `{"model":${m},"max_tokens":${maxTokens},${messages}${this.stream ? ',"stream":true' : ''}}`;
+      text = `{"model":${m},"max_tokens":${maxTokens},${messages}${stream ? ',"stream":true' : ''}}`;
     else
-      text = `{"model":${m},${messages},"max_tokens":${maxTokens}${this.stream ? ',"stream":true,"stream_options":{"include_usage":true}' : ''}}`;
+      text = `{"model":${m},${messages},"max_tokens":${maxTokens}${stream ? ',"stream":true,"stream_options":{"include_usage":true}' : ''}}`;
     b = Buffer.from(text, 'latin1');
     if (this.bodies.size >= BODY_CACHE) this.bodies.clear();
     this.bodies.set(key, b);
@@ -112,9 +111,12 @@ export class StreamScan {
   output = -1;
   ended = false;
   errored = false;
+  /** A content token has come (text, or a tool call's start). */
+  content = false;
 
   push(chunk: string): void {
     const s = this.tail + chunk;
+    if (!this.content) this.content = hasContent(s);
     if (s.includes('{"error":') || s.includes('event: error') || s.includes('"type":"error"')) this.errored = true;
     if (s.includes('[DONE]') || s.includes('event: message_stop')) this.ended = true;
     if (this.input < 0) this.input = numberAfter(s, '"input_tokens":', false);
@@ -131,4 +133,16 @@ export class StreamScan {
     if (this.input >= 0 || this.output >= 0) return Math.max(0, this.input) + Math.max(0, this.output);
     return -1;
   }
+}
+
+const CONTENT_KEY = '"content":"';
+
+/** Whether stream text holds a content token: non-empty `delta.content`, a tool call, an Anthropic content delta. */
+function hasContent(s: string): boolean {
+  if (s.includes('"type":"content_block_delta"') || s.includes('"tool_calls":[{')) return true;
+  for (let i = s.indexOf(CONTENT_KEY); i >= 0; i = s.indexOf(CONTENT_KEY, i + 1)) {
+    const at = i + CONTENT_KEY.length;
+    if (at < s.length && s.charCodeAt(at) !== 0x22) return true;
+  }
+  return false;
 }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeUpstream } from '../../../src/fake-upstream/server.js';
 import { detailOf, HttpTransport } from '../../../src/run/live/http-transport.js';
 import { StreamScan, usageTokens } from '../../../src/run/live/wire-format.js';
-import { Detail } from '../../../src/upstream/response.js';
+import { Detail, RequestFlag, StreamEvent } from '../../../src/upstream/response.js';
 
 interface Answer {
   reqId: number;
@@ -266,6 +266,43 @@ describe('HttpTransport: APIs and streams', () => {
     t.submit(2, 0, 30, 2, 0);
     expect((await next())[0]).toMatchObject({ reqId: 2, status: 200, detail: Detail.MidStream });
     expect(srv.seen[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('a request submitted with RequestFlag.Stream streams on its own and tells its first token before the answer', async () => {
+    const srv = await server((res, seen) => {
+      if (seen.body.max_tokens === 2) return json(200, { usage: { total_tokens: 9 } })(res, seen);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[{"delta":{"role":"assistant","content":""}}]}\n\n');
+      setTimeout(() => {
+        res.write('data: {"choices":[{"delta":{"content":"hi"}}]}\n\n');
+        res.end('data: {"choices":[],"usage":{"total_tokens":7}}\n\ndata: [DONE]\n\n');
+      }, 5);
+    });
+    const told: string[] = [];
+    let done: () => void = () => {};
+    const over = new Promise<void>((resolve) => (done = resolve));
+    const t = new HttpTransport(
+      ['primary'],
+      {
+        onResponse: (reqId, status, _d, tokens) => {
+          told.push(`${reqId}: ${status} ${tokens}`);
+          if (told.filter((x) => x.includes(':')).length === 2) done();
+        },
+        onStream: (reqId, event) => void told.push(`${reqId} event ${event}`),
+      },
+      () => 0,
+    );
+    t.open(srv.url);
+    closers.push(() => t.close());
+    t.submit(1, 0, 30, 1, 0, RequestFlag.Stream);
+    t.submit(2, 0, 30, 2, 0);
+    await over;
+    expect(told.filter((x) => x.startsWith('1'))).toEqual([`1 event ${StreamEvent.FirstToken}`, '1: 200 7']);
+    expect(told.filter((x) => x.startsWith('2'))).toEqual(['2: 200 9']);
+    const body = (max: number) =>
+      srv.seen.find((x) => x.body.max_tokens === max)!.body as unknown as Record<string, unknown>;
+    expect(body(1)).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(body(2).stream).toBeUndefined();
   });
 
   it('a JSON answer to a stream request (a gateway that does not stream) is read as JSON', async () => {

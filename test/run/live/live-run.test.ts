@@ -135,3 +135,18 @@ describe('LiveRun', () => {
     });
   });
 });
+
+describe('LiveRun: a layer that streams', () => {
+  it('asks for streams for its own layer and times its first token from the stream, as the simulator does', async () => {
+    const s = spec({ layers: 1, policy: none, fanout: 1, rate: 10, durationMs: 1_000 });
+    // 20 ms to the first token, then 50 completion tokens at 4 ms: a whole answer takes 220 ms.
+    s.upstream.models[0] = { ...s.upstream.models[0], ttftMs: 20, tpotMs: 4 };
+    s.traffic.layers[0] = { ...s.traffic.layers[0], stream: true };
+    const { result: r } = await live(s);
+    expect(r.successRate).toBe(1);
+    const layer = r.layers[0];
+    expect(layer.ttftMs).toBeDefined();
+    expect(layer.ttftMs!.p50).toBeGreaterThanOrEqual(15);
+    expect(layer.ttftMs!.p50).toBeLessThan(layer.latencyMs.p50 - 100);
+  });
+});
