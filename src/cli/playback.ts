@@ -1,4 +1,4 @@
-import type { DashboardModel, RunView } from '../run/run-view.js';
+import { shownFaults, type DashboardModel, type RunView } from '../run/run-view.js';
 import type { Scenario } from '../scenario/scenario.js';
 
 /**
@@ -113,7 +113,7 @@ export class Playback {
       durationMs: this.scenario.durationMs,
       speed: this.speed,
       paused: this.isPaused,
-      faults: this.scenario.upstream.faults,
+      faults: shownFaults(this.scenario.upstream),
       variants: this.views,
     };
   }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Clock } from '../engine/clock.js';
-import type { Random } from '../engine/random.js';
+import { SeededRandom, type Random } from '../engine/random.js';
 import { preciseClock } from '../platform/system-clock.js';
 import { systemRandom } from '../platform/system-random.js';
 import type { ModelConfig, UpstreamConfig } from '../upstream/config.js';
@@ -22,7 +22,10 @@ import { RealTimeScheduler } from '../run/real-time-scheduler.js';
 import { RequestLog, type RequestLogEntry } from './request-log.js';
 import { sendJson } from './send-json.js';
 import { parseToolPolicy, TOOL_POLICY_DEFAULTS, type ToolPolicy } from './tool-policy.js';
+import { toolHost } from './tool-routes.js';
 import { UpstreamHost } from './upstream-host.js';
+import type { ToolConfig } from '../upstream/tool-config.js';
+import type { ToolServiceStats } from '../upstream/tool-service.js';
 
 export const FAKE_UPSTREAM_DEFAULTS = {
   /** @default '127.0.0.1' */
@@ -58,6 +61,8 @@ export interface FakeUpstreamConfig {
   aliases?: Readonly<Record<string, string>>;
   /** The tool policy to start with (the `toolPolicy` option wins field by field). */
   toolPolicy?: Partial<ToolPolicy>;
+  /** The tool service (a scenario's `tools:`), served at `POST /_stormlab/tools/{name}`; fault times since the server starts. */
+  tools?: readonly ToolConfig[];
 }
 
 type ModelDefaulted = keyof typeof MODEL_DEFAULTS;
@@ -99,7 +104,9 @@ export interface FakeUpstream {
   setToolPolicy(policy: Partial<ToolPolicy>): ToolPolicy;
   /** The newest `limit` model requests (all kept, up to 10,000), oldest first. */
   requests(limit?: number): RequestLogEntry[];
-  /** Counters, quotas and the request log back to zero; faults and the tool policy stay. */
+  /** The tool service's counters per tool (executions, duplicates per intent, conflicts); empty without tools. */
+  toolStats(): ToolServiceStats[];
+  /** Counters, quotas, the request log and the tool service back to zero; faults and the tool policy stay. */
   reset(): void;
   /** Stops listening, drops every connection (hanging ones too) and every timer. */
   close(): Promise<void>;
@@ -119,7 +126,8 @@ export interface FakeUpstream {
  *   PUT  /_stormlab/faults      replace them: [phases] or {faults, relativeTo: now|start}
  *   GET  /_stormlab/tool-policy how the model uses tools; PUT changes it ({rounds, parallel, pick})
  *   GET  /_stormlab/requests    the request log (?limit=N): route, model, retry count, status, fault, latency
- *   POST /_stormlab/reset       counters, quotas and the request log back to zero
+ *   POST /_stormlab/reset       counters, quotas, the request log and the tool service back to zero
+ *   POST /_stormlab/tools/{name} a tool of the tool service (`tools`); GET /_stormlab/tools its counters
  *   GET  /metrics               Prometheus text
  *
  * Each model request becomes `model.submit(...)`; the answer is written when the model answers;
@@ -205,8 +213,16 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     http: { ...counters },
     models: host.stats(),
   });
+  const random = options.random ?? systemRandom();
+  const tools = toolHost({
+    tools: options.upstream.tools ?? [],
+    scheduler,
+    random: random instanceof SeededRandom ? random : new SeededRandom(0),
+    readJson,
+  });
   const reset = (): void => {
     host.reset();
+    tools.reset();
     log.clear();
     Object.assign(counters, { received: 0, invalid: 0, clientClosed: 0, internalErrors: 0 });
   };
@@ -238,6 +254,7 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
       readJson,
       refuse,
     }),
+    ...tools.routes,
   };
 
   const server: Server = createServer((req, res) => {
@@ -278,6 +295,7 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
       return toolPolicy;
     },
     requests: (limit) => log.list(limit),
+    toolStats: () => tools.stats(),
     reset,
     close() {
       closing ??= new Promise<void>((resolve) => {

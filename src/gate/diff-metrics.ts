@@ -29,6 +29,8 @@ export const DIFF_FAMILIES = [
   'wastedTokens',
   'recovery',
   'duplicates',
+  'degraded',
+  'partial',
 ] as const;
 export type DiffFamily = (typeof DIFF_FAMILIES)[number];
 
@@ -53,7 +55,32 @@ export const DIFF_FLOORS: Record<DiffFamily, number> = {
   recovery: 1000,
   /** 1: one email sent twice is a regression (from 0, any is). */
   duplicates: 1,
+  /** Half a percentage point of root tasks: one in 200 finished with a degraded tool call. */
+  degraded: 0.005,
+  /** Half a percentage point of root tasks: one in 200 returned a partial result. */
+  partial: 0.005,
 };
+
+/** Root tasks that finished: ok, late, failed or partial. */
+function finishedRoots(r: RunResult): number {
+  return r.roots.ok + r.roots.late + r.roots.failed + (r.roots.partial ?? 0);
+}
+
+/** `field` of the roots ÷ finished roots; undefined when the run does not count it (no tools, no stages). */
+function rootShare(field: 'degraded' | 'partial'): DiffMetric['value'] {
+  return (r) => {
+    const n = r.roots[field];
+    if (n === undefined) return undefined;
+    const finished = finishedRoots(r);
+    return finished > 0 ? n / finished : 0;
+  };
+}
+
+/** Which root shares a diff compares: those either run counts (degraded with tools, partial with stage budgets). */
+export interface RootShares {
+  degraded?: boolean;
+  partial?: boolean;
+}
 
 const never = (x: number): string => (x === Infinity ? 'never' : formatMs(x));
 
@@ -66,8 +93,15 @@ function runMetric(
   return { name, family: name, higherIsBetter, format, value };
 }
 
-/** The run-wide metrics, then the roots' p99 and each named layer's p99, then each named tool's duplicates. */
-export function diffMetrics(layers: readonly string[], tools: readonly string[] = []): DiffMetric[] {
+/**
+ * The run-wide metrics, then the roots' p99 and each named layer's p99, then each named tool's
+ * duplicates, then the degraded and partial shares of root tasks where `shares` asks for them.
+ */
+export function diffMetrics(
+  layers: readonly string[],
+  tools: readonly string[] = [],
+  shares: RootShares = {},
+): DiffMetric[] {
   return [
     runMetric('amplification', false, formatTimes, (r) => r.amplification),
     runMetric('goodput', true, formatRate, (r) => r.goodput),
@@ -94,5 +128,16 @@ export function diffMetrics(layers: readonly string[], tools: readonly string[] 
         value: (r) => r.tools?.find((t) => t.name === tool)?.duplicates,
       }),
     ),
+    ...(['degraded', 'partial'] as const)
+      .filter((f) => shares[f])
+      .map(
+        (f): DiffMetric => ({
+          name: `roots.${f} share`,
+          family: f,
+          higherIsBetter: false,
+          format: formatPercent,
+          value: rootShare(f),
+        }),
+      ),
   ];
 }

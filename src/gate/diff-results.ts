@@ -1,7 +1,7 @@
 import type { ResultFile, RunResult } from '../run/metrics/result.js';
 import type { Check } from '../report/check.js';
 import { formatCount } from '../report/format.js';
-import { DIFF_FLOORS, diffMetrics, type DiffMetric } from './diff-metrics.js';
+import { DIFF_FLOORS, diffMetrics, type DiffMetric, type RootShares } from './diff-metrics.js';
 import { DEFAULT_TOLERANCE, formatTolerance, toleranceFor, type DiffTolerance } from './diff-tolerance.js';
 
 /**
@@ -45,7 +45,7 @@ export function compareResults(base: ResultFile, next: ResultFile, tolerance: Di
 /** Every metric a diff of these files compares (for checking `--tolerance` names). */
 export function resultMetrics(base: ResultFile, next: ResultFile): DiffMetric[] {
   const runs = [...base.variants, ...next.variants];
-  return diffMetrics(layerNames(runs), toolNames(runs));
+  return diffMetrics(layerNames(runs), toolNames(runs), rootShares(runs));
 }
 
 /** The variants both files have, in the base's order. */
@@ -62,7 +62,15 @@ function toolNames(runs: readonly RunResult[]): string[] {
 }
 
 function pairMetrics(b: RunResult, n: RunResult): DiffMetric[] {
-  return diffMetrics(layerNames([b, n]), toolNames([b, n]));
+  return diffMetrics(layerNames([b, n]), toolNames([b, n]), rootShares([b, n]));
+}
+
+/** The root shares either run counts: a run without tools (or stage budgets) has no such figure to compare. */
+function rootShares(runs: readonly RunResult[]): RootShares {
+  return {
+    degraded: runs.some((r) => r.roots.degraded !== undefined),
+    partial: runs.some((r) => r.roots.partial !== undefined),
+  };
 }
 
 function variantRow(name: string, verdict: 'missing' | 'unjudged'): DiffRow {

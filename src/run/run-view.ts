@@ -1,4 +1,5 @@
-import type { FaultPhase } from '../upstream/config.js';
+import type { FaultKind, FaultPhase, UpstreamConfig } from '../upstream/config.js';
+import type { ToolFaultKind } from '../upstream/tool-config.js';
 import type { UpstreamStats } from '../upstream/upstream-model.js';
 import type { RunSnapshot } from './metrics/result.js';
 import type { LayerEngineSnapshot } from './replica-snapshot.js';
@@ -35,6 +36,16 @@ export interface DashboardModel {
   /** Playback speed in sim (e.g. 10 = ten times real time; Infinity = as fast as it goes). */
   speed: number;
   paused: boolean;
-  faults: FaultPhase[];
+  /** The model upstream's fault phases, then the tool service's (`model` naming the tool). */
+  faults: ShownFault[];
   variants: RunView[];
+}
+
+/** A fault phase as the dashboard draws it: the model upstream's, or a tool's (`lost`: the effect done, the answer lost). */
+export type ShownFault = Omit<FaultPhase, 'kind'> & { kind: FaultKind | ToolFaultKind };
+
+/** Every fault phase of a run, the model upstream's first, then each tool's with the tool's name as `model`. */
+export function shownFaults(upstream: Pick<UpstreamConfig, 'faults' | 'tools'>): ShownFault[] {
+  const tools = (upstream.tools ?? []).flatMap((t) => t.faults.map((f): ShownFault => ({ ...f, model: t.name })));
+  return tools.length === 0 ? upstream.faults : [...upstream.faults, ...tools];
 }

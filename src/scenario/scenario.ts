@@ -15,6 +15,10 @@ export interface Variant {
   set: Override[];
 }
 
+/** Where live runs keep idempotency keys (`idempotency:` in a scenario). */
+export const IDEMPOTENCY_STORES = ['service', 'redis'] as const;
+export type IdempotencyStoreKind = (typeof IDEMPOTENCY_STORES)[number];
+
 /** How `--mode live` talks to the upstream over HTTP. */
 export interface LiveConfig {
   /** Connections of the undici pool; requests past them wait for one (pool starvation, measured). @default 256 */
@@ -41,6 +45,14 @@ export interface Scenario {
   expect: string[];
   /** Settings of live runs (ignored in simulation). */
   live: LiveConfig;
+  /**
+   * Where live runs keep the idempotency keys of keyed tool calls: at the tool service (it
+   * answers a key in progress with 409 and one done with its receipt), or in Redis
+   * (`RedisIdempotencyStore` at `REDIS_URL`), taken by the engine before each request, so the
+   * keys hold across every process sharing it. The simulator always keeps them at its service.
+   * @default 'service'
+   */
+  idempotency?: IdempotencyStoreKind;
   /** Where it came from, for messages: a file path, `<inline>`, with ` (variant x)` for a variant. */
   source: string;
   /**

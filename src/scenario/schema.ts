@@ -5,6 +5,7 @@ import { formatDuration } from './duration.js';
 import { engineSchema, retrySchema } from './engine-schema.js';
 import type { Scenario, Variant } from './scenario.js';
 import { LIVE_APIS } from '../run/live/wire-format.js';
+import { IDEMPOTENCY_STORES } from './scenario.js';
 import {
   bool,
   duration,
@@ -182,6 +183,7 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
       tenants: tenantsSchema().optional(),
       entry: entrySchema().optional(),
       stages: stagesSchema().optional(),
+      idempotency: oneOf(IDEMPOTENCY_STORES).optional(),
       variants: variantsSchema().optional(),
       expect: z
         .array(text('an expectation like "amplification < 1.5"'), { error: expecting('a list of expectations') })
@@ -218,6 +220,7 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
       variants: s.variants !== undefined && s.variants.length > 0 ? s.variants : undefined,
       expect: s.expect,
       live: s.live,
+      ...(s.idempotency === undefined ? {} : { idempotency: s.idempotency }),
     }),
   );
 }

@@ -47,6 +47,7 @@ function resolve(p: ParsedScenario, doc: unknown, source: string): Scenario {
     variants: p.variants ?? defaultVariants(),
     expect: p.expect,
     live: p.live,
+    ...(p.idempotency === undefined ? {} : { idempotency: p.idempotency }),
     source,
     document: doc,
   };

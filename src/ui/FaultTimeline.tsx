@@ -1,17 +1,19 @@
-import type { FaultKind, FaultPhase } from '../upstream/config.js';
+import type { ShownFault } from '../run/run-view.js';
 import { formatPercent } from '../report/format.js';
 import { formatSeconds } from '../report/progress-line.js';
 import { seg, textWidth, type Line, type Tone } from './line.js';
 import { Lines } from './Lines.js';
 
 /** One glyph per kind, so phases read without colour: full outages solid, latency light. */
-const GLYPH: Record<FaultKind, string> = {
+const GLYPH: Record<ShownFault['kind'], string> = {
   outage: '█',
   quota: '█',
   errors: '▓',
   reset: '▓',
   hang: '▓',
   midstream: '▓',
+  // A tool's: the effect done, the answer lost.
+  lost: '▓',
   latency: '▒',
   // Stream faults: a share of answers is slow, stalled, cut or odd; the rest are served.
   'slow-first-token': '▒',
@@ -26,12 +28,12 @@ const GLYPH: Record<FaultKind, string> = {
 const NO_FAULT = '·';
 const NOW = '│';
 
-function kindTone(kind: FaultKind): Tone {
+function kindTone(kind: ShownFault['kind']): Tone {
   return kind === 'latency' ? 'warn' : 'bad';
 }
 
 /** `outage 503`, `errors 30 % 503/429`, `latency ×4`, `hang 10 %`, with `@model` when it hits one. */
-export function describePhase(p: FaultPhase): string {
+export function describePhase(p: ShownFault): string {
   const statuses =
     p.status === undefined ? '' : typeof p.status === 'number' ? ` ${p.status}` : ` ${Object.keys(p.status).join('/')}`;
   const rate = p.rate < 1 ? ` ${formatPercent(p.rate)}` : '';
@@ -46,10 +48,10 @@ export function describePhase(p: FaultPhase): string {
   return p.model === undefined ? what : `${what} @${p.model}`;
 }
 
-const active = (p: FaultPhase, t: number): boolean => p.fromMs <= t && t < p.toMs;
+const active = (p: ShownFault, t: number): boolean => p.fromMs <= t && t < p.toMs;
 
 /** What is happening now: the active phases until when, else the next one, else none. */
-function status(faults: readonly FaultPhase[], t: number): Line {
+function status(faults: readonly ShownFault[], t: number): Line {
   const now = faults.filter((p) => active(p, t));
   if (now.length > 0) {
     const until = Math.min(...now.map((p) => p.toMs));
@@ -100,7 +102,7 @@ export function timeAxisLine(durationMs: number, barW: number, indent: number): 
  *          0s       10s       20s       30s       40s     50s
  */
 export function faultLines(
-  faults: readonly FaultPhase[],
+  faults: readonly ShownFault[],
   t: number,
   durationMs: number,
   width: number,
@@ -113,7 +115,7 @@ export function faultLines(
   // The bar takes what the status leaves, 20 to 60 columns; below 20 the status is cut instead.
   const barW = Math.max(20, Math.min(60, width - textWidth(label) - 1 - statusW));
   const span = Math.max(1, durationMs);
-  const cell = (i: number): FaultPhase | undefined => {
+  const cell = (i: number): ShownFault | undefined => {
     const from = (i * span) / barW;
     const to = ((i + 1) * span) / barW;
     return faults.find((p) => p.fromMs < to && p.toMs > from);
@@ -137,7 +139,7 @@ export function faultLines(
 }
 
 export interface FaultTimelineProps {
-  faults: readonly FaultPhase[];
+  faults: readonly ShownFault[];
   /** The current run time, ms. */
   t: number;
   durationMs: number;

@@ -1,5 +1,5 @@
 import type { DashboardModel, RunView } from '../run/run-view.js';
-import { formatRate } from '../report/format.js';
+import { formatCount, formatRate } from '../report/format.js';
 import { formatSeconds } from '../report/progress-line.js';
 import { joined, lineWidth, seg, type Line } from './line.js';
 import { Lines } from './Lines.js';
@@ -95,9 +95,43 @@ export function headlineLines(variants: readonly RunView[], width: number): Line
   return candidates.find((c) => c.every((l) => lineWidth(l) <= width)) ?? candidates[candidates.length - 1];
 }
 
-/** Status line, progress bar and the amplification headline. */
+/** Duplicate side effects (executions beyond the first of an intent) of a variant's side-effect tools, undefined without any. */
+function duplicatesOf(v: RunView): number | undefined {
+  const tools = (v.snapshot.tools ?? []).filter((t) => t.sideEffect);
+  return tools.length === 0 ? undefined : tools.reduce((n, t) => n + t.duplicates, 0);
+}
+
+/**
+ * The duplicates headline, for a scenario whose tools have side effects: each variant's
+ * duplicate executions side by side (✗ red at any, ✓ green at none), one per line when they
+ * do not fit on one. None without side-effect tools.
+ *
+ *   duplicates naive ✗ 477 · engine ✓ 0 (side effects done twice)
+ */
+export function duplicatesLines(variants: readonly RunView[], width: number): Line[] {
+  const cells = variants.flatMap((v): Line[] => {
+    const n = duplicatesOf(v);
+    if (n === undefined) return [];
+    return [[seg(`${v.name} `, 'bold'), seg(n > 0 ? `✗ ${formatCount(n)}` : '✓ 0', n > 0 ? 'bad' : 'good')]];
+  });
+  if (cells.length === 0) return [];
+  const label = seg('duplicates ', 'bold');
+  const candidates: Line[][] = [
+    [[label, ...joined(cells), seg(' (side effects done twice)', 'dim')]],
+    [[label, ...joined(cells)]],
+    [[seg('duplicates', 'bold')], ...cells.map((c) => [seg('  '), ...c])],
+  ];
+  return candidates.find((c) => c.every((l) => lineWidth(l) <= width)) ?? candidates[candidates.length - 1];
+}
+
+/** Status line, progress bar, the amplification headline and, with side-effect tools, the duplicates headline. */
 export function headerLines(model: DashboardModel, width: number): Line[] {
-  return [statusLine(model), progressBarLine(model, width), ...headlineLines(model.variants, width)];
+  return [
+    statusLine(model),
+    progressBarLine(model, width),
+    ...headlineLines(model.variants, width),
+    ...duplicatesLines(model.variants, width),
+  ];
 }
 
 export interface HeaderProps {

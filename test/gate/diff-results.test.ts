@@ -254,3 +254,37 @@ describe('diffResults: per-metric tolerances', () => {
     expect(status('recovery', { recoveryMs: 100_000 }, { recoveryMs: 120_000 }, 'recoveryMs=25%')).toBe('pass');
   });
 });
+
+describe('diffResults: degraded and partial root shares', () => {
+  const withRoots = (name: string, roots: { degraded?: number; partial?: number }) => {
+    const v = variant(name);
+    return { ...v, roots: { ...v.roots, ...roots } };
+  };
+
+  it('are compared only where a run counts them (tools: degraded; stage budgets: partial)', () => {
+    const plain = diffResults(file([variant('engine')]), file([variant('engine')]));
+    expect(plain.some((c) => c.name.startsWith('roots.degraded') || c.name.startsWith('roots.partial'))).toBe(false);
+    const both = diffResults(
+      file([withRoots('engine', { degraded: 0, partial: 0 })]),
+      file([withRoots('engine', { degraded: 0, partial: 0 })]),
+    );
+    expect(both.map((c) => c.name).slice(-2)).toEqual(['roots.degraded share', 'roots.partial share']);
+  });
+
+  it('fail when more root tasks end degraded or partial than the floor allows, with the share as the figure', () => {
+    // 200 finished roots (190 ok + 10 failed), and the partial ones finish too.
+    const base = file([withRoots('engine', { degraded: 0, partial: 0 })]);
+    const worse = file([withRoots('engine', { degraded: 20, partial: 30 })]);
+    const checks = diffResults(base, worse);
+    const degraded = checks.find((c) => c.name === 'roots.degraded share')!;
+    const partial = checks.find((c) => c.name === 'roots.partial share')!;
+    expect(degraded.status).toBe('fail');
+    expect(degraded.actual).toMatch(/^8\.7 %/); // 20 of 230 finished
+    expect(partial.status).toBe('fail');
+    expect(partial.actual).toMatch(/^13\.0 %/); // 30 of 230 finished
+    // One root in 200 is within the floor: not a regression.
+    const one = diffResults(base, file([withRoots('engine', { degraded: 1, partial: 0 })]));
+    expect(one.find((c) => c.name === 'roots.degraded share')?.status).toBe('pass');
+    expect(diffResults(worse, base).find((c) => c.name === 'roots.partial share')?.status).toBe('pass');
+  });
+});

@@ -36,6 +36,31 @@ describe('tools in the reports', () => {
     expect(page.body).toContain('<td class="good">0</td>');
   });
 
+  it('the HTML headline puts duplicates and the degraded share beside the verdicts; a users table follows the tools', () => {
+    const body = resultReport(file).body;
+    const headline = body.slice(0, body.indexOf('</table>'));
+    expect(headline).toContain('<th>tasks</th><th>duplicates</th><th>degraded</th><th>amplification</th>');
+    expect(headline).toMatch(
+      /<td>naive<\/td>(<td[^>]*>[^<]*<\/td>){2}<td class="bad">477<\/td><td class="good">0\.0 %<\/td>/,
+    );
+    expect(headline).toMatch(/<td>engine<\/td>(<td[^>]*>[^<]*<\/td>){2}<td class="good">0<\/td>/);
+    expect(headline).not.toContain('<th>partial</th>');
+    expect(body).toContain('<h2>Users and limits</h2>');
+    expect(body).toMatch(/<td>naive<\/td><td>599<\/td><td>26 \(26 \/ 0\)<\/td><td>1\.05×<\/td>/);
+  });
+
+  it('the HTML report shows entry refusals per tenant and the inference queue of tenant-flood', () => {
+    const { results } = runAll('tenant-flood');
+    const body = resultReport({ ...file, scenario: 'tenant-flood', variants: [results.naive, results.engine] }).body;
+    expect(body).toContain('<th>refused at entry</th><th>goodput flood</th>');
+    expect(body).toContain(
+      '<th>inference queued</th><th>estimated wait (mean / max)</th><th>gave up</th><th>fell back</th>',
+    );
+    const refused = results.engine.tenants!.reduce((n, t) => n + t.refused, 0);
+    expect(refused).toBeGreaterThan(0);
+    expect(body).toContain(`<td>${refused.toLocaleString('en-US')}</td>`);
+  });
+
   it('a result with tools passes the report schema; one without has no tools section', () => {
     const read = readReportInput(JSON.stringify(file), 'se.json');
     expect(read.ok).toBe(true);

@@ -41,6 +41,15 @@ describe('tools, tool calls and users: defaults and path-named problems', () => 
     expect(s.traffic.layers[0].tools).toBeUndefined();
   });
 
+  it('idempotency: service (the default, left unset) or redis; anything else is named', () => {
+    expect(loadScenario(TOOLS).idempotency).toBeUndefined();
+    expect(loadScenario(`${TOOLS}idempotency: redis\n`).idempotency).toBe('redis');
+    expect(loadScenario(`${TOOLS}idempotency: service\n`).idempotency).toBe('service');
+    expect(problemsOf(`${TOOLS}idempotency: memcached\n`)).toEqual([
+      'idempotency: expected one of service, redis, got "memcached"',
+    ]);
+  });
+
   it('tool call fields', () => {
     expect(problemsOf(edit('sideEffect: true', 'sideEffect: maybe', TOOLS))).toEqual([
       'layers[0].tools[0].sideEffect: expected true or false, got "maybe"',

@@ -11,6 +11,7 @@ import { UsageError, type Io, type StopCause } from '../io.js';
 import { partialIf, type Executed } from './executed.js';
 import { Playback } from '../playback.js';
 import { runSpecOf } from '../../run/run-spec.js';
+import { liveIdempotency, type LiveIdempotency } from './live-idempotency.js';
 
 /** What `--mode live` adds to a run's flags. */
 export interface LiveFlags {
@@ -132,6 +133,7 @@ class LiveSession {
 
   private async runOne(v: LiveVariant): Promise<void> {
     const target = this.settings.target;
+    let idempotency: LiveIdempotency | undefined;
     try {
       if (target === undefined) {
         // The model's draws from the simulator's seed split: the same fault draws, give or take timing.
@@ -143,15 +145,19 @@ class LiveSession {
         v.control = await UpstreamControl.connect(this.settings.upstream, models);
         await v.control.begin(v.scenario.upstream.faults);
       }
+      idempotency = await liveIdempotency(this.io, v.scenario, v.name);
+      const keys = idempotency === undefined ? {} : { idempotencyStore: idempotency.store };
       if (this.stopped) return;
       const fake = v.fake;
       const control = v.control;
-      if (fake !== undefined) await v.sim.start({ url: fake.url, stats: () => fake.stats() });
+      if (fake !== undefined)
+        await v.sim.start({ url: fake.url, stats: () => fake.stats(), toolStats: () => fake.toolStats(), ...keys });
       else if (control !== undefined)
-        await v.sim.start({ url: target!, stats: () => control.view(), reached: () => control.reached() });
-      else await v.sim.start({ url: target! });
+        await v.sim.start({ url: target!, stats: () => control.view(), reached: () => control.reached(), ...keys });
+      else await v.sim.start({ url: target!, ...keys });
     } finally {
       await v.sim.close();
+      idempotency?.close();
       await v.fake?.close();
       if (v.control !== undefined) {
         try {

@@ -24,7 +24,9 @@ export const ROUTES: ReadonlyArray<[string, string]> = [
   ['PUT  /_stormlab/faults', 'replace them: [{"kind":"outage","toMs":10000}] (ms from now)'],
   ['PUT  /_stormlab/tool-policy', 'how the model uses tools: {"rounds":2,"parallel":1}'],
   ['GET  /_stormlab/requests', 'the request log: route, model, retry count, status, fault, latency'],
-  ['POST /_stormlab/reset', 'counters, quotas and the request log back to zero'],
+  ['POST /_stormlab/tools/NAME', 'a tool of the scenario (tools:): {"intent":"…"}, idempotency-key header'],
+  ['GET  /_stormlab/tools', 'the tool service: executions, duplicates per intent, conflicts, replays'],
+  ['POST /_stormlab/reset', 'counters, quotas, the request log and the tool service back to zero'],
   ['GET  /metrics', 'Prometheus text'],
 ];
 

@@ -45,13 +45,48 @@ const COLUMNS: Array<[string, (v: RunResult) => Cell]> = [
   ['wasted tokens', (v) => ({ text: formatCount(v.upstream.wastedTokens), health: '' })],
 ];
 
-/** The headline figures, one row per variant, coloured by health as in the terminal summary. */
+const finished = (v: RunResult): number => v.roots.ok + v.roots.late + v.roots.failed + (v.roots.partial ?? 0);
+const rootShare = (n: number | undefined, v: RunResult): Cell =>
+  n === undefined
+    ? { text: '—', health: '' }
+    : { text: formatPercent(finished(v) > 0 ? n / finished(v) : 0), health: n > 0 ? 'warn' : 'good' };
+const sideEffects = (v: RunResult) => (v.tools ?? []).filter((t) => t.sideEffect);
+
+/**
+ * Columns only some results have, each shown when a variant has it: duplicate side effects
+ * (red at any, green at none), root tasks that ended degraded (a draft instead of the send)
+ * and partial (a stage out of budget).
+ */
+const OPTIONAL: Array<[string, (v: RunResult) => boolean, (v: RunResult) => Cell]> = [
+  [
+    'duplicates',
+    (v) => sideEffects(v).length > 0,
+    (v) => {
+      if (sideEffects(v).length === 0) return { text: '—', health: '' };
+      const n = sideEffects(v).reduce((sum, t) => sum + t.duplicates, 0);
+      return { text: formatCount(n), health: n > 0 ? 'bad' : 'good' };
+    },
+  ],
+  ['degraded', (v) => v.roots.degraded !== undefined, (v) => rootShare(v.roots.degraded, v)],
+  ['partial', (v) => v.roots.partial !== undefined, (v) => rootShare(v.roots.partial, v)],
+];
+
+/**
+ * The headline figures, one row per variant, coloured by health as in the terminal summary;
+ * with tools and stage budgets also duplicates and the degraded and partial shares of root tasks.
+ */
 export function headlineTable(variants: readonly RunResult[]): string {
-  const head = `<tr><th>variant</th>${COLUMNS.map(([name]) => `<th>${name}</th>`).join('')}</tr>`;
+  // After the two verdicts, where a page that scrolls sideways still shows them.
+  const columns = [
+    ...COLUMNS.slice(0, 2),
+    ...OPTIONAL.filter(([, has]) => variants.some(has)).map(([name, , f]): (typeof COLUMNS)[number] => [name, f]),
+    ...COLUMNS.slice(2),
+  ];
+  const head = `<tr><th>variant</th>${columns.map(([name]) => `<th>${name}</th>`).join('')}</tr>`;
   const rows = variants.map((v) => {
-    const cells = COLUMNS.map(([, f]) => f(v)).map(
-      (c) => `<td${c.health ? ` class="${c.health}"` : ''}>${escapeHtml(c.text)}</td>`,
-    );
+    const cells = columns
+      .map(([, f]) => f(v))
+      .map((c) => `<td${c.health ? ` class="${c.health}"` : ''}>${escapeHtml(c.text)}</td>`);
     return `<tr><td>${escapeHtml(v.name)}</td>${cells.join('')}</tr>`;
   });
   return `<div class="scroll"><table class="headline">${head}${rows.join('')}</table></div>`;

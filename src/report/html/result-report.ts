@@ -7,7 +7,7 @@ import { headlineTable } from './headline-table.js';
 import { escapeHtml } from './html-escape.js';
 import { amplificationChart, goodputChart } from './overview-charts.js';
 import { sharedScales } from './shared-scales.js';
-import { toolsTable } from './tools-table.js';
+import { limitsTable, toolsTable } from './tools-table.js';
 import { latencyChart, loadChart, refusedChart } from './variant-charts.js';
 
 export interface ReportPage {
@@ -87,6 +87,7 @@ export function resultReport(file: ResultFile): ReportPage {
   const scales = sharedScales(vs);
   const same = vs.length > 1 ? ' Same scale for every variant.' : '';
   const tools = toolsTable(vs);
+  const limits = limitsTable(vs);
   const body = [
     header(file),
     ...(tools === ''
@@ -96,6 +97,15 @@ export function resultReport(file: ResultFile): ReportPage {
             'Tools and side effects',
             'Per tool: executions of its effect at the tool service, duplicates (executions beyond the first of an intent), idempotency conflicts (attempts that found their key in progress), degraded and failed calls.',
             `<section class="card">${tools}</section>`,
+          ),
+        ]),
+    ...(limits === ''
+      ? []
+      : [
+          section(
+            'Users and limits',
+            'Per variant: submissions of the users (resubmissions run the whole tree again), submissions the entry limit refused with a retry-after hint and each tenant’s goodput, the inference queue’s estimated waits and the attempts that gave up on it or fell back to the smaller model.',
+            `<section class="card">${limits}</section>`,
           ),
         ]),
     section(

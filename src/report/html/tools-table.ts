@@ -1,5 +1,5 @@
 import type { RunResult } from '../../run/metrics/result.js';
-import { formatCount, formatPercent } from '../format.js';
+import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from '../format.js';
 import { escapeHtml } from './html-escape.js';
 
 const COLUMNS: Array<[string, (t: NonNullable<RunResult['tools']>[number]) => string]> = [
@@ -31,5 +31,68 @@ export function toolsTable(variants: readonly RunResult[]): string {
   );
   if (rows.length === 0) return '';
   const head = `<tr><th>variant</th><th>tool</th>${COLUMNS.map(([name]) => `<th>${name}</th>`).join('')}</tr>`;
+  return `<div class="scroll"><table class="headline">${head}${rows.join('')}</table></div>`;
+}
+
+type LimitColumn = [string, (v: RunResult) => string];
+
+/** The columns of {@link limitsTable} these variants have figures for. */
+function limitColumns(variants: readonly RunResult[]): LimitColumn[] {
+  const cols: LimitColumn[] = [];
+  if (variants.some((v) => v.users !== undefined)) {
+    const u = (f: (x: NonNullable<RunResult['users']>) => string) => (v: RunResult) =>
+      v.users === undefined ? '—' : f(v.users);
+    cols.push(
+      ['submissions', u((x) => formatCount(x.submissions))],
+      [
+        'resubmits (impatient / after error)',
+        u((x) => `${formatCount(x.resubmits)} (${formatCount(x.impatient)} / ${formatCount(x.afterError)})`),
+      ],
+      ['users amplification', u((x) => formatTimes(x.amplification))],
+    );
+  }
+  const tenants = [...new Set(variants.flatMap((v) => (v.tenants ?? []).map((t) => t.name)))];
+  if (tenants.length > 0) {
+    cols.push(['refused at entry', (v) => formatCount((v.tenants ?? []).reduce((n, t) => n + t.refused, 0))]);
+    for (const name of tenants) {
+      cols.push([
+        `goodput ${name}`,
+        (v) => {
+          const t = v.tenants?.find((x) => x.name === name);
+          return t === undefined
+            ? '—'
+            : `${formatRate(t.goodput)}${t.refused > 0 ? ` (${formatCount(t.refused)} refused)` : ''}`;
+        },
+      ]);
+    }
+  }
+  if (variants.some((v) => v.inference !== undefined)) {
+    const q = (f: (x: NonNullable<RunResult['inference']>) => string) => (v: RunResult) =>
+      v.inference === undefined ? '—' : f(v.inference);
+    cols.push(
+      ['inference queued', q((x) => formatCount(x.queued))],
+      [
+        'estimated wait (mean / max)',
+        q((x) => `${formatMs(x.estimatedWaitMs.mean)} / ${formatMs(x.estimatedWaitMs.max)}`),
+      ],
+      ['gave up', q((x) => formatCount(x.gaveUp))],
+      ['fell back', q((x) => formatCount(x.fallbacks))],
+    );
+  }
+  return cols;
+}
+
+/**
+ * One row per variant: the users' submissions (the outermost amplifier), the entry limit's
+ * refusals and each tenant's goodput, the inference queue's estimated waits, give-ups and
+ * fallbacks — the columns the variants have figures for. '' when they have none of them.
+ */
+export function limitsTable(variants: readonly RunResult[]): string {
+  const cols = limitColumns(variants);
+  if (cols.length === 0) return '';
+  const head = `<tr><th>variant</th>${cols.map(([name]) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>`;
+  const rows = variants.map(
+    (v) => `<tr><td>${escapeHtml(v.name)}</td>${cols.map(([, f]) => `<td>${escapeHtml(f(v))}</td>`).join('')}</tr>`,
+  );
   return `<div class="scroll"><table class="headline">${head}${rows.join('')}</table></div>`;
 }

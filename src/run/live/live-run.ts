@@ -1,3 +1,4 @@
+import type { IdempotencyStore } from '../../engine/idempotency-store.js';
 import { SeededRandom } from '../../engine/random.js';
 import { Arrivals } from '../../traffic/arrivals.js';
 import { TrafficInterpreter } from '../../traffic/interpreter.js';
@@ -8,7 +9,10 @@ import { MetricsCollector } from '../metrics/collector.js';
 import type { RunResult } from '../metrics/result.js';
 import type { RunView } from '../run-view.js';
 import type { RunSpec } from '../run-spec.js';
+import { HttpToolTransport } from './http-tool-transport.js';
 import { HttpTransport, type HttpTransportOptions } from './http-transport.js';
+import { toolInfos } from '../tool-infos.js';
+import type { ToolServiceStats } from '../../upstream/tool-service.js';
 import { TargetRefusedError } from './live-errors.js';
 import { RealTimeScheduler } from '../real-time-scheduler.js';
 import { engineViews } from '../engine-views.js';
@@ -29,6 +33,16 @@ export interface LiveUpstream {
    * since the run started: beside what this client sent, the gateway's own amplification.
    */
   reached?: () => number;
+  /**
+   * The tool service's own counters (executions, duplicates per intent), when the scenario has
+   * tools and the server can be asked: the duplicates of a live run are the server's count.
+   */
+  toolStats?: () => readonly ToolServiceStats[];
+  /**
+   * The engine's idempotency store for keyed tool calls (`idempotency: redis`): keys taken
+   * before each request, shared by every process using it. Without it the tool service keeps them.
+   */
+  idempotencyStore?: IdempotencyStore;
 }
 
 /** Answers looked at before a target that refuses most of them stops the run. */
@@ -62,6 +76,8 @@ export class LiveRun implements EventHandler {
   readonly metrics: MetricsCollector;
   readonly traffic: TrafficInterpreter;
   readonly transport: HttpTransport;
+  /** Tool calls over HTTP (`POST /_stormlab/tools/{name}`), when the scenario has tools. */
+  readonly toolTransport: HttpToolTransport | undefined;
   readonly endAt: number;
   /** Settles when the run is over (done or stopped). */
   readonly finished: Promise<void>;
@@ -92,6 +108,7 @@ export class LiveRun implements EventHandler {
       models,
       durationMs: spec.durationMs,
       streamLayers,
+      ...toolInfos(spec),
       ...(spec.traffic.stages === undefined ? {} : { stages: true }),
     });
     const listener: UpstreamListener = {
@@ -105,6 +122,16 @@ export class LiveRun implements EventHandler {
     };
     this.transport = new HttpTransport(models, listener, () => this.scheduler.now(), options);
     this.transport.onError = (err) => this.fail(err);
+    this.toolTransport = liveToolTransport(
+      spec,
+      {
+        onToolResponse: (reqId, serial, status, retryAfterMs, now) => {
+          this.traffic.toolCalls?.onToolResponse(reqId, serial, status, retryAfterMs, now);
+          this.checkDone();
+        },
+      },
+      () => this.scheduler.now(),
+    );
     // The simulator's seed splits: the same roots, fan-outs and token counts in both modes.
     this.traffic = new TrafficInterpreter(
       spec.traffic,
@@ -112,6 +139,7 @@ export class LiveRun implements EventHandler {
       this.transport,
       this.metrics,
       random.split('traffic'),
+      { transport: this.toolTransport, observer: this.metrics },
     );
     this.arrivals = new Arrivals(
       spec.traffic.arrival,
@@ -139,6 +167,8 @@ export class LiveRun implements EventHandler {
     this.stats = upstream.stats;
     this.reached = upstream.reached;
     this.transport.open(upstream.url);
+    this.toolTransport?.open(upstream.url, upstream.idempotencyStore);
+    if (upstream.toolStats !== undefined) this.metrics.toolEffects = upstream.toolStats;
     this.scheduler.restart();
     this.arrivals.begin();
     const s = this.scheduler;
@@ -210,6 +240,7 @@ export class LiveRun implements EventHandler {
   async close(): Promise<void> {
     this.stop();
     await this.transport.close();
+    await this.toolTransport?.close();
   }
 
   handle(kind: number, _id: number, now: number): void {
@@ -251,6 +282,7 @@ export class LiveRun implements EventHandler {
     this.state = 'finished';
     this.scheduler.stop();
     this.transport.abortAll();
+    this.toolTransport?.abortAll();
     this.flushWasted(this.finishedAt);
     this.settle(this.failure);
   }
@@ -275,4 +307,24 @@ export class LiveRun implements EventHandler {
       this.wastedSeen[i] = models[i].wastedTokens;
     }
   }
+}
+
+/** The tool transport of a scenario with tool calls: each tool's calls wait at most their longest timeout. */
+function liveToolTransport(
+  spec: RunSpec,
+  listener: ConstructorParameters<typeof HttpToolTransport>[2],
+  now: () => number,
+): HttpToolTransport | undefined {
+  const tools = spec.upstream.tools ?? [];
+  const calls = spec.traffic.layers.flatMap((l) => l.tools ?? []);
+  if (tools.length === 0 || calls.length === 0) return undefined;
+  const timeouts = tools.map((t) =>
+    Math.max(0, ...calls.filter((c) => c.tool === t.name).map((c) => c.timeoutMs ?? Number.POSITIVE_INFINITY)),
+  );
+  return new HttpToolTransport(
+    tools.map((t) => t.name),
+    timeouts,
+    listener,
+    now,
+  );
 }

@@ -311,6 +311,10 @@ export class MetricsCollector implements ToolObserver {
       upstream: this.upstream.result(),
       series: this.series.result(Math.max(0, now - SNAPSHOT_BINS + 1), now + 1),
       ...this.toolsAndUsers(),
+      ...(this.tenants === undefined
+        ? {}
+        : { tenants: this.tenants.result(Math.max(1, Math.min(t, this.durationMs))) }),
+      ...this.inferenceResult(),
     };
   }
 

@@ -255,4 +255,7 @@ export interface RunSnapshot {
   series: SeriesResult;
   tools?: ToolResult[];
   users?: UsersResult;
+  /** As in `RunResult`, so far (goodput per second of the run so far). */
+  tenants?: TenantResult[];
+  inference?: InferenceResult;
 }
