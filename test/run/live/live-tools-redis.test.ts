@@ -1,15 +1,12 @@
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import { SeededRandom } from '../../../src/engine/random.js';
 import { RedisIdempotencyStore } from '../../../src/engine/stores/redis-idempotency-store.js';
 import { createFakeUpstream, type FakeUpstream } from '../../../src/fake-upstream/server.js';
 import { LiveRun } from '../../../src/run/live/live-run.js';
-import { initHistograms } from '../../../src/run/metrics/histogram.js';
 import { runSpecOf } from '../../../src/run/run-spec.js';
 import { loadScenario } from '../../../src/scenario/load-scenario.js';
 import { resolveVariant } from '../../../src/scenario/variants.js';
 import { describeWithRedis, dropPrefix, testPrefix, testRedis } from '../../helpers/redis.js';
-
-beforeAll(() => initHistograms());
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {

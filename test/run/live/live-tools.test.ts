@@ -1,15 +1,12 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../../src/engine/random.js';
 import { createFakeUpstream } from '../../../src/fake-upstream/server.js';
 import { LiveRun } from '../../../src/run/live/live-run.js';
-import { initHistograms } from '../../../src/run/metrics/histogram.js';
 import type { RunResult, ToolResult } from '../../../src/run/metrics/result.js';
 import { runSpecOf } from '../../../src/run/run-spec.js';
 import { loadScenario } from '../../../src/scenario/load-scenario.js';
 import { resolveVariant } from '../../../src/scenario/variants.js';
 import type { ToolServiceStats } from '../../../src/upstream/tool-service.js';
-
-beforeAll(() => initHistograms());
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
