@@ -4,7 +4,8 @@ import { Detail, StreamEvent } from '../upstream/response.js';
 import type { UpstreamModel } from '../upstream/upstream-model.js';
 import type { AnswerInfo, ChatRequest, Dialect } from './dialect.js';
 import { fillerText, MAX_FILLER_WORDS } from './filler-text.js';
-import { sendJson } from './send-json.js';
+import { plainCompletionJson } from './plain-completion-json.js';
+import { sendJson, sendJsonText } from './send-json.js';
 import { streamFaultShapes } from './stream-fault-shapes.js';
 import type { UpstreamHost } from './upstream-host.js';
 
@@ -61,6 +62,8 @@ export class Exchange {
     readonly modelIndex: number,
     readonly info: AnswerInfo,
     private readonly ctx: ExchangeContext,
+    /** `dialect` is the route's base dialect (a filler answer, no tools or structured output): its JSON body is templated. */
+    private readonly plain = false,
   ) {
     this.arrivedAt = ctx.now();
     this.words = Math.min(chat.maxTokens, MAX_FILLER_WORDS);
@@ -128,6 +131,13 @@ export class Exchange {
     const words = Math.min(completion, MAX_FILLER_WORDS);
     const faults = streamFaultShapes(this.dialect);
     if (!this.chat.stream) {
+      if (detail === Detail.None && this.plain)
+        return sendJsonText(
+          this.res,
+          200,
+          plainCompletionJson(this.dialect, this.info, words, completion),
+          this.headers(),
+        );
       const text = fillerText(0, words);
       if (detail === Detail.Malformed) return this.sendNotJson(this.dialect.completion(this.info, text, completion));
       const body =

@@ -87,7 +87,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
         promptTokens: request.promptTokens,
         includeUsage: request.includeUsage,
       };
-      const ex = new Exchange(slot, res, served, request, index, info, c.exchange);
+      const ex = new Exchange(slot, res, served, request, index, info, c.exchange, served === dialect);
       c.table.add(ex);
       res.on('close', () => c.finish(ex));
       ex.model = host.current;

@@ -242,9 +242,11 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
 
   const server: Server = createServer((req, res) => {
     counters.received++;
-    req.on('error', () => {});
-    res.on('error', () => {});
-    const path = (req.url ?? '/').split('?')[0];
+    req.on('error', ignore);
+    res.on('error', ignore);
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
     if (path.startsWith('/v1/')) log.begin(req, res, path);
     dispatch(routes, path, req, res, refuse, internalError);
   });
@@ -335,22 +337,29 @@ function dispatch(
       { allow },
     );
   }
-  Promise.resolve()
-    .then(() => handler(req, res))
-    .catch((err: unknown) => {
-      internalError(err);
-      if (res.headersSent) res.destroy();
-      else
-        sendJson(res, 500, {
-          error: {
-            message: `internal error in the fake upstream: ${err instanceof Error ? err.message : String(err)}`,
-            type: 'server_error',
-            param: null,
-            code: null,
-          },
-        });
-    });
+  const failed = (err: unknown): void => {
+    internalError(err);
+    if (res.headersSent) res.destroy();
+    else
+      sendJson(res, 500, {
+        error: {
+          message: `internal error in the fake upstream: ${err instanceof Error ? err.message : String(err)}`,
+          type: 'server_error',
+          param: null,
+          code: null,
+        },
+      });
+  };
+  try {
+    const done = handler(req, res);
+    if (done !== undefined) done.catch(failed);
+  } catch (err) {
+    failed(err);
+  }
 }
+
+/** The `error` listener of every request and response: a client's reset ends only its exchange. */
+function ignore(): void {}
 
 /** Anthropic's SDK sends `anthropic-version`; anything else is answered the OpenAI way. */
 function dialectOf(req: IncomingMessage): Dialect {

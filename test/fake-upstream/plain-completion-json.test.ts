@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { anthropicDialect } from '../../src/fake-upstream/anthropic-dialect.js';
+import type { AnswerInfo, Dialect } from '../../src/fake-upstream/dialect.js';
+import { fillerText } from '../../src/fake-upstream/filler-text.js';
+import { openaiDialect } from '../../src/fake-upstream/openai-dialect.js';
+import { plainCompletionJson } from '../../src/fake-upstream/plain-completion-json.js';
+
+const info = (id: string, over: Partial<AnswerInfo> = {}): AnswerInfo => ({
+  id,
+  model: 'primary',
+  created: 1_700_000_000,
+  promptTokens: 100,
+  includeUsage: false,
+  ...over,
+});
+
+describe('plainCompletionJson', () => {
+  it('is the dialect completion serialised, byte for byte, for every id sharing a template', () => {
+    for (const dialect of [openaiDialect, anthropicDialect]) {
+      for (const [id, over] of [
+        ['chatcmpl-1', {}],
+        ['chatcmpl-2', {}],
+        ['chatcmpl-3', { created: 1_700_000_001 }],
+        ['chatcmpl-4', { model: 'other "quoted"' }],
+        ['chatcmpl-5', { promptTokens: 7, includeUsage: true }],
+      ] as const) {
+        const a = info(id, over);
+        for (const words of [0, 1, 16]) {
+          const expected = JSON.stringify(dialect.completion(a, fillerText(0, words), words + 3));
+          expect(plainCompletionJson(dialect, a, words, words + 3)).toBe(expected);
+        }
+      }
+    }
+  });
+
+  it('serialises as before a body that does not carry its id', () => {
+    const noId: Dialect = { ...openaiDialect, name: 'anthropic', completion: (a) => ({ n: a.promptTokens }) };
+    expect(plainCompletionJson(noId, info('x-1'), 2, 2)).toBe('{"n":100}');
+  });
+});
