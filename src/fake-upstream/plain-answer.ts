@@ -29,3 +29,19 @@ export function plainCompletionJson(dialect: Dialect, a: AnswerInfo, words: numb
   }
   return parts.length === 2 ? parts[0] + a.id + parts[1] : parts.join(a.id);
 }
+
+/** Stands for a chunk's text while its template is built. */
+const TEXT_MARK = '\u0001stormlab-delta-text\u0001';
+const TEXT_MARK_JSON = JSON.stringify(TEXT_MARK).slice(1, -1);
+
+/**
+ * A plain stream's content chunk (the base dialect's `streamDelta` for answer `a`), built from a
+ * template serialised once per stream: the text goes where the mark was, escaped as JSON
+ * escapes it. Null when the chunk does not carry its text once (then chunks are built as before).
+ */
+export function deltaTemplate(dialect: Dialect, a: AnswerInfo): ((text: string) => string) | null {
+  const parts = dialect.streamDelta(a, TEXT_MARK).split(TEXT_MARK_JSON);
+  if (parts.length !== 2) return null;
+  const [before, after] = parts;
+  return (text) => before + JSON.stringify(text).slice(1, -1) + after;
+}
