@@ -13,7 +13,7 @@ import { ExchangeTable } from './exchange-table.js';
 import type { FakeUpstreamStats, HttpCounters } from './fake-upstream-stats.js';
 import { absolutePhases, type FaultPhaseInput, type RelativeTo, type ServedFault } from './fault-phases.js';
 import { controlRoutes } from './control-routes.js';
-import { jsonReader, type Refuse, refuser } from './json-request.js';
+import { jsonParser, jsonReader, type Refuse, refuser, textReader } from './json-request.js';
 import { modelRoutes, type Routes } from './model-routes.js';
 import { ModelNames, type UnknownModels } from './model-names.js';
 import { CONNECTION_GATE_DEFAULTS, gateConnections } from './connection-gate.js';
@@ -217,7 +217,8 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
       table,
       names,
       log,
-      readJson,
+      readText: textReader(o.maxBodyBytes, refuse),
+      parseJson: jsonParser(refuse),
       refuse,
       defaultMaxTokens: o.defaultMaxTokens,
       seed: options.seed ?? 0,
