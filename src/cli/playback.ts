@@ -20,20 +20,31 @@ export interface Steppable {
  * whatever happens here: a tick only takes a new frame, at the clock of the run in progress
  * (live variants run one after the other), and they cannot be paused.
  */
+/** At speed max: the first tick's share of the run, and the work a tick aims at (ms of wall time). */
+const MAX_SPEED_FIRST_STEPS = 100;
+const MAX_SPEED_TICK_MS = 40;
+
 export class Playback {
   private t = 0;
   private isPaused = false;
   private stopped = false;
   private readonly listeners = new Set<() => void>();
   private views: RunView[] | undefined;
+  /** At speed max: the virtual time one tick moves on, doubled while ticks stay short, halved when one is long. */
+  private maxStep: number;
 
-  /** `advance(t)` steps every run to virtual time t (the caller keeps the wall-time books). */
+  /**
+   * `advance(t)` steps every run to virtual time t (the caller keeps the wall-time books);
+   * `wallClock` times the steps at speed max.
+   */
   constructor(
     readonly scenario: Scenario,
     readonly runs: Array<{ name: string; sim: Steppable }>,
     readonly speed: number,
     private readonly advance: (t: number) => void = (t) => runs.forEach((r) => r.sim.advanceTo?.(t)),
+    private readonly wallClock: () => number = () => performance.now(),
   ) {
+    this.maxStep = Math.max(1, scenario.durationMs / MAX_SPEED_FIRST_STEPS);
     this.live = runs.length > 0 && runs.every((r) => r.sim.advanceTo === undefined);
   }
 
@@ -69,11 +80,19 @@ export class Playback {
     this.changed();
   }
 
-  /** Moves virtual time on by `speed × wallMs` (to the end at speed Infinity). */
+  /**
+   * Moves virtual time on by `speed × wallMs`. At speed max, by as much as fits in about one
+   * frame's work: a small scenario ends in a few ticks, a huge one still shows frames and hears q.
+   */
   tick(wallMs: number): void {
     if (this.live) return this.changed(); // a new frame, the last one too (it shows the end)
     if (this.isPaused || this.done) return;
-    this.advanceTo(this.speed === Infinity ? Infinity : this.t + this.speed * wallMs);
+    if (this.speed !== Infinity) return this.advanceTo(this.t + this.speed * wallMs);
+    const started = this.wallClock();
+    this.advanceTo(this.t + this.maxStep);
+    const took = this.wallClock() - started;
+    if (took < MAX_SPEED_TICK_MS / 2) this.maxStep *= 2;
+    else if (took > MAX_SPEED_TICK_MS * 2) this.maxStep = Math.max(1, this.maxStep / 2);
   }
 
   /** Moves every run to virtual time `t` (at once, whatever the speed). */

@@ -1,5 +1,6 @@
 import { hashSeed, SeededRandom } from '../engine/random.js';
 import { isObject } from './dialect.js';
+import { sampleForPattern } from './pattern-sample.js';
 
 type Schema = Record<string, unknown>;
 
@@ -14,7 +15,8 @@ const WORDS = ['storm', 'budget', 'breaker', 'token', 'retry', 'layer', 'calm', 
  * non-null branch), `allOf` (merged), `$ref` into `$defs`/`definitions`, object `properties`
  * (every one given, required or not, so strict mode holds), `items`/`prefixItems` with
  * `minItems`/`maxItems`, number bounds and `multipleOf`, string `minLength`/`maxLength` and the
- * common `format`s. `pattern` is not honoured. The same schema and seed give the same value.
+ * common `format`s, and `pattern` (see `sampleForPattern`; one it cannot write leaves the
+ * usual string). The same schema and seed give the same value.
  */
 export function valueForSchema(schema: unknown, seed: string | number): unknown {
   const random = new SeededRandom(hashSeed(`${seed}`));
@@ -113,6 +115,12 @@ class Generator {
     let s = fixed ?? `${key === '' ? 'value' : key}-${WORDS[this.pick(WORDS.length)]}`;
     const min = num(schema.minLength) ?? 0;
     const max = num(schema.maxLength);
+    // A format's value usually matches its pattern too (zod writes both); a pattern alone gets a string drawn for it.
+    if (typeof schema.pattern === 'string' && (fixed === undefined || !matches(schema.pattern, fixed))) {
+      const fits = (v: string) => v.length >= min && (max === undefined || v.length <= max);
+      const matching = sampleForPattern(schema.pattern, this.random, fits);
+      if (matching !== undefined) return matching;
+    }
     while (s.length < min) s += 'x';
     if (max !== undefined && s.length > max) s = s.slice(0, max);
     return s;
@@ -147,6 +155,14 @@ const FORMATS: Record<string, string> = {
   hostname: 'example.com',
   ipv4: '127.0.0.1',
 };
+
+function matches(pattern: string, value: string): boolean {
+  try {
+    return new RegExp(pattern, 'u').test(value);
+  } catch {
+    return false;
+  }
+}
 
 function typeOf(s: Schema): string {
   const t = s.type;

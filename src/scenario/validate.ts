@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { issueLines } from './issues.js';
 import { engineProblems } from './engine-problems.js';
 import { referenceProblems } from './references.js';
+import { sizeProblems } from './size-problems.js';
 import { toolProblems } from './tool-schema.js';
 import type { Scenario } from './scenario.js';
 import { defaultVariants, scenarioSchema, type ParsedScenario } from './schema.js';
@@ -22,7 +23,10 @@ export function validateDocument(doc: unknown, source: string): Validation {
   const problems = [...(r.success ? [] : issueLines(r.error.issues)), ...referenceProblems(doc), ...toolProblems(doc)];
   // Only once every field is valid alone: then the engine judges how they fit together.
   if (r.success && problems.length === 0)
-    problems.push(...engineProblems(r.data.traffic.engine, r.data.traffic.layers));
+    problems.push(
+      ...engineProblems(r.data.traffic.engine, r.data.traffic.layers),
+      ...sizeProblems(r.data.traffic.arrival, r.data.durationMs, r.data.traffic.layers),
+    );
   if (!r.success || problems.length > 0) return { ok: false, problems };
   return { ok: true, scenario: resolve(r.data, doc, source) };
 }

@@ -56,3 +56,25 @@ function normal(random: Random): number {
   const v = random.next();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }
+
+/** The mean of a `Dist` (a log-normal's from its median and p99), for estimates made before a run. */
+export function meanOf(d: Dist): number {
+  if (typeof d === 'number') return d;
+  switch (d.dist) {
+    case 'const':
+      return d.value;
+    case 'uniform':
+      return (d.min + d.max) / 2;
+    case 'exponential':
+      return d.mean;
+    case 'lognormal': {
+      const sigma = d.p99 > d.median ? Math.log(d.p99 / d.median) / 2.326347874 : 0;
+      return d.median * Math.exp((sigma * sigma) / 2);
+    }
+    case 'choice': {
+      const w = d.weights ?? d.values.map(() => 1);
+      const total = w.reduce((a, b) => a + b, 0);
+      return d.values.reduce((sum, v, i) => sum + (v * w[i]) / total, 0);
+    }
+  }
+}

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli, tempDir, type CaptureOptions } from './capture-io.js';
+import { BUNDLED_NAMES } from '../helpers/bundled-names.js';
 
 /** A small valid scenario; each bad file breaks it in one (or several) places. */
 const BASE = `name: bad
@@ -192,9 +193,24 @@ describe('mistakes in naming the scenario', () => {
     expectUsage(
       ['run', 'retry-strom'],
       [
-        'retry-strom: no such file or bundled scenario; did you mean retry-storm? (bundled: brownout, deadline-budget, fallback, framework-stack, metastable, replicas, retry-storm, sdk-stack, side-effects, stream-faults, tenant-flood, throughput, tpm-burst)',
+        `retry-strom: no such file or bundled scenario; did you mean retry-storm? (bundled: ${BUNDLED_NAMES.join(', ')})`,
       ],
     ));
+
+  it('a scenario too large to simulate: one line naming the field, before any run', async () => {
+    await expectUsage(
+      ['run', 'retry-storm', '--set', 'layers[1].fanout=1e7'],
+      [
+        'stormlab: --set "layers[1].fanout=1e7": layers[1].fanout: one root task would make about 10,000,000 logical calls (fan-out 1 × 10000000); at most 1,000,000',
+      ],
+    );
+    await expectUsage(
+      ['run', 'retry-storm', '--set', 'duration=1000h'],
+      [
+        'stormlab: --set "duration=1000h": duration: 1000h at 20 root tasks/s would make about 216,000,000 logical calls (3 per task); a run simulates at most 20,000,000: shorten it or lower the arrival rate',
+      ],
+    );
+  });
 
   it('not a scenario file', () =>
     expectUsage(['run', 'notes.txt'], ['notes.txt: expected a .yaml, .yml or .json file, got ".txt"']));

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { BUNDLED_DIR } from '../../src/scenario/bundled.js';
 import { cli } from './capture-io.js';
+import { BUNDLED_NAMES } from '../helpers/bundled-names.js';
 
 const HEADLINE_27 = /^amplification 27\.0× · goodput [\d.]+\/s · success [\d.]+ %$/;
 
@@ -237,21 +238,7 @@ describe('stormlab scenarios', () => {
     const r = await cli(['scenarios']);
     expectOnlyProgress(r.err);
     expect(r.code).toBe(0);
-    const names = [
-      'brownout',
-      'deadline-budget',
-      'fallback',
-      'framework-stack',
-      'metastable',
-      'replicas',
-      'retry-storm',
-      'sdk-stack',
-      'side-effects',
-      'stream-faults',
-      'tenant-flood',
-      'throughput',
-      'tpm-burst',
-    ];
+    const names = BUNDLED_NAMES;
     const width = Math.max(...names.map((n) => n.length));
     const lines = r.out.split('\n').filter((l) => l !== '');
     for (const name of names) {

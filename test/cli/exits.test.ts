@@ -54,6 +54,32 @@ describe('exits that tell the truth', () => {
     expect(r.json.variants.map((v: { name: string }) => v.name)).toEqual(['naive', 'engine']);
   });
 
+  it('a long quiet run (no progress lines) still stops on a signal, within its first part', async () => {
+    const io = captureIo();
+    io.onStop = (fn) => {
+      setImmediate(() => fn('SIGTERM')); // as soon as the run gives the event loop a turn
+      return () => {};
+    };
+    // Hours at 500 tasks/s: minutes of simulation, unless the signal is seen while it runs.
+    const argv = [
+      'run',
+      'retry-storm',
+      '-q',
+      '--json',
+      'out.json',
+      '--set',
+      'duration=4h',
+      '--set',
+      'arrival.rate=400',
+    ];
+    const code = await createProgram(io).run(argv);
+    expect(io.err).toMatch(/^stopped at .* of 4h: the result below is partial\n/);
+    expect(code).toBe(143);
+    const json = JSON.parse(io.files.get('out.json') ?? 'null');
+    expect(json.partial).toBe(true);
+    expect(json.variants[0].roots.offered).toBeLessThan(400 * 3600);
+  });
+
   it('a run to its end exits 0 and is not partial', async () => {
     const r = await stoppedBy('SIGINT', ['run', 'retry-storm', '-q', '--json', 'out.json']);
     // -q prints no progress line, so no signal comes.

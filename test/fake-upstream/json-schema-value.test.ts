@@ -79,3 +79,40 @@ describe('valueForSchema', () => {
       expect(() => valueForSchema(s, 0)).not.toThrow();
   });
 });
+
+describe('valueForSchema with a pattern', () => {
+  const Contact = z.object({
+    phone: z.string().regex(/^\+1-\d{3}-\d{3}-\d{4}$/),
+    sku: z.string().regex(/^[A-Z]{2,3}-[0-9a-f]{4}(-v\d+)?$/),
+    code: z.string().regex(/^(?:red|green|blue)_[^\s,]{1,5}$/),
+    ticket: z
+      .string()
+      .regex(/[A-Z]+-\d+/)
+      .max(9),
+    slug: z.string().regex(/^[\w.-]+$/),
+    email: z.email(),
+    id: z.uuid(),
+  });
+
+  it('gives strings the zod regexes accept, formats and length limits kept', () => {
+    const schema = z.toJSONSchema(Contact);
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        expect(Contact.safeParse(valueForSchema(schema, seed)).error).toBeUndefined();
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('keeps its own string for what it cannot write (a lookahead, a back-reference, an invalid pattern)', () => {
+    for (const pattern of ['^(?=.*\\d)[a-z\\d]{8}$', '^(a)\\1$', '[unclosed'])
+      expect(valueForSchema({ type: 'string', pattern }, 1)).toMatch(/^value-/);
+  });
+
+  it('draws the same string from the same seed, and different ones across seeds', () => {
+    const schema = { type: 'string', pattern: '^[a-z]{6}$' };
+    expect(valueForSchema(schema, 7)).toBe(valueForSchema(schema, 7));
+    const seen = new Set(Array.from({ length: 20 }, (_, i) => valueForSchema(schema, i)));
+    expect(seen.size).toBeGreaterThan(15);
+  });
+});

@@ -5,22 +5,9 @@ import { BUNDLED_DIR, listBundledScenarios, resolveScenarioPath } from '../../sr
 import { loadScenario } from '../../src/scenario/load-scenario.js';
 import { ScenarioError } from '../../src/scenario/scenario-error.js';
 import { resolveVariant } from '../../src/scenario/variants.js';
+import { BUNDLED_NAMES } from '../helpers/bundled-names.js';
 
-const NAMES = [
-  'brownout',
-  'deadline-budget',
-  'fallback',
-  'framework-stack',
-  'metastable',
-  'replicas',
-  'retry-storm',
-  'sdk-stack',
-  'side-effects',
-  'stream-faults',
-  'tenant-flood',
-  'throughput',
-  'tpm-burst',
-];
+const NAMES = BUNDLED_NAMES;
 
 describe('bundled scenarios', () => {
   const bundled = listBundledScenarios();

@@ -33,6 +33,9 @@ export interface RunFlags extends ScenarioFlags, LiveFlags, GateFlags {
 
 /** Progress lines a plain (non-TTY) run prints: one per tenth of the run, and the end. */
 const PLAIN_STEPS = 10;
+/** Steps per tenth of a plain run, and how long one may run before the process looks at its signals. */
+const SUBSTEPS = 50;
+const YIELD_MS = 50;
 
 /**
  * Simulates the runs: in a TTY (and not under CI or --no-ui) in the dashboard, played back at
@@ -62,11 +65,17 @@ async function execute(
       const { showDashboard } = await import('../dashboard.js');
       await showDashboard(io, io.terminal, playback, (wallMs) => playback.tick(wallMs));
     } else {
-      for (let k = 1; k <= PLAIN_STEPS && !playback.done; k++) {
-        playback.advanceTo(k === PLAIN_STEPS ? Infinity : (scenario.durationMs * k) / PLAIN_STEPS);
-        if (!flags.quiet) io.stderr(`${progressLine(playback.frame())}\n`); // stdout keeps only the summary
-        // A turn of the event loop between tenths, so that a signal can stop a long simulation.
-        if (offStop !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
+      // Small steps, and a turn of the event loop whenever one has taken a while: a signal stops even a long
+      // simulation within a fraction of a second. A step costs next to nothing when little happens in it.
+      let yielded = performance.now();
+      for (let k = 1; k <= PLAIN_STEPS * SUBSTEPS && !playback.done; k++) {
+        const last = k === PLAIN_STEPS * SUBSTEPS;
+        playback.advanceTo(last ? Infinity : (scenario.durationMs * k) / (PLAIN_STEPS * SUBSTEPS));
+        if (k % SUBSTEPS === 0 && !flags.quiet) io.stderr(`${progressLine(playback.frame())}\n`); // stdout: summary only
+        if (offStop !== undefined && performance.now() - yielded > YIELD_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          yielded = performance.now();
+        }
       }
     }
   } finally {
