@@ -1,4 +1,4 @@
-import { checkInteger, checkNumber, checkPositive, withDefaults } from './options.js';
+import { ABOVE_0, AT_LEAST_0, checkRanges, type Range, withDefaults } from './options.js';
 import type { Random } from './random.js';
 import { MemoryStore, type StateStore } from './store.js';
 import type { WindowCounterLike } from './window-counter.js';
@@ -27,6 +27,15 @@ export const ADAPTIVE_THROTTLE_DEFAULTS: AdaptiveThrottleOptions = {
   maxDropProbability: 0.9,
   minRequests: 10,
 };
+
+/** Each option's range, checked by the constructor and by the scenario schema. */
+export const ADAPTIVE_THROTTLE_RANGES: Readonly<Record<keyof AdaptiveThrottleOptions, Range>> = Object.freeze({
+  k: { min: 1, max: 1000 },
+  windowMs: ABOVE_0,
+  buckets: { min: 1, max: 100_000, integer: true },
+  maxDropProbability: { min: 0, max: 1 },
+  minRequests: AT_LEAST_0,
+});
 
 /** Requests whose answer is known: counted when dropped or when their outcome is recorded. */
 const ANSWERED = 0;
@@ -72,11 +81,7 @@ export class AdaptiveThrottle {
     key = 'throttle',
   ) {
     const o = withDefaults(ADAPTIVE_THROTTLE_DEFAULTS, options);
-    checkNumber('throttle.k', o.k, 1, 1000);
-    checkPositive('throttle.windowMs', o.windowMs);
-    checkInteger('throttle.buckets', o.buckets, 1, 100_000);
-    checkNumber('throttle.maxDropProbability', o.maxDropProbability, 0, 1);
-    checkNumber('throttle.minRequests', o.minRequests, 0);
+    checkRanges('throttle', o, ADAPTIVE_THROTTLE_RANGES);
     this.options = o;
     this.k = o.k;
     this.maxP = o.maxDropProbability;

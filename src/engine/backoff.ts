@@ -1,4 +1,4 @@
-import { checkNumber, checkOneOf, checkPositive, withDefaults } from './options.js';
+import { ABOVE_0, AT_LEAST_0, atLeast, checkOneOf, checkRange, type Range, withDefaults } from './options.js';
 import type { Random } from './random.js';
 
 export type BackoffStrategy = 'full_jitter' | 'decorrelated_jitter' | 'exponential';
@@ -27,6 +27,13 @@ export const BACKOFF_DEFAULTS: Readonly<BackoffOptions> = Object.freeze({
   multiplier: 2,
 });
 
+/** Each number option's range, checked by the constructor and by the scenario schema; `capMs` must also be at least `baseMs`. */
+export const BACKOFF_RANGES: Readonly<Record<Exclude<keyof BackoffOptions, 'strategy'>, Range>> = Object.freeze({
+  baseMs: ABOVE_0,
+  capMs: AT_LEAST_0,
+  multiplier: { min: 1 },
+});
+
 /**
  * Delay before retry `n` (1 for the first retry):
  *
@@ -45,9 +52,10 @@ export class Backoff {
   constructor(options: Partial<BackoffOptions> | undefined, random: Random) {
     const o = withDefaults(BACKOFF_DEFAULTS, options);
     checkOneOf('backoff.strategy', o.strategy, BACKOFF_STRATEGIES);
-    checkPositive('backoff.baseMs', o.baseMs);
-    checkNumber('backoff.capMs', o.capMs, o.baseMs);
-    checkNumber('backoff.multiplier', o.multiplier, 1);
+    const r = BACKOFF_RANGES;
+    checkRange('backoff.baseMs', o.baseMs, r.baseMs);
+    checkRange('backoff.capMs', o.capMs, atLeast(r.capMs, o.baseMs));
+    checkRange('backoff.multiplier', o.multiplier, r.multiplier);
     this.options = Object.freeze(o);
     this.random = random;
   }

@@ -1,5 +1,14 @@
 import { OptionError } from './errors.js';
-import { checkInteger, checkNonEmptyString, checkNumber, checkPositive, withDefaults } from './options.js';
+import {
+  ABOVE_0,
+  AT_LEAST_0,
+  atLeast,
+  checkNonEmptyString,
+  checkRange,
+  INTEGER_AT_LEAST_1,
+  type Range,
+  withDefaults,
+} from './options.js';
 import { MemoryStore, type StateStore } from './store.js';
 import type { WindowCounterLike } from './window-counter.js';
 
@@ -86,9 +95,30 @@ export const CIRCUIT_BREAKER_DEFAULTS: Readonly<Omit<CircuitBreakerOptions, 'onT
   halfOpenProbes: 3,
 });
 
-function checkRatio(name: string, value: unknown): number | false {
-  return value === false ? false : checkNumber(name, value, 0, 1, { minExclusive: true });
-}
+/** A trip ratio's range; `false` turns its trigger off. */
+const TRIP_RATIO: Range = Object.freeze({ min: 0, above: true, max: 1 });
+
+type NumberOption = Exclude<keyof CircuitBreakerOptions, 'onTransition'>;
+
+/**
+ * Each option's range, checked by `resolveCircuitBreakerOptions` and by the scenario schema.
+ * The trip ratios may also be `false`; `maxOpenMs` must also be at least `openMs`.
+ */
+export const CIRCUIT_BREAKER_RANGES: Readonly<Record<NumberOption, Range>> = Object.freeze({
+  windowMs: ABOVE_0,
+  buckets: { min: 1, max: 100_000, integer: true },
+  minimumCalls: INTEGER_AT_LEAST_1,
+  failureRatio: TRIP_RATIO,
+  slowCallRatio: TRIP_RATIO,
+  slowCallMs: AT_LEAST_0,
+  throttledRatio: TRIP_RATIO,
+  openMs: ABOVE_0,
+  openBackoffMultiplier: { min: 1 },
+  maxOpenMs: AT_LEAST_0,
+  halfOpenProbes: INTEGER_AT_LEAST_1,
+});
+
+const TRIP_RATIOS = new Set<string>(['failureRatio', 'slowCallRatio', 'throttledRatio']);
 
 /** Fills in defaults (an `undefined` option means the default) and checks every range. */
 export function resolveCircuitBreakerOptions(
@@ -97,17 +127,11 @@ export function resolveCircuitBreakerOptions(
 ): CircuitBreakerOptions {
   const o: CircuitBreakerOptions = withDefaults(CIRCUIT_BREAKER_DEFAULTS as CircuitBreakerOptions, options);
   if (options?.maxOpenMs === undefined && typeof o.openMs === 'number') o.maxOpenMs = 2 * o.openMs;
-  checkPositive(`${n}.windowMs`, o.windowMs);
-  checkInteger(`${n}.buckets`, o.buckets, 1, 100_000);
-  checkInteger(`${n}.minimumCalls`, o.minimumCalls, 1);
-  checkRatio(`${n}.failureRatio`, o.failureRatio);
-  checkRatio(`${n}.slowCallRatio`, o.slowCallRatio);
-  checkNumber(`${n}.slowCallMs`, o.slowCallMs, 0);
-  checkRatio(`${n}.throttledRatio`, o.throttledRatio);
-  checkPositive(`${n}.openMs`, o.openMs);
-  checkNumber(`${n}.openBackoffMultiplier`, o.openBackoffMultiplier, 1);
-  checkNumber(`${n}.maxOpenMs`, o.maxOpenMs, o.openMs);
-  checkInteger(`${n}.halfOpenProbes`, o.halfOpenProbes, 1);
+  for (const key of Object.keys(CIRCUIT_BREAKER_RANGES) as NumberOption[]) {
+    if (o[key] === false && TRIP_RATIOS.has(key)) continue;
+    checkRange(`${n}.${key}`, o[key], CIRCUIT_BREAKER_RANGES[key]);
+  }
+  checkRange(`${n}.maxOpenMs`, o.maxOpenMs, atLeast(CIRCUIT_BREAKER_RANGES.maxOpenMs, o.openMs));
   if (o.onTransition !== undefined && typeof o.onTransition !== 'function') {
     throw new OptionError(`${n}.onTransition must be a function, got ${typeof o.onTransition}`, `${n}.onTransition`);
   }

@@ -1,6 +1,6 @@
 import type { Clock } from './clock.js';
 import { ShedError, StormlabError } from './errors.js';
-import { checkInteger, checkNumber, withDefaults } from './options.js';
+import { AT_LEAST_0, checkRange, INTEGER_AT_LEAST_1, type Range, withDefaults } from './options.js';
 
 export interface ConcurrencyLimiterOptions {
   /** Calls allowed in flight at once. @default 64 */
@@ -15,6 +15,13 @@ export const CONCURRENCY_LIMITER_DEFAULTS: Readonly<ConcurrencyLimiterOptions> =
   maxInFlight: 64,
   maxQueue: 256,
   maxWaitMs: 10_000,
+});
+
+/** Each option's range, checked by the constructor and by the scenario schema. */
+export const CONCURRENCY_LIMITER_RANGES: Readonly<Record<keyof ConcurrencyLimiterOptions, Range>> = Object.freeze({
+  maxInFlight: INTEGER_AT_LEAST_1,
+  maxQueue: { min: 0, integer: true },
+  maxWaitMs: AT_LEAST_0,
 });
 
 interface Waiter {
@@ -58,9 +65,10 @@ export class ConcurrencyLimiter {
 
   constructor(options?: Partial<ConcurrencyLimiterOptions>) {
     const o = withDefaults(CONCURRENCY_LIMITER_DEFAULTS, options);
-    this.max = checkInteger('concurrencyLimiter.maxInFlight', o.maxInFlight, 1);
-    this.maxQueue = checkInteger('concurrencyLimiter.maxQueue', o.maxQueue, 0);
-    this.maxWaitMs = checkNumber('concurrencyLimiter.maxWaitMs', o.maxWaitMs, 0);
+    const r = CONCURRENCY_LIMITER_RANGES;
+    this.max = checkRange('concurrencyLimiter.maxInFlight', o.maxInFlight, r.maxInFlight);
+    this.maxQueue = checkRange('concurrencyLimiter.maxQueue', o.maxQueue, r.maxQueue);
+    this.maxWaitMs = checkRange('concurrencyLimiter.maxWaitMs', o.maxWaitMs, r.maxWaitMs);
   }
 
   get inFlight(): number {

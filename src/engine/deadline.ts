@@ -14,7 +14,7 @@ export class Deadline {
 
   constructor(at: number) {
     if (typeof at !== 'number' || Number.isNaN(at))
-      throw new OptionError(`deadline.at must be a number, got ${String(at)}`);
+      throw new OptionError(`deadline.at must be a number, got ${String(at)}`, 'deadline.at', { value: at });
     this.at = at;
   }
 

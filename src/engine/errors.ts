@@ -1,3 +1,5 @@
+import type { Range } from './options.js';
+
 /** Every error the engine throws carries a stable `code` that callers can switch on. */
 export class StormlabError extends Error {
   readonly code: string;
@@ -17,9 +19,15 @@ export class StormlabError extends Error {
 export class OptionError extends StormlabError {
   readonly option: string | undefined;
   readonly problem: string;
-  constructor(message: string, option?: string) {
+  /** The value refused, when one was. */
+  readonly value: unknown;
+  /** The range a number option must be in, when that is what it missed. */
+  readonly range: Range | undefined;
+  constructor(message: string, option?: string, detail: { value?: unknown; range?: Range } = {}) {
     super('ERR_STORMLAB_OPTION', message);
     this.option = option;
+    this.value = detail.value;
+    this.range = detail.range;
     this.problem =
       option !== undefined && message.startsWith(`${option} `) ? message.slice(option.length + 1) : message;
   }

@@ -27,16 +27,21 @@ export class FallbackChain<T> {
     if (!Array.isArray(targets) || targets.length === 0) {
       throw new OptionError(
         `fallbackChain.targets must be a non-empty array, got ${Array.isArray(targets) ? '[]' : String(targets)}`,
+        'fallbackChain.targets',
       );
     }
     const seen = new Set<string>();
     targets.forEach((target, i) => {
       const name = checkNonEmptyString(`fallbackChain.targets[${i}].name`, target?.name);
       if (seen.has(name))
-        throw new OptionError(`fallbackChain.targets[${i}].name must be unique, got ${JSON.stringify(name)} twice`);
+        throw new OptionError(
+          `fallbackChain.targets[${i}].name must be unique, got ${JSON.stringify(name)} twice`,
+          `fallbackChain.targets[${i}].name`,
+        );
       if (target.available !== undefined && typeof target.available !== 'function') {
         throw new OptionError(
           `fallbackChain.targets[${i}].available must be a function, got ${typeof target.available}`,
+          `fallbackChain.targets[${i}].available`,
         );
       }
       seen.add(name);

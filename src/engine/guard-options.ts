@@ -6,7 +6,7 @@ import type { ConcurrencyLimiterOptions } from './concurrency-limiter.js';
 import type { GuardListener } from './guard-events.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { LimitDimension } from './limiter.js';
-import { checkInteger, checkNonEmptyString, checkNumber, checkOneOf } from './options.js';
+import { ABOVE_0, AT_LEAST_0, checkNonEmptyString, checkOneOf, checkRanges, type Range } from './options.js';
 import { OptionError } from './errors.js';
 import type { Random } from './random.js';
 import type { RetryBudgetOptions } from './retry-budget.js';
@@ -96,6 +96,14 @@ export const GUARD_DEFAULTS = {
   onContentFilter: 'fail',
 } as const;
 
+/** The guard's own number options' ranges, checked by `resolveGuardOptions` and by the scenario schema. */
+export const GUARD_RANGES = Object.freeze({
+  maxAttempts: { min: 1, max: 100, integer: true },
+  timeoutMs: ABOVE_0,
+  attemptTimeoutMs: ABOVE_0,
+  minAttemptMs: AT_LEAST_0,
+}) satisfies Record<string, Range>;
+
 export const ON_TIMEOUT = ['fallback', 'retry'] as const;
 export const ON_CONTENT_FILTER = ['fail', 'fallback'] as const;
 
@@ -132,10 +140,7 @@ export function resolveGuardOptions(o: GuardOptions): ResolvedGuardOptions {
     onContentFilter: o.onContentFilter ?? GUARD_DEFAULTS.onContentFilter,
   };
   checkNonEmptyString('guard.name', r.name);
-  checkInteger('guard.maxAttempts', r.maxAttempts, 1, 100);
-  checkNumber('guard.timeoutMs', r.timeoutMs, 0, Infinity, { minExclusive: true });
-  checkNumber('guard.attemptTimeoutMs', r.attemptTimeoutMs, 0, Infinity, { minExclusive: true });
-  checkNumber('guard.minAttemptMs', r.minAttemptMs, 0);
+  checkRanges('guard', r, GUARD_RANGES);
   checkOneOf('guard.onTimeout', r.onTimeout, ON_TIMEOUT);
   checkOneOf('guard.onContentFilter', r.onContentFilter, ON_CONTENT_FILTER);
   return r;

@@ -28,7 +28,7 @@ const PART_NAMES = ['tenant', 'user', 'action', 'resource', 'version'] as const;
  */
 export function idempotencyKey(parts: IdempotencyKeyParts): string {
   if (parts === null || typeof parts !== 'object')
-    throw new OptionError(`idempotencyKey parts must be an object, got ${String(parts)}`);
+    throw new OptionError(`idempotencyKey parts must be an object, got ${String(parts)}`, 'idempotencyKey');
   let key = '';
   for (const name of PART_NAMES) {
     const text = partText(name, parts[name]);
@@ -49,6 +49,7 @@ export function parseIdempotencyKey(key: string): {
   if (pieces.length !== PART_NAMES.length || pieces.some((p) => p === '')) {
     throw new OptionError(
       `idempotency key must have ${PART_NAMES.length} non-empty parts separated by ":", got ${JSON.stringify(key)}`,
+      'idempotency key',
     );
   }
   const [tenant, user, action, resource, version] = pieces.map(unescapePart);
@@ -59,7 +60,7 @@ function partText(name: (typeof PART_NAMES)[number], value: unknown): string {
   const label = `idempotencyKey.${name}`;
   if (name === 'version' && typeof value === 'number') {
     if (!Number.isFinite(value))
-      throw new OptionError(`${label} must be a non-empty string or a finite number, got ${value}`);
+      throw new OptionError(`${label} must be a non-empty string or a finite number, got ${value}`, label, { value });
     return String(value);
   }
   return checkNonEmptyString(label, value);

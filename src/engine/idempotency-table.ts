@@ -1,6 +1,6 @@
 import { OptionError } from './errors.js';
 import type { BeginResult, IdempotencyRecord } from './idempotency-store.js';
-import { checkNonEmptyString, checkPositive } from './options.js';
+import { checkNonEmptyString, checkPositive, withDefaults } from './options.js';
 
 export interface IdempotencyTableOptions {
   /** Records are forgotten this long after their last write (never while a lease is live). @default 86_400_000 */
@@ -31,7 +31,7 @@ export class IdempotencyTable {
   private readonly records = new Map<string, Stored>();
 
   constructor(options: IdempotencyTableOptions = {}) {
-    const o = { ...DEFAULTS, ...options };
+    const o = withDefaults(DEFAULTS, options);
     this.ttlMs = checkPositive('idempotencyStore.ttlMs', o.ttlMs);
   }
 
@@ -167,6 +167,7 @@ function serialise(key: string, receipt: unknown): string | undefined {
   } catch (err) {
     throw new OptionError(
       `receipt for idempotency key ${JSON.stringify(key)} must be JSON-serialisable: ${(err as Error).message}`,
+      'receipt',
     );
   }
 }

@@ -1,5 +1,5 @@
 import { OptionError } from './errors.js';
-import { checkNonEmptyString, checkNumber, checkOneOf, checkPositive } from './options.js';
+import { ABOVE_0, checkNonEmptyString, checkOneOf, checkRange, type Range } from './options.js';
 import { MemoryStore, type StateStore } from './store.js';
 import type { BucketSpec, TokenBucketLike } from './token-bucket.js';
 
@@ -64,13 +64,24 @@ interface Dim {
   readonly byKey: Map<string, TokenBucketLike>;
 }
 
+/**
+ * A limit's number ranges, checked by the limiter and by the scenario schema: `rate` above 0,
+ * and `burst` above 0 for tokens but at least 1 for requests (a bucket that never holds one
+ * request would refuse every call).
+ */
+export const LIMIT_RANGES = Object.freeze({
+  rate: ABOVE_0,
+  tokenBurst: ABOVE_0,
+  requestBurst: { min: 1 },
+}) satisfies Record<string, Range>;
+
 /** Key value used when a reservation does not carry a dimension's `keyBy` key. */
 const SHARED_KEY = '*';
 
 /** Token counts must be finite: Infinity or NaN would poison a shared bucket for good. */
 function checkTokens(name: string, value: number): void {
   if (!(value >= 0 && value < Infinity))
-    throw new OptionError(`${name} must be a finite number >= 0, got ${String(value)}`);
+    throw new OptionError(`${name} must be a finite number >= 0, got ${String(value)}`, name, { value });
 }
 
 function keyValue(d: Dim, keys: Record<string, string> | undefined): string {
@@ -135,7 +146,10 @@ export class Limiter {
 
   constructor(options: LimiterOptions) {
     if (!options || !Array.isArray(options.dimensions)) {
-      throw new OptionError(`limiter.dimensions must be an array, got ${String(options?.dimensions)}`);
+      throw new OptionError(
+        `limiter.dimensions must be an array, got ${String(options?.dimensions)}`,
+        'limiter.dimensions',
+      );
     }
     this.store = options.store ?? new MemoryStore();
     const seen = new Map<string, number>();
@@ -227,10 +241,13 @@ export class Limiter {
     const name = checkNonEmptyString(`${at}.name`, d?.name);
     const earlier = seen.get(name);
     if (earlier !== undefined)
-      throw new OptionError(`${at}.name ${JSON.stringify(name)} is already used by limiter.dimensions[${earlier}]`);
+      throw new OptionError(
+        `${at}.name ${JSON.stringify(name)} is already used by limiter.dimensions[${earlier}]`,
+        `${at}.name`,
+      );
     seen.set(name, i);
     const unit = checkOneOf(`${at}.unit`, d.unit, ['requests', 'tokens'] as const);
-    const rate = checkPositive(`${at}.rate`, d.rate);
+    const rate = checkRange(`${at}.rate`, d.rate, LIMIT_RANGES.rate);
     const per = checkOneOf(`${at}.per`, d.per, ['second', 'minute'] as const);
     const burst = this.burst(at, unit, rate, d.burst);
     const keyBy = d.keyBy === undefined ? undefined : checkNonEmptyString(`${at}.keyBy`, d.keyBy);
@@ -242,6 +259,6 @@ export class Limiter {
 
   private burst(at: string, unit: 'requests' | 'tokens', rate: number, burst: number | undefined): number {
     if (burst === undefined) return unit === 'requests' ? Math.max(1, rate) : rate;
-    return unit === 'requests' ? checkNumber(`${at}.burst`, burst, 1) : checkPositive(`${at}.burst`, burst);
+    return checkRange(`${at}.burst`, burst, unit === 'requests' ? LIMIT_RANGES.requestBurst : LIMIT_RANGES.tokenBurst);
   }
 }

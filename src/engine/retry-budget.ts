@@ -1,4 +1,4 @@
-import { checkInteger, checkNumber, checkPositive, withDefaults } from './options.js';
+import { ABOVE_0, AT_LEAST_0, checkRanges, type Range, withDefaults } from './options.js';
 import { MemoryStore, type StateStore } from './store.js';
 import type { WindowCounterLike } from './window-counter.js';
 
@@ -19,6 +19,14 @@ export const RETRY_BUDGET_DEFAULTS: RetryBudgetOptions = {
   buckets: 10,
   minRetriesPerSec: 1,
 };
+
+/** Each option's range, checked by the constructor and by the scenario schema. */
+export const RETRY_BUDGET_RANGES: Readonly<Record<keyof RetryBudgetOptions, Range>> = Object.freeze({
+  ratio: { min: 0, max: 1000 },
+  windowMs: ABOVE_0,
+  buckets: { min: 1, max: 10_000, integer: true },
+  minRetriesPerSec: AT_LEAST_0,
+});
 
 const FIRSTS = 0;
 const RETRIES = 1;
@@ -41,10 +49,7 @@ export class RetryBudget {
 
   constructor(options?: Partial<RetryBudgetOptions>, store: StateStore = new MemoryStore(), key = 'retry-budget') {
     const o = withDefaults(RETRY_BUDGET_DEFAULTS, options);
-    checkNumber('retryBudget.ratio', o.ratio, 0, 1000);
-    checkPositive('retryBudget.windowMs', o.windowMs);
-    checkInteger('retryBudget.buckets', o.buckets, 1, 10_000);
-    checkNumber('retryBudget.minRetriesPerSec', o.minRetriesPerSec, 0);
+    checkRanges('retryBudget', o, RETRY_BUDGET_RANGES);
     this.options = o;
     this.ratio = o.ratio;
     this.reserve = (o.minRetriesPerSec * o.windowMs) / 1000;

@@ -34,7 +34,7 @@ export class MemoryStore implements StateStore {
     const found = map.get(key);
     if (found) {
       if (!sameSpec(found.spec, spec)) {
-        throw new OptionError(`store key ${JSON.stringify(key)} is already used with other settings`);
+        throw new OptionError(`store key ${JSON.stringify(key)} is already used with other settings`, 'store key');
       }
       return found;
     }

@@ -18,7 +18,7 @@ import { modelRoutes, type Routes } from './model-routes.js';
 import { ModelNames, type UnknownModels } from './model-names.js';
 import { CONNECTION_GATE_DEFAULTS, gateConnections } from './connection-gate.js';
 import { openaiDialect } from './openai-dialect.js';
-import { RealTimeScheduler } from './real-time-scheduler.js';
+import { RealTimeScheduler } from '../run/real-time-scheduler.js';
 import { RequestLog, type RequestLogEntry } from './request-log.js';
 import { sendJson } from './send-json.js';
 import { parseToolPolicy, TOOL_POLICY_DEFAULTS, type ToolPolicy } from './tool-policy.js';
@@ -135,7 +135,7 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     observer.error?.(err);
   };
   const clock = options.clock ?? preciseClock;
-  const scheduler = new RealTimeScheduler(clock, internalError);
+  const scheduler = new RealTimeScheduler({ clock: options.clock, onError: internalError });
   const table = new ExchangeTable();
   const config = upstreamConfig(options.upstream);
   let toolPolicy = parseToolPolicy(

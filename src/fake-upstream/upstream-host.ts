@@ -6,7 +6,7 @@ import type { QuotaView } from '../upstream/quota.js';
 import type { UpstreamListener } from '../upstream/response.js';
 import { MODEL_DEFAULTS, UpstreamModel, type ModelStats } from '../upstream/upstream-model.js';
 import type { ServedFault } from './fault-phases.js';
-import type { RealTimeScheduler } from './real-time-scheduler.js';
+import type { RealTimeScheduler } from '../run/real-time-scheduler.js';
 
 /** How a fault timeline names its phases (a scenario's path); the server's API calls them `faults[i]`. */
 const SCENARIO_PREFIX = 'upstream.faults';

@@ -1,5 +1,8 @@
+import type { AdaptiveThrottleOptions } from '../engine/adaptive-throttle.js';
+import type { CircuitBreakerOptions } from '../engine/circuit-breaker.js';
 import { OptionError } from '../engine/errors.js';
-import { checkNumber } from '../engine/options.js';
+import type { RetryBudgetOptions } from '../engine/retry-budget.js';
+import { checkNumber, withDefaults } from '../engine/options.js';
 import { Guard } from '../engine/guard.js';
 import type { GuardOptions } from '../engine/guard-options.js';
 import type { TokenEstimator } from '../engine/token-estimator.js';
@@ -102,15 +105,29 @@ export function createHttpGuard(options: EngineHttpOptions = {}): HttpGuard {
     clock: options.clock ?? systemClock,
     random: options.random ?? systemRandom(),
     targets,
-    breaker: options.breaker === false ? false : { ...HTTP_DEFAULTS.breaker, ...options.breaker },
-    throttle: options.throttle === false ? false : { ...HTTP_DEFAULTS.throttle, ...options.throttle },
-    retryBudget: options.retryBudget === false ? false : { ...HTTP_DEFAULTS.retryBudget, ...options.retryBudget },
+    // withDefaults: an option given as undefined keeps the HTTP default, as if left out.
+    breaker:
+      options.breaker === false
+        ? false
+        : withDefaults<Partial<CircuitBreakerOptions>>(HTTP_DEFAULTS.breaker, options.breaker),
+    throttle:
+      options.throttle === false
+        ? false
+        : withDefaults<Partial<AdaptiveThrottleOptions>>(HTTP_DEFAULTS.throttle, options.throttle),
+    retryBudget:
+      options.retryBudget === false
+        ? false
+        : withDefaults<Partial<RetryBudgetOptions>>(HTTP_DEFAULTS.retryBudget, options.retryBudget),
   });
   const max = options.maxBufferedRequestBytes ?? DEFAULT_MAX_BUFFERED;
   if (!(max >= 0 && max < Infinity))
-    throw new OptionError(`maxBufferedRequestBytes must be a finite number >= 0, got ${String(max)}`);
+    throw new OptionError(
+      `maxBufferedRequestBytes must be a finite number >= 0, got ${String(max)}`,
+      'maxBufferedRequestBytes',
+      { value: max },
+    );
   if (options.keys !== undefined && typeof options.keys !== 'function')
-    throw new OptionError(`keys must be a function, got ${typeof options.keys}`);
+    throw new OptionError(`keys must be a function, got ${typeof options.keys}`, 'keys');
   const headersTimeoutMs = options.headersTimeoutMs ?? HTTP_DEFAULTS.headersTimeoutMs;
   checkNumber('headersTimeoutMs', headersTimeoutMs, 0, Infinity, { minExclusive: true });
   return {
@@ -127,7 +144,7 @@ export function createHttpGuard(options: EngineHttpOptions = {}): HttpGuard {
 function resolveStream(o: StreamGuardOptions | false | undefined): ResolvedStreamOptions | undefined {
   if (o === false) return undefined;
   if (o !== undefined && (o === null || typeof o !== 'object'))
-    throw new OptionError(`stream must be an object or false, got ${JSON.stringify(o)}`);
+    throw new OptionError(`stream must be an object or false, got ${JSON.stringify(o)}`, 'stream');
   const r = {
     commit: o?.commit ?? HTTP_DEFAULTS.commit,
     headersTimeoutMs: o?.headersTimeoutMs ?? HTTP_DEFAULTS.streamHeadersTimeoutMs,
@@ -137,6 +154,7 @@ function resolveStream(o: StreamGuardOptions | false | undefined): ResolvedStrea
   if (!COMMIT_POLICIES.includes(r.commit))
     throw new OptionError(
       `stream.commit must be one of ${COMMIT_POLICIES.join(', ')}, got ${JSON.stringify(r.commit)}`,
+      'stream.commit',
     );
   checkNumber('stream.headersTimeoutMs', r.headersTimeoutMs, 0, Infinity, { minExclusive: true });
   checkNumber('stream.firstTokenMs', r.firstTokenMs, 0, Infinity, { minExclusive: true });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Dist } from '../upstream/distribution.js';
+import { formatDuration } from './duration.js';
 import {
   duration,
   expecting,
@@ -34,14 +35,16 @@ function param(kind: DistKind, strictlyPositive = false): z.ZodType<number> {
 }
 
 /** `max` must not be below `min`, `p99` not below `median`: report it on the larger one. */
-function ordered<T extends Record<string, unknown>>(low: keyof T & string, high: keyof T & string) {
+function ordered<T extends Record<string, unknown>>(low: keyof T & string, high: keyof T & string, kind: DistKind) {
+  // A time is said as a scenario writes one (2s), not in raw ms.
+  const say = (n: number): string => (kind === 'time' ? formatDuration(n) : String(n));
   return (v: T, ctx: z.core.$RefinementCtx<T>) => {
     if ((v[high] as number) < (v[low] as number)) {
       ctx.addIssue({
         code: 'custom',
         path: [high],
         input: v[high],
-        message: `expected at least ${low} (${v[low]}), got ${v[high]}`,
+        message: `expected at least ${low} (${say(v[low] as number)}), got ${say(v[high] as number)}`,
       });
     }
   };
@@ -78,10 +81,10 @@ function choice(kind: DistKind) {
 function distMapping(kind: DistKind): z.ZodType<Dist> {
   return tagged('dist', [
     obj({ dist: z.literal('const'), value: kind === 'fanout' ? positiveInt() : param(kind) }),
-    obj({ dist: z.literal('uniform'), min: param(kind), max: param(kind) }).superRefine(ordered('min', 'max')),
+    obj({ dist: z.literal('uniform'), min: param(kind), max: param(kind) }).superRefine(ordered('min', 'max', kind)),
     obj({ dist: z.literal('exponential'), mean: param(kind, true) }),
     obj({ dist: z.literal('lognormal'), median: param(kind, true), p99: param(kind, true) }).superRefine(
-      ordered('median', 'p99'),
+      ordered('median', 'p99', kind),
     ),
     choice(kind),
   ]);

@@ -1,4 +1,5 @@
 import { OptionError } from '../engine/errors.js';
+import { durationRangeText, formatDuration } from './duration.js';
 import { ManualClock } from '../engine/manual-clock.js';
 import { SeededRandom } from '../engine/random.js';
 import { engineGuard } from '../traffic/engine-guard.js';
@@ -30,10 +31,14 @@ export function engineProblems(engine: EngineConfig, layers: readonly LayerConfi
 
 /**
  * An engine option error in a scenario's words: the guard's own options (`guard.maxAttempts`)
- * are top-level keys of an `engine:` block; the rest (`breaker.maxOpenMs`) read the same.
+ * are top-level keys of an `engine:` block; the rest (`breaker.maxOpenMs`) read the same. A
+ * duration (an option in ms) is said as a scenario writes one: `breaker.maxOpenMs must be a
+ * duration >= 40s, got 20s`, not in raw ms.
  */
 export function scenarioWording(e: OptionError): string {
   if (e.option === undefined) return e.message;
   const name = e.option.startsWith('guard.') ? e.option.slice('guard.'.length) : e.option;
+  if (e.range !== undefined && name.endsWith('Ms') && typeof e.value === 'number')
+    return `${name} must be ${durationRangeText(e.range)}, got ${formatDuration(e.value)}`;
   return `${name} ${e.problem}`;
 }

@@ -1,23 +1,15 @@
 import { z } from 'zod';
-import { BACKOFF_STRATEGIES, type BackoffOptions } from '../engine/backoff.js';
-import { GUARD_DEFAULTS } from '../engine/guard-options.js';
+import { ADAPTIVE_THROTTLE_RANGES } from '../engine/adaptive-throttle.js';
+import { BACKOFF_RANGES, BACKOFF_STRATEGIES, type BackoffOptions } from '../engine/backoff.js';
+import { CIRCUIT_BREAKER_RANGES } from '../engine/circuit-breaker.js';
+import { CONCURRENCY_LIMITER_RANGES } from '../engine/concurrency-limiter.js';
+import { GUARD_DEFAULTS, GUARD_RANGES } from '../engine/guard-options.js';
+import { LIMIT_RANGES } from '../engine/limiter.js';
+import { inRange, type Range, rangeText } from '../engine/options.js';
+import { RETRY_BUDGET_RANGES } from '../engine/retry-budget.js';
 import type { EngineConfig, RetryPolicy } from '../traffic/config.js';
 import { SDK_NAMES, SDK_PRESETS } from '../traffic/sdk-presets.js';
-import {
-  duration,
-  expecting,
-  nonNegative,
-  nonNegativeInt,
-  num,
-  obj,
-  oneOf,
-  orFalse,
-  positive,
-  positiveInt,
-  ratio,
-  switchOn,
-  text,
-} from './schema-kit.js';
+import { durationIn, expecting, inRangeOf, num, obj, oneOf, orFalse, switchOn, text } from './schema-kit.js';
 import { streamLimitsSchema } from './stream-schema.js';
 
 /** Engine defaults for layers whose retry policy is `engine`: the Guard's own (one source). */
@@ -46,80 +38,57 @@ export const NAIVE_BACKOFF: Readonly<Partial<BackoffOptions>> = Object.freeze({
 export const NAIVE_ATTEMPTS = 3;
 export const RETRY_POLICIES = ['none', 'naive', 'sdk', 'engine'] as const;
 
+// Naive and SDK retry counts are the harness's own (the engine's `maxAttempts` is in GUARD_RANGES).
 const retries = () => num('an integer from 0 to 100', (n) => Number.isInteger(n) && n >= 0 && n <= 100);
 const attempts = () => num('an integer from 1 to 100', (n) => Number.isInteger(n) && n >= 1 && n <= 100);
-/** The breaker's trip ratios: above 0, at most 1, or `false` for "this trigger is off". */
-const tripRatio = () =>
-  switchOn<number | false>('a number above 0 and at most 1, or false', (v) =>
-    v === false
-      ? z.literal(false)
-      : typeof v === 'number'
-        ? num('a number above 0 and at most 1, or false', (n) => n > 0 && n <= 1)
-        : undefined,
-  );
 
-// The ranges below are the engine constructors' (so mistakes surface here, with a path).
+// Every range below is the engine's own table (the constructors check the same), so a mistake
+// surfaces here with its path, in the engine's words, and the two cannot drift apart.
 const STRATEGIES = BACKOFF_STRATEGIES as ['full_jitter', 'decorrelated_jitter', 'exponential'];
-const atLeastOne = () => num('a number >= 1', (n) => n >= 1);
+
+/** Each key of `ranges` as an optional number, or a duration for options in ms (`windowMs`). */
+function rangedFields<K extends string>(ranges: Readonly<Record<K, Range>>) {
+  return Object.fromEntries(
+    Object.entries<Range>(ranges).map(([k, r]) => [k, (k.endsWith('Ms') ? durationIn(r) : inRangeOf(r)).optional()]),
+  ) as unknown as Record<K, z.ZodOptional<z.ZodType<number>>>;
+}
+
+/** The breaker's trip ratios: in range, or `false` for "this trigger is off". */
+const tripRatio = (range: Range) => {
+  const what = `${rangeText(range)}, or false`;
+  return switchOn<number | false>(what, (v) =>
+    v === false ? z.literal(false) : typeof v === 'number' ? num(what, (n) => inRange(range, n)) : undefined,
+  );
+};
 
 const backoff = () =>
-  obj(
-    {
-      strategy: oneOf(STRATEGIES).optional(),
-      baseMs: duration({ positive: true }).optional(),
-      capMs: duration().optional(),
-      multiplier: atLeastOne().optional(),
-    },
-    'a mapping of backoff options',
-  );
+  obj({ strategy: oneOf(STRATEGIES).optional(), ...rangedFields(BACKOFF_RANGES) }, 'a mapping of backoff options');
 
-const retryBudget = () =>
-  obj({
-    ratio: num('a number from 0 to 1000', (n) => n >= 0 && n <= 1000).optional(),
-    windowMs: duration({ positive: true }).optional(),
-    buckets: positiveInt().optional(),
-    minRetriesPerSec: nonNegative().optional(),
-  });
+const retryBudget = () => obj(rangedFields(RETRY_BUDGET_RANGES));
 
-const throttle = () =>
-  obj({
-    k: num('a number from 1 to 1000', (n) => n >= 1 && n <= 1000).optional(),
-    windowMs: duration({ positive: true }).optional(),
-    buckets: positiveInt().optional(),
-    maxDropProbability: ratio().optional(),
-    minRequests: nonNegative().optional(),
-  });
+const throttle = () => obj(rangedFields(ADAPTIVE_THROTTLE_RANGES));
 
-const breaker = () =>
-  obj({
-    windowMs: duration({ positive: true }).optional(),
-    buckets: positiveInt().optional(),
-    minimumCalls: positiveInt().optional(),
-    failureRatio: tripRatio().optional(),
-    slowCallRatio: tripRatio().optional(),
-    slowCallMs: duration().optional(),
-    throttledRatio: tripRatio().optional(),
-    openMs: duration({ positive: true }).optional(),
-    openBackoffMultiplier: atLeastOne().optional(),
-    maxOpenMs: duration().optional(),
-    halfOpenProbes: positiveInt().optional(),
+const breaker = () => {
+  const r = CIRCUIT_BREAKER_RANGES;
+  return obj({
+    ...rangedFields(r),
+    failureRatio: tripRatio(r.failureRatio).optional(),
+    slowCallRatio: tripRatio(r.slowCallRatio).optional(),
+    throttledRatio: tripRatio(r.throttledRatio).optional(),
   });
+};
 
-const concurrency = () =>
-  obj({
-    maxInFlight: positiveInt().optional(),
-    maxQueue: nonNegativeInt().optional(),
-    maxWaitMs: duration().optional(),
-  });
+const concurrency = () => obj(rangedFields(CONCURRENCY_LIMITER_RANGES));
 
 const limit = () =>
   obj(
     {
       name: text(),
       unit: oneOf(['requests', 'tokens']),
-      rate: positive(),
+      rate: inRangeOf(LIMIT_RANGES.rate),
       per: oneOf(['second', 'minute']),
-      burst: positive().optional(),
+      // A requests limit's burst must also be at least 1: the engine says so, with the path.
+      burst: inRangeOf(LIMIT_RANGES.tokenBurst).optional(),
       keyBy: text().optional(),
     },
     'a limit like {name: rps, unit: requests, rate: 10, per: second}',
@@ -128,14 +97,14 @@ const limit = () =>
 /** Each engine option's schema, none defaulted. */
 function engineFields() {
   return {
-    maxAttempts: attempts(),
+    maxAttempts: inRangeOf(GUARD_RANGES.maxAttempts),
     backoff: backoff(),
     retryBudget: orFalse(retryBudget(), 'a mapping of retry budget options'),
     throttle: orFalse(throttle(), 'a mapping of throttle options'),
     breaker: orFalse(breaker(), 'a mapping of breaker options'),
     limits: z.array(limit(), { error: expecting('a list of limits') }),
     concurrency: orFalse(concurrency(), 'a mapping of concurrency options'),
-    minAttemptMs: duration(),
+    minAttemptMs: durationIn(GUARD_RANGES.minAttemptMs),
     state: oneOf(ENGINE_STATES),
     stream: streamLimitsSchema(),
   };

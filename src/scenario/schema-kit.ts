@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { parseDuration } from './duration.js';
+import { inRange, type Range, rangeText } from '../engine/options.js';
+import { durationRangeText, parseDuration } from './duration.js';
 import { didYouMean } from './suggest.js';
 
 /**
@@ -55,6 +56,24 @@ export function num(what: string, ok: (n: number) => boolean = () => true) {
   return z.number({ error }).refine(ok, { error });
 }
 
+/** How the JSON Schema says a range (the checks are code here). */
+function rangeJson(range: Range): Record<string, number> {
+  const out: Record<string, number> = range.above ? { exclusiveMinimum: range.min } : { minimum: range.min };
+  if (range.max !== undefined && range.max !== Infinity) out.maximum = range.max;
+  return out;
+}
+
+/**
+ * A number in one of the engine's option ranges (`RETRY_BUDGET_RANGES.ratio`): the same range
+ * the engine's constructor checks, in the same words, so the two cannot drift apart.
+ */
+export function inRangeOf(range: Range) {
+  return num(rangeText(range), (n) => inRange(range, n)).meta({
+    type: range.integer ? 'integer' : 'number',
+    ...rangeJson(range),
+  });
+}
+
 export const positiveInt = () => num('a positive integer', (n) => Number.isInteger(n) && n > 0);
 export const nonNegativeInt = () => num('an integer >= 0', (n) => Number.isInteger(n) && n >= 0);
 export const positive = () => num('a positive number', (n) => n > 0);
@@ -84,12 +103,17 @@ const DURATION_JSON = {
 
 /** A duration in ms from a number (ms) or a string with units; `positive` refuses 0. */
 export function duration(opts: { positive?: boolean } = {}) {
+  return durationIn(opts.positive ? { min: 0, above: true } : { min: 0 });
+}
+
+/** A duration in ms (a number of ms or a string with units) in `range`: an engine option's, say. */
+export function durationIn(range: Range) {
   return z
     .unknown()
     .transform((v, ctx): number => {
       const ms = parseDuration(v);
-      if (ms !== undefined && (ms > 0 || !opts.positive)) return ms;
-      const what = ms === undefined ? DURATION_HINT : 'a duration above 0';
+      if (ms !== undefined && inRange(range, ms)) return ms;
+      const what = ms === undefined ? DURATION_HINT : durationRangeText(range);
       ctx.issues.push({ code: 'custom', message: expectedMessage(what, v), input: v });
       return z.NEVER;
     })

@@ -12,6 +12,7 @@ import {
   type UsersConfig,
 } from '../traffic/tool-call-config.js';
 import { dist } from './dist-schema.js';
+import { formatDuration } from './duration.js';
 import { retrySchema } from './engine-schema.js';
 import {
   bool,
@@ -54,7 +55,7 @@ function fault<K extends ToolFaultKind, S extends z.core.$ZodLooseShape>(kind: K
           code: 'custom',
           path: ['to'],
           input: to,
-          message: `expected a time after from (${from} ms), got ${to} ms`,
+          message: `expected a time after from (${formatDuration(from)}), got ${formatDuration(to)}`,
         });
     },
   );

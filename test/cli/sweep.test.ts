@@ -215,7 +215,7 @@ describe('stormlab sweep: cells whose values are refused together', () => {
     expect(two.out).toBe(one.out);
     const file = JSON.parse(one.files.get('s.json')!) as SweepFile;
     expect(file.refused).toEqual([
-      { values: ['60s', '30s'], reason: 'engine: breaker.maxOpenMs must be a number >= 60000, got 30000' },
+      { values: ['60s', '30s'], reason: 'engine: breaker.maxOpenMs must be a duration >= 1m, got 30s' },
     ]);
     const q = await sweep([...args, '-q']);
     expect(q.out).toMatch(/ · 4 points \(1 refused\), \d on the Pareto front\n$/);
@@ -254,8 +254,8 @@ describe('stormlab sweep: bad input (exit 2, before anything runs)', () => {
       ]),
     );
     expect(lines).toEqual([
-      '--param engine.throttle.k=0.5: expected a number from 1 to 1000, got 0.5',
-      '--param engine.throttle.k=2000: expected a number from 1 to 1000, got 2000',
+      '--param engine.throttle.k=0.5: expected a number >= 1 and <= 1000, got 0.5',
+      '--param engine.throttle.k=2000: expected a number >= 1 and <= 1000, got 2000',
       '--param engine.budget.ratio: engine.budget: unknown key (did you mean retryBudget?)',
     ]);
     expect(usage(await sweep(['--param', 'engine.breaker.failureRatio=0.5']))).toEqual([
@@ -313,7 +313,7 @@ describe('stormlab sweep: bad input (exit 2, before anything runs)', () => {
       ]),
     );
     expect(lines).toEqual([
-      '--param: every one of the 4 points is refused, e.g. engine.breaker.openMs=40s engine.breaker.maxOpenMs=10s: engine: breaker.maxOpenMs must be a number >= 40000, got 10000',
+      '--param: every one of the 4 points is refused, e.g. engine.breaker.openMs=40s engine.breaker.maxOpenMs=10s: engine: breaker.maxOpenMs must be a duration >= 40s, got 10s',
     ]);
   });
 

@@ -268,7 +268,9 @@ describe('stormlab tune when the engine refuses some points: infeasible, skipped
     expect(refused.length).toBeGreaterThan(0);
     for (const p of refused) {
       expect(p.values[0]).toBeGreaterThan(p.values[1]);
-      expect(p.reason).toBe(`engine: breaker.maxOpenMs must be a number >= ${p.values[0]}, got ${p.values[1]}`);
+      expect(p.reason).toBe(
+        `engine: breaker.maxOpenMs must be a duration >= ${formatDuration(p.values[0])}, got ${formatDuration(p.values[1])}`,
+      );
     }
     // Every point is either run or refused, each once; the refused ones spent their place in the budget.
     expect(json.points.length + refused.length).toBe(json.search.evaluations);
@@ -511,7 +513,7 @@ describe('stormlab tune: bad input is exit 2 with one line naming the flag', () 
       expect(r.code, r.err).toBe(2);
       expect(r.out).toBe('');
       expect(r.err.trimEnd().split('\n').at(-1)).toMatch(
-        /^stormlab: --params: every one of the 4 points is refused, e\.g\. engine\.breaker\.openMs=[\w.]+ engine\.breaker\.maxOpenMs=[\w.]+: engine: breaker\.maxOpenMs must be a number >= \d+, got \d+$/,
+        /^stormlab: --params: every one of the 4 points is refused, e\.g\. engine\.breaker\.openMs=[\w.]+ engine\.breaker\.maxOpenMs=[\w.]+: engine: breaker\.maxOpenMs must be a duration >= [\w.]+, got [\w.]+$/,
       );
       expect(r.err).not.toMatch(/^\s+at /m);
     }

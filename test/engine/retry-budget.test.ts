@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OptionError } from '../../src/engine/errors.js';
-import { RetryBudget } from '../../src/engine/retry-budget.js';
+import { RETRY_BUDGET_RANGES, RetryBudget } from '../../src/engine/retry-budget.js';
 import { MemoryStore } from '../../src/engine/store.js';
 
 describe('RetryBudget', () => {
@@ -58,7 +58,11 @@ describe('RetryBudget', () => {
 
   it('rejects bad options naming the option and the value', () => {
     expect(() => new RetryBudget({ ratio: -1 })).toThrow(
-      new OptionError('retryBudget.ratio must be a number >= 0 and <= 1000, got -1', 'retryBudget.ratio'),
+      // The option, its range and the value as fields, so a caller can say it its own way.
+      new OptionError('retryBudget.ratio must be a number >= 0 and <= 1000, got -1', 'retryBudget.ratio', {
+        value: -1,
+        range: RETRY_BUDGET_RANGES.ratio,
+      }),
     );
     expect(() => new RetryBudget({ windowMs: 0 })).toThrow(/retryBudget.windowMs must be a number > 0, got 0/);
     expect(() => new RetryBudget({ buckets: 1.5 })).toThrow(

@@ -96,9 +96,9 @@ describe('runPoints', () => {
       const seen: number[] = [];
       const mixed = [points[0], ['engine.throttle.k=0.5'], CLASH, points[1]];
       const out = await runPoints(job, mixed, { workers, onDone: (done) => seen.push(done) });
-      expect(out[1]).toEqual({ refused: 'engine.throttle.k: expected a number from 1 to 1000, got 0.5' });
+      expect(out[1]).toEqual({ refused: 'engine.throttle.k: expected a number >= 1 and <= 1000, got 0.5' });
       // The loader blames the last --set for a clash; the refusal leaves that prefix out.
-      expect(out[2]).toEqual({ refused: 'engine: breaker.maxOpenMs must be a number >= 60000, got 30000' });
+      expect(out[2]).toEqual({ refused: 'engine: breaker.maxOpenMs must be a duration >= 1m, got 30s' });
       expect([out[0], out[3]]).toEqual(await runPoints(job, [points[0], points[1]], { workers: 1 }));
       expect(seen.sort()).toEqual([1, 2, 3, 4]);
     },

@@ -81,7 +81,7 @@ describe('tools, tool calls and users: defaults and path-named problems', () => 
       'tools.gmail.send.faults[0].rate: expected a number from 0 to 1, got 2',
     ]);
     expect(problemsOf(edit('to: 5s', 'to: 500ms', TOOLS))).toEqual([
-      'tools.gmail.send.faults[0].to: expected a time after from (1000 ms), got 500 ms',
+      'tools.gmail.send.faults[0].to: expected a time after from (1s), got 500ms',
     ]);
   });
 

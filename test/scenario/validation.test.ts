@@ -122,7 +122,7 @@ describe('validation: one exact line per mistake, with its path', () => {
       'tokens.prompt.weights: expected 2 weights (one per value), got 1',
     ]);
     expect(problemsOf(edit('ttft: 200ms', 'ttft: { dist: lognormal, median: 2s, p99: 1s }'))).toEqual([
-      'upstream.models[0].ttft.p99: expected at least median (2000), got 1000',
+      'upstream.models[0].ttft.p99: expected at least median (2s), got 1s',
     ]);
   });
 
@@ -132,10 +132,10 @@ describe('validation: one exact line per mistake, with its path', () => {
       'engine.breaker: expected a mapping of breaker options, true or false, got 3',
     ]);
     expect(problemsOf(engine('{ throttle: { k: 0.5 } }'))).toEqual([
-      'engine.throttle.k: expected a number from 1 to 1000, got 0.5',
+      'engine.throttle.k: expected a number >= 1 and <= 1000, got 0.5',
     ]);
     expect(problemsOf(engine('{ breaker: { failureRatio: 2 } }'))).toEqual([
-      'engine.breaker.failureRatio: expected a number above 0 and at most 1, or false, got 2',
+      'engine.breaker.failureRatio: expected a number > 0 and <= 1, or false, got 2',
     ]);
     expect(problemsOf(engine('{ limits: [ { name: tpm, unit: token, rate: 1000, per: minute } ] }'))).toEqual([
       'engine.limits[0].unit: expected one of requests, tokens, got "token" (did you mean tokens?)',
@@ -326,7 +326,7 @@ describe('files', () => {
 describe('engine settings that do not fit together', () => {
   it("are refused before the run, with the engine's own reason and the path of the engine that has them", () => {
     expect(problemsOf(`${BASE}engine: { breaker: { openMs: 70s, maxOpenMs: 60s } }\n`)).toEqual([
-      'engine: breaker.maxOpenMs must be a number >= 70000, got 60000',
+      'engine: breaker.maxOpenMs must be a duration >= 70s, got 1m',
     ]);
     // maxOpenMs left out follows openMs (twice it): no clash.
     expect(() => loadScenario(`${BASE}engine: { breaker: { openMs: 70s } }\n`)).not.toThrow();
@@ -335,12 +335,12 @@ describe('engine settings that do not fit together', () => {
       'retry: { policy: engine, engine: { backoff: { baseMs: 5s, capMs: 1s } } }',
     );
     expect(layer).not.toBe(BASE);
-    expect(problemsOf(layer)).toEqual(['layers[1].retry.engine: backoff.capMs must be a number >= 5000, got 1000']);
+    expect(problemsOf(layer)).toEqual(['layers[1].retry.engine: backoff.capMs must be a duration >= 5s, got 1s']);
   });
 
   it('are blamed on the --set that made them', () => {
     expect(problemsOf(BASE, ['engine.breaker.maxOpenMs=60s', 'engine.breaker.openMs=70s'])).toEqual([
-      '--set "engine.breaker.openMs=70s": engine: breaker.maxOpenMs must be a number >= 70000, got 60000',
+      '--set "engine.breaker.openMs=70s": engine: breaker.maxOpenMs must be a duration >= 70s, got 1m',
     ]);
   });
 });

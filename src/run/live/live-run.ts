@@ -10,7 +10,7 @@ import type { RunView } from '../run-view.js';
 import type { RunSpec } from '../run-spec.js';
 import { HttpTransport, type HttpTransportOptions } from './http-transport.js';
 import { TargetRefusedError } from './live-errors.js';
-import { RealScheduler } from './real-scheduler.js';
+import { RealTimeScheduler } from '../real-time-scheduler.js';
 import { engineViews } from '../engine-views.js';
 import { sampleSecond } from '../sample-second.js';
 
@@ -48,7 +48,7 @@ type State = 'ready' | 'running' | 'finished';
 
 /**
  * A run on the real clock: the simulator's traffic interpreter, arrivals and metrics, driven
- * by real timers (`RealScheduler`) and real HTTP (`HttpTransport`, an undici pool) instead of
+ * by real timers (`RealTimeScheduler`) and real HTTP (`HttpTransport`, an undici pool) instead of
  * the virtual heap and the in-process upstream model. Same `RunResult`, same `RunView`, plus
  * a `live` block with the pool's figures.
  *
@@ -58,7 +58,7 @@ type State = 'ready' | 'running' | 'finished';
  * settles when it is over, and rejects if a handler threw (a bug: the run stops there).
  */
 export class LiveRun implements EventHandler {
-  readonly scheduler: RealScheduler;
+  readonly scheduler: RealTimeScheduler;
   readonly metrics: MetricsCollector;
   readonly traffic: TrafficInterpreter;
   readonly transport: HttpTransport;
@@ -83,7 +83,7 @@ export class LiveRun implements EventHandler {
   ) {
     const random = new SeededRandom(spec.seed);
     this.endAt = spec.durationMs + spec.drainMs;
-    this.scheduler = new RealScheduler((err) => this.fail(err));
+    this.scheduler = new RealTimeScheduler({ onError: (err) => this.fail(err) });
     const layers = spec.traffic.layers.map((l) => l.name);
     const models = spec.upstream.models.map((m) => m.name);
     this.metrics = new MetricsCollector({

@@ -110,12 +110,16 @@ export class EventHeap implements Scheduler {
     return best;
   }
 
-  /** Fires events in order until the next one is later than `until` (or none is left). */
-  runUntil(until: number): void {
+  /**
+   * Fires events in order until the next one is later than `until` (or none is left), or
+   * `limit` events have fired; returns how many fired.
+   */
+  runUntil(until: number, limit = Infinity): number {
     const registry = this.registry;
     const headTime = this.headTime;
     const headSeq = this.headSeq;
-    while (this.queued > 0) {
+    let n = 0;
+    while (this.queued > 0 && n < limit) {
       const lanes = this.lanes;
       // The least (time, seq) of the heap's top and the lanes' heads; -1 is the heap.
       let from = -1;
@@ -142,11 +146,14 @@ export class EventHeap implements Scheduler {
       this.queued--;
       this.t = time;
       this.fired++;
+      n++;
       registry[handler].handle(kind, id, time);
     }
     // Time moves on to `until` only while something is still to happen: once the queue is
-    // empty the run is over, and its clock stays at its last event.
-    if (until > this.t && until !== Infinity && this.queued > 0) this.t = until;
+    // empty the run is over, and its clock stays at its last event. Stopped by `limit`, it
+    // stays at the last event fired (events up to `until` may still be waiting).
+    if (n < limit && until > this.t && until !== Infinity && this.queued > 0) this.t = until;
+    return n;
   }
 
   /** The lane an event `delay` ahead, at `time`, joins; -1 for the heap. */

@@ -18,6 +18,19 @@ describe('EventHeap', () => {
     expect(seen).toEqual(['2:2@10', '4:4@10', '1:1@20', '3:3@20']);
   });
 
+  it('stops after `limit` events, says how many fired, and keeps its clock at the last one', () => {
+    const heap = new EventHeap();
+    const seen: number[] = [];
+    const h = heap.register({ handle: (_kind, id) => seen.push(id) });
+    for (let i = 0; i < 5; i++) heap.schedule(10 + i, h, 0, i);
+    expect(heap.runUntil(100, 2)).toBe(2);
+    expect(seen).toEqual([0, 1]);
+    expect(heap.now()).toBe(11);
+    expect(heap.runUntil(100, 2)).toBe(2);
+    expect(heap.runUntil(100, 2)).toBe(1);
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('never schedules into the past', () => {
     const heap = new EventHeap();
     const seen: number[] = [];

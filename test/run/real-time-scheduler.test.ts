@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/engine/manual-clock.js';
-import { RealTimeScheduler } from '../../src/fake-upstream/real-time-scheduler.js';
+import { RealTimeScheduler } from '../../src/run/real-time-scheduler.js';
 
 function setup(start = 1000) {
   const clock = new ManualClock(start);
   const errors: unknown[] = [];
-  const s = new RealTimeScheduler(clock, (e) => errors.push(e));
+  const s = new RealTimeScheduler({ clock, onError: (e) => errors.push(e) });
   const log: Array<[string, number, number, number]> = [];
   const handler = (name: string) => ({
     handle: (kind: number, id: number, now: number) => void log.push([name, kind, id, now]),
@@ -13,7 +13,7 @@ function setup(start = 1000) {
   return { clock, s, log, errors, handler };
 }
 
-describe('RealTimeScheduler', () => {
+describe('RealTimeScheduler on a manual clock', () => {
   it('reads ms since it was made, and fires events in time order, ties in scheduling order', () => {
     const { clock, s, log, handler } = setup();
     const a = s.register(handler('a'));
@@ -27,7 +27,7 @@ describe('RealTimeScheduler', () => {
     clock.advance(100);
     expect(log.map(([name, kind]) => `${name}${kind}`)).toEqual(['b2', 'a4', 'a5', 'a1', 'b3']);
     expect(log.map(([, , , now]) => now)).toEqual([10, 10, 20, 30, 30]);
-    expect(s.size).toBe(0);
+    expect(s.pending).toBe(0);
   });
 
   it('hands a handler at least the event time, and its clock never goes back', () => {
@@ -124,7 +124,7 @@ describe('RealTimeScheduler', () => {
         return () => void timers.splice(timers.indexOf(timer), 1);
       },
     };
-    const s = new RealTimeScheduler(clock, () => {});
+    const s = new RealTimeScheduler({ clock, onError: () => {} });
     const fired: number[] = [];
     const h = s.register({ handle: (_k, id) => void (fired.push(id), t++) });
     for (let i = 0; i < 100; i++) s.schedule(0, h, 0, i);
@@ -139,5 +139,99 @@ describe('RealTimeScheduler', () => {
     // Each pass stops at the first budget check past 8 ms (every 16 events): 16 events per pass.
     expect(passes.length).toBeGreaterThan(5);
     expect(Math.max(...passes)).toBeLessThanOrEqual(16);
+  });
+});
+
+/** A scheduler and a handler that logs (kind, id, now) and resolves `seen(n)` after n events. */
+function realSetup(onError?: (err: unknown) => void) {
+  const s = new RealTimeScheduler(onError === undefined ? {} : { onError });
+  const log: Array<[number, number, number]> = [];
+  const waiters: Array<{ n: number; resolve: () => void }> = [];
+  const h = s.register({
+    handle(kind, id, now) {
+      log.push([kind, id, now]);
+      if (kind === 9) throw new Error('boom');
+      for (const w of waiters) if (log.length >= w.n) w.resolve();
+    },
+  });
+  const seen = (n: number) =>
+    new Promise<void>((resolve) => (log.length >= n ? resolve() : waiters.push({ n, resolve })));
+  return { s, h, log, seen };
+}
+
+describe('RealTimeScheduler on the real clock', () => {
+  it('fires events in time order, ties in the order scheduled, each no earlier than due', async () => {
+    const { s, h, log, seen } = realSetup();
+    const t0 = s.now();
+    s.schedule(t0 + 30, h, 1, 3);
+    s.schedule(t0 + 10, h, 1, 1);
+    s.schedule(t0 + 10, h, 1, 2);
+    s.schedule(t0 + 0, h, 1, 0);
+    await seen(4);
+    expect(log.map((e) => e[1])).toEqual([0, 1, 2, 3]);
+    for (const [, id, now] of log) expect(now).toBeGreaterThanOrEqual(t0 + [0, 10, 10, 30][id] - 1);
+    // Handed times never go back, and now() never reads below them.
+    const times = log.map((e) => e[2]);
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    expect(s.now()).toBeGreaterThanOrEqual(times[3]);
+    expect(s.pending).toBe(0);
+  });
+
+  it('an event scheduled from a handler for now fires in the same pass; afterFire runs after each pass', async () => {
+    const s = new RealTimeScheduler();
+    const order: string[] = [];
+    let h = -1;
+    let done!: () => void;
+    const finished = new Promise<void>((r) => (done = r));
+    h = s.register({
+      handle(kind, _id, now) {
+        order.push(`e${kind}`);
+        if (kind === 1) s.schedule(now, h, 2, 0);
+        if (kind === 2) s.schedule(now + 5, h, 3, 0);
+      },
+    });
+    s.afterFire = () => {
+      order.push('after');
+      if (order.includes('e3')) done();
+    };
+    s.schedule(0, h, 1, 0);
+    await finished;
+    // (A timer can fire a little early, before e3 is due: an empty pass, another `after`.)
+    expect(order.filter((e, i) => e !== 'after' || order[i - 1] !== 'after')).toEqual([
+      'e1',
+      'e2',
+      'after',
+      'e3',
+      'after',
+    ]);
+  });
+
+  it('restart() makes time 0 now; stop() drops what is pending and ignores later events', async () => {
+    let t = 1_000;
+    const s = new RealTimeScheduler({ clock: { now: () => t, setTimer: () => () => {} } });
+    t = 1_500;
+    expect(s.now()).toBe(500);
+    s.restart();
+    expect(s.now()).toBe(0);
+    t = 1_400; // a clock that went back: now() holds
+    expect(s.now()).toBe(0);
+    const fired: number[] = [];
+    const h = s.register({ handle: (k) => void fired.push(k) });
+    s.schedule(1e9, h, 1, 0);
+    s.stop();
+    s.schedule(0, h, 2, 0);
+    await new Promise((r) => setImmediate(r));
+    expect(fired).toEqual([]);
+  });
+
+  it('what a handler throws goes to onError, and the pass goes on', async () => {
+    const errors: unknown[] = [];
+    const { s, h, log, seen } = realSetup((e) => errors.push(e));
+    s.schedule(0, h, 9, 0);
+    s.schedule(0, h, 1, 1);
+    await seen(2);
+    expect(log.map((e) => e[0])).toEqual([9, 1]);
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as Error).message).toBe('boom');
   });
 });
