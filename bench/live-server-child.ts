@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { AddressInfo } from 'node:net';
 import { createFakeUpstream } from '../src/fake-upstream/server.js';
 
@@ -12,10 +12,10 @@ import { createFakeUpstream } from '../src/fake-upstream/server.js';
  * `fake` is the fake upstream (one model, room for any load, answers after `ttftMs`);
  * `minimal` a bare `node:http` server that reads the body and answers the same chat
  * completion JSON after `ttftMs` (at once for 0). Prints `{"url"}` when listening; when its
- * stdin ends, prints `{"peakRssMb", "maxInFlight", "served", "cpuUsPerRequest", "maxStallMs"}` (the most chat
+ * stdin ends, prints `{"peakRssMb", "maxInFlight", "served", "cpuUsPerRequest", "maxStallMs", "maxStallCpuMs", "maxGcMs"}` (the most chat
  * requests open at once; CPU time per request served, start-up included; the longest the event
  * loop was held, from `monitorEventLoopDelay` and a timer-drift probe, the larger, and in CPU
- * time, see below) and exits.
+ * time, see below; the longest GC pause) and exits.
  */
 const [kind = 'minimal', ttftArg = '0'] = process.argv.slice(2);
 const ttftMs = Number(ttftArg);
@@ -120,6 +120,11 @@ setInterval(() => {
 }, PROBE_MS).unref();
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
+/** The longest garbage collection pause: tells a stall the collector made from one the server's own work made. */
+let maxGcMs = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if (e.duration > maxGcMs) maxGcMs = e.duration;
+}).observe({ entryTypes: ['gc'] });
 
 const server = await start();
 const cpu0 = process.cpuUsage();
@@ -137,6 +142,7 @@ process.stdin.on('end', () => {
       cpuUsPerRequest,
       maxStallMs,
       maxStallCpuMs: maxCpuStall,
+      maxGcMs,
     }),
   );
   void server.close().then(() => process.exit(0));

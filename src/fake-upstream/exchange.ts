@@ -4,7 +4,8 @@ import { Detail, StreamEvent } from '../upstream/response.js';
 import type { UpstreamModel } from '../upstream/upstream-model.js';
 import type { AnswerInfo, ChatRequest, Dialect } from './dialect.js';
 import { fillerText, MAX_FILLER_WORDS } from './filler-text.js';
-import { sendJson } from './send-json.js';
+import { deltaTemplate, plainCompletionJson } from './plain-answer.js';
+import { sendJson, sendJsonText } from './send-json.js';
 import { streamFaultShapes } from './stream-fault-shapes.js';
 import type { UpstreamHost } from './upstream-host.js';
 
@@ -52,6 +53,8 @@ export class Exchange {
   private nextAt = 0;
   private step = 0;
   private end = 0;
+  /** A plain stream's chunk template, made at its first chunk (null: the dialect's chunks carry no single text). */
+  private delta: ((text: string) => string) | null | undefined = undefined;
 
   constructor(
     readonly slot: number,
@@ -61,6 +64,8 @@ export class Exchange {
     readonly modelIndex: number,
     readonly info: AnswerInfo,
     private readonly ctx: ExchangeContext,
+    /** `dialect` is the route's base dialect (a filler answer, no tools or structured output): its JSON body is templated. */
+    private readonly plain = false,
   ) {
     this.arrivedAt = ctx.now();
     this.words = Math.min(chat.maxTokens, MAX_FILLER_WORDS);
@@ -117,8 +122,7 @@ export class Exchange {
   private readonly tick = (): void => {
     this.cancelTimer = null;
     if (this.answered || this.res.destroyed) return;
-    this.open();
-    this.sendChunks(this.sentChunks + 1);
+    this.write(this.open() + this.chunksUpTo(this.sentChunks + 1));
     this.nextAt += this.step;
     if (this.step >= MIN_PACE_MS && this.nextAt < this.end && this.sentChunks < this.chunks - 1) this.wait();
   };
@@ -128,6 +132,13 @@ export class Exchange {
     const words = Math.min(completion, MAX_FILLER_WORDS);
     const faults = streamFaultShapes(this.dialect);
     if (!this.chat.stream) {
+      if (detail === Detail.None && this.plain)
+        return sendJsonText(
+          this.res,
+          200,
+          plainCompletionJson(this.dialect, this.info, words, completion),
+          this.headers(),
+        );
       const text = fillerText(0, words);
       if (detail === Detail.Malformed) return this.sendNotJson(this.dialect.completion(this.info, text, completion));
       const body =
@@ -139,25 +150,24 @@ export class Exchange {
     }
     // No first token before the end (a filter after 0 tokens): the stream carries what the answer has.
     if (!this.paced) this.resize(completion);
-    this.open();
+    // What is left goes out in one write with the end: one syscall per stream's end, not three.
+    let out = this.open();
     if (detail === Detail.Malformed) {
-      this.sendChunks(this.chunks - 1);
-      this.res.write(faults?.malformedEvent(this.info) ?? 'data: {"malformed\n\n');
+      out += this.chunksUpTo(this.chunks - 1);
+      out += faults?.malformedEvent(this.info) ?? 'data: {"malformed\n\n';
     }
-    this.sendChunks(this.chunks);
-    if (detail === Detail.ContentFilter && faults !== null)
-      return void this.res.end(faults.filteredClose(this.info, completion));
-    if (detail === Detail.MissingDone && faults !== null)
-      return void this.res.end(faults.closeWithoutDone(this.info, completion));
-    this.res.end(this.dialect.streamClose(this.info, completion));
+    out += this.chunksUpTo(this.chunks);
+    if (detail === Detail.ContentFilter && faults !== null) out += faults.filteredClose(this.info, completion);
+    else if (detail === Detail.MissingDone && faults !== null) out += faults.closeWithoutDone(this.info, completion);
+    else out += this.dialect.streamClose(this.info, completion);
+    this.res.end(out);
   }
 
   /** A stream cut: its content so far, then a clean end of the body — no finish, no `[DONE]`, no error. */
   private cut(completion: number): void {
     if (!this.paced) this.resize(completion);
-    this.open();
-    this.sendChunks(this.chunks);
-    this.res.end();
+    const out = this.open() + this.chunksUpTo(this.chunks);
+    this.res.end(out === '' ? undefined : out);
   }
 
   /** A 200 whose JSON body is not JSON: the answer less its closing brace. */
@@ -186,10 +196,10 @@ export class Exchange {
       this.res.write(body.slice(0, body.length >> 1), () => this.res.destroy());
       return;
     }
-    this.open();
+    let out = this.open();
     const upTo = Math.min(completion, this.words);
-    if (upTo > this.sentWords) this.res.write(this.dialect.streamDelta(this.info, fillerText(this.sentWords, upTo)));
-    this.res.write(this.dialect.streamError(error), () => this.res.destroy());
+    if (upTo > this.sentWords) out += this.dialect.streamDelta(this.info, fillerText(this.sentWords, upTo));
+    this.res.write(out + this.dialect.streamError(error), () => this.res.destroy());
   }
 
   private fail(status: number, detail: number, retryAfterMs: number): void {
@@ -213,27 +223,34 @@ export class Exchange {
     this.chunks = Math.min(STREAM_CHUNKS, this.words);
   }
 
-  /** Sends the stream's headers and opening events, once. */
-  private open(): void {
-    if (this.opened) return;
+  /** Sets the stream's headers, once, and gives its opening events to send with what follows ('' after the first time). */
+  private open(): string {
+    if (this.opened) return '';
     this.opened = true;
     this.res.writeHead(200, {
       ...this.headers(),
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
     });
-    this.res.write(this.dialect.streamOpen(this.info));
+    return this.dialect.streamOpen(this.info);
   }
 
-  /** Sends content chunks up to chunk `upTo` (exclusive). */
-  private sendChunks(upTo: number): void {
+  private write(text: string): void {
+    if (text !== '') this.res.write(text);
+  }
+
+  /** The content chunks up to chunk `upTo` (exclusive), counted as sent. */
+  private chunksUpTo(upTo: number): string {
     let out = '';
+    if (this.plain && this.delta === undefined) this.delta = deltaTemplate(this.dialect, this.info);
+    const delta = this.delta ?? null;
     for (; this.sentChunks < upTo; this.sentChunks++) {
       const to = Math.floor(((this.sentChunks + 1) * this.words) / this.chunks);
-      out += this.dialect.streamDelta(this.info, fillerText(this.sentWords, to));
+      const text = fillerText(this.sentWords, to);
+      out += delta !== null ? delta(text) : this.dialect.streamDelta(this.info, text);
       this.sentWords = to;
     }
-    if (out !== '') this.res.write(out);
+    return out;
   }
 
   /** Request id and the model's rate-limit headers in this provider's family. */

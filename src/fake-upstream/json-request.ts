@@ -24,8 +24,24 @@ export type ReadJson = (
   dialect: Dialect,
 ) => Promise<{ value: unknown } | undefined>;
 
+/** Reads request bodies as text, refusing (413) what is too large. */
+export type ReadText = (req: IncomingMessage, res: ServerResponse, dialect: Dialect) => Promise<string | undefined>;
+
+/** Parses a body read as text, refusing (400) what is not JSON. */
+export type ParseJson = (res: ServerResponse, dialect: Dialect, text: string) => { value: unknown } | undefined;
+
 /** The request's JSON body, or undefined once it has been answered (too large, malformed) or the client left. */
 export function jsonReader(maxBodyBytes: number, refuse: Refuse): ReadJson {
+  const readText = textReader(maxBodyBytes, refuse);
+  const parse = jsonParser(refuse);
+  return async (req, res, dialect) => {
+    const text = await readText(req, res, dialect);
+    return text === undefined ? undefined : parse(res, dialect, text);
+  };
+}
+
+/** The request's body as UTF-8 text, or undefined once it has been answered (too large) or the client left. */
+export function textReader(maxBodyBytes: number, refuse: Refuse): ReadText {
   return async (req, res, dialect) => {
     const r = await readBody(req, maxBodyBytes);
     if (r.kind === 'aborted') return undefined;
@@ -43,8 +59,14 @@ export function jsonReader(maxBodyBytes: number, refuse: Refuse): ReadJson {
       );
       return undefined;
     }
+    return r.body.toString('utf8');
+  };
+}
+
+export function jsonParser(refuse: Refuse): ParseJson {
+  return (res, dialect, text) => {
     try {
-      return { value: JSON.parse(r.body.toString('utf8')) };
+      return { value: JSON.parse(text) };
     } catch {
       refuse(res, dialect, { status: 400, message: MALFORMED, param: null, code: null });
       return undefined;

@@ -7,7 +7,7 @@ import { isObject, type ChatRequest, type Dialect } from './dialect.js';
 import { embeddingsDialect, embeddingsReply } from './embeddings.js';
 import { Exchange, type ExchangeContext } from './exchange.js';
 import type { ExchangeTable } from './exchange-table.js';
-import type { Refuse, ReadJson } from './json-request.js';
+import type { ParseJson, ReadText, Refuse } from './json-request.js';
 import type { ModelNames } from './model-names.js';
 import { openaiDialect } from './openai-dialect.js';
 import { openaiReply } from './openai-reply.js';
@@ -27,7 +27,8 @@ export interface ModelRouteContext {
   table: ExchangeTable;
   names: ModelNames;
   log: RequestLog;
-  readJson: ReadJson;
+  readText: ReadText;
+  parseJson: ParseJson;
   refuse: Refuse;
   defaultMaxTokens: number;
   seed: number;
@@ -42,6 +43,16 @@ type Reply = (body: Record<string, unknown>, request: ChatRequest) => Dialect;
 
 /** Responses item ids given out, so an `item_reference` to a function call is read as one. */
 const MAX_ITEMS = 10_000;
+/** Plain bodies remembered per route (past it the memory starts over), and the longest remembered. */
+const MAX_KNOWN_BODIES = 256;
+const MAX_KNOWN_BODY_CHARS = 16_384;
+
+/** What a plain request's body says, read once for every request that sends the same text. */
+interface KnownBody {
+  request: ChatRequest;
+  index: number;
+  flags: number;
+}
 
 /**
  * The model routes: OpenAI chat completions, Anthropic messages, the OpenAI Responses API and
@@ -65,19 +76,44 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       },
     );
 
-  const model =
-    (dialect: Dialect, reply: Reply): Handler =>
-    async (req, res) => {
-      const body = await c.readJson(req, res, dialect);
-      if (body === undefined) return;
+  /**
+   * A model route. With `remember`, a body that offers no tools and gets the plain answer (filler
+   * text in the base dialect) is remembered by its text: a client that sends the same body again
+   * (a load tool, an agent's retries) skips parsing, validation, the token estimate and the reply
+   * plan, which depend on nothing but that text then.
+   */
+  const model = (dialect: Dialect, reply: Reply, remember = false): Handler => {
+    const known = new Map<string, KnownBody>();
+    const read = (res: ServerResponse, text: string): (KnownBody & { served: Dialect }) | undefined => {
+      const body = c.parseJson(res, dialect, text);
+      if (body === undefined) return undefined;
       const parsed = dialect.parse(body.value, c.defaultMaxTokens);
-      if (!parsed.ok) return c.refuse(res, dialect, parsed);
+      if (!parsed.ok) return void c.refuse(res, dialect, parsed);
       const { chat: request } = parsed;
       c.log.request(res, request.model, request.stream);
       const index = c.names.index(request.model);
-      if (index < 0) return c.refuse(res, dialect, dialect.unknownModel(request.model));
-      if (res.destroyed) return;
-      const served = reply(body.value as Record<string, unknown>, request);
+      if (index < 0) return void c.refuse(res, dialect, dialect.unknownModel(request.model));
+      if (res.destroyed) return undefined;
+      const value = body.value as Record<string, unknown>;
+      const served = reply(value, request);
+      const flags = (request.stream ? RequestFlag.Stream : 0) | (endsWithPrefill(value) ? RequestFlag.Prefill : 0);
+      if (remember && served === dialect && text.length <= MAX_KNOWN_BODY_CHARS && !offersTools(value)) {
+        if (known.size >= MAX_KNOWN_BODIES) known.clear();
+        known.set(text, { request, index, flags });
+      }
+      return { request, index, flags, served };
+    };
+    return async (req, res) => {
+      const text = await c.readText(req, res, dialect);
+      if (text === undefined) return;
+      const hit = remember ? known.get(text) : undefined;
+      if (hit !== undefined) {
+        c.log.request(res, hit.request.model, hit.request.stream);
+        if (res.destroyed) return;
+      }
+      const r = hit !== undefined ? { ...hit, served: dialect } : read(res, text);
+      if (r === undefined) return;
+      const { request, index, flags, served } = r;
       const slot = c.table.nextSlot();
       const host = c.exchange.host;
       const info = {
@@ -87,24 +123,28 @@ export function modelRoutes(c: ModelRouteContext): Routes {
         promptTokens: request.promptTokens,
         includeUsage: request.includeUsage,
       };
-      const ex = new Exchange(slot, res, served, request, index, info, c.exchange);
+      const ex = new Exchange(slot, res, served, request, index, info, c.exchange, served === dialect);
       c.table.add(ex);
       res.on('close', () => c.finish(ex));
       ex.model = host.current;
-      const flags = (request.stream ? RequestFlag.Stream : 0) | (endsWithPrefill(body.value) ? RequestFlag.Prefill : 0);
       host.submit(slot, index, request.promptTokens, request.maxTokens, flags);
       c.submitted(request.model);
     };
+  };
 
   return {
     '/v1/chat/completions': {
-      POST: model(openaiDialect, (body, r) =>
-        openaiReply(openaiDialect, plan('openai', body, r, 'call_'), r.maxTokens),
+      POST: model(
+        openaiDialect,
+        (body, r) => openaiReply(openaiDialect, plan('openai', body, r, 'call_'), r.maxTokens),
+        true,
       ),
     },
     '/v1/messages': {
-      POST: model(anthropicDialect, (body, r) =>
-        anthropicReply(anthropicDialect, plan('anthropic', body, r, 'toolu_'), r.maxTokens),
+      POST: model(
+        anthropicDialect,
+        (body, r) => anthropicReply(anthropicDialect, plan('anthropic', body, r, 'toolu_'), r.maxTokens),
+        true,
       ),
     },
     '/v1/responses': {
@@ -132,4 +172,9 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       },
     },
   };
+}
+
+/** Whether a body offers tools (then its answer depends on the tool policy too, which can change). */
+function offersTools(body: Record<string, unknown>): boolean {
+  return Array.isArray(body.tools) && body.tools.length > 0;
 }

@@ -24,21 +24,42 @@ export interface RequestLogEntry {
 export const REQUEST_LOG_CAPACITY = 10_000;
 const RETRY_HEADERS = ['x-stainless-retry-count', 'x-retry-count', 'x-retry-attempt'];
 
-interface Open {
-  entry: RequestLogEntry;
+/**
+ * One request as the log keeps it: the entry less its formatted time (an ISO string per request
+ * costs more than the rest of the record together), made into an entry only when it is read.
+ */
+interface LogRecord {
+  /** Arrival, ms on the server's timeline. */
   startedAt: number;
+  method: string;
+  route: string;
+  model: string | null;
+  retryCount: number | null;
+  stream: boolean;
+  status: number;
+  /** A `Detail` code, -1 for none; the server's own faults by name below. */
+  detail: number;
+  /** `ClientClosed` or `Broken` when the response did not finish; null otherwise. */
+  ended: string | null;
+  latencyMs: number;
 }
+
+/** The open record of a response, on the response itself (a property reads faster than a WeakMap). */
+const OPEN = Symbol('stormlab.requestLog');
+type Logged = ServerResponse & { [OPEN]?: LogRecord; [LOG]?: RequestLog };
+const LOG = Symbol('stormlab.requestLog.owner');
 
 /**
  * Every model request (the `/v1/*` routes) with its client retry counter, status, fault and
  * latency, so the retries an SDK hides (`maxRetries: 2` by default) show one line each. Kept in
- * a ring of `REQUEST_LOG_CAPACITY`; `sink` hears each finished entry (the CLI writes JSONL).
+ * a ring of `REQUEST_LOG_CAPACITY` small records; `sink` hears each finished entry (the CLI
+ * writes JSONL). Entries are formatted only when read or sunk: a request costs the log one
+ * record and one `close` listener shared by all responses.
  */
 export class RequestLog {
-  /** A ring: `next` is where the next entry goes once it is full. */
-  private readonly entries: RequestLogEntry[] = [];
+  /** A ring: `next` is where the next record goes once it is full. */
+  private readonly records: LogRecord[] = [];
   private next = 0;
-  private readonly open = new WeakMap<ServerResponse, Open>();
 
   constructor(
     private readonly now: () => number,
@@ -49,69 +70,93 @@ export class RequestLog {
 
   /** Starts an entry for `req`; it is written when `res` closes. */
   begin(req: IncomingMessage, res: ServerResponse, route: string): void {
-    const startedAt = this.now();
-    const entry: RequestLogEntry = {
-      time: new Date(this.epochMs + startedAt).toISOString(),
+    const r = res as Logged;
+    r[OPEN] = {
+      startedAt: this.now(),
       method: req.method ?? '',
       route,
       model: null,
       retryCount: retryCount(req),
       stream: false,
       status: 0,
-      fault: null,
+      detail: -1,
+      ended: null,
       latencyMs: 0,
     };
-    this.open.set(res, { entry, startedAt });
-    res.on('close', () => this.end(res));
+    r[LOG] = this;
+    res.on('close', onClose);
   }
 
   /** The body named `model` (and asked for a stream or not). */
   request(res: ServerResponse, model: string, stream: boolean): void {
-    const o = this.open.get(res);
+    const o = (res as Logged)[OPEN];
     if (o === undefined) return;
-    o.entry.model = model;
-    o.entry.stream = stream;
+    o.model = model;
+    o.stream = stream;
   }
 
   /** The model's outcome for this response (`Detail` code). */
   outcome(res: ServerResponse, detail: number): void {
-    const o = this.open.get(res);
-    if (o !== undefined && detail !== Detail.None) o.entry.fault = DETAIL_NAMES[detail] ?? String(detail);
+    const o = (res as Logged)[OPEN];
+    if (o !== undefined && detail !== Detail.None) o.detail = detail;
   }
 
   /** The newest `limit` entries, oldest first. */
   list(limit = this.capacity): RequestLogEntry[] {
-    const ordered = [...this.entries.slice(this.next), ...this.entries.slice(0, this.next)];
-    return ordered.slice(Math.max(0, ordered.length - limit));
+    const ordered = [...this.records.slice(this.next), ...this.records.slice(0, this.next)];
+    return ordered.slice(Math.max(0, ordered.length - limit)).map((r) => this.entry(r));
   }
 
   clear(): void {
-    this.entries.length = 0;
+    this.records.length = 0;
     this.next = 0;
   }
 
-  private end(res: ServerResponse): void {
-    const o = this.open.get(res);
-    if (o === undefined) return;
-    this.open.delete(res);
-    const { entry } = o;
-    entry.latencyMs = Math.round((this.now() - o.startedAt) * 10) / 10;
-    entry.status = res.headersSent ? res.statusCode : 0;
-    if (!res.writableFinished && entry.fault === null) entry.fault = res.headersSent ? 'Broken' : 'ClientClosed';
-    if (this.entries.length < this.capacity) this.entries.push(entry);
+  /** @internal The response closed: its record goes into the ring (and to the sink). */
+  end(res: ServerResponse, o: LogRecord): void {
+    o.latencyMs = Math.round((this.now() - o.startedAt) * 10) / 10;
+    o.status = res.headersSent ? res.statusCode : 0;
+    if (!res.writableFinished && o.detail < 0) o.ended = res.headersSent ? 'Broken' : 'ClientClosed';
+    if (this.records.length < this.capacity) this.records.push(o);
     else {
-      this.entries[this.next] = entry;
+      this.records[this.next] = o;
       this.next = (this.next + 1) % this.capacity;
     }
-    this.sink?.(entry);
+    if (this.sink !== undefined) this.sink(this.entry(o));
+  }
+
+  private entry(r: LogRecord): RequestLogEntry {
+    return {
+      time: new Date(this.epochMs + r.startedAt).toISOString(),
+      method: r.method,
+      route: r.route,
+      model: r.model,
+      retryCount: r.retryCount,
+      stream: r.stream,
+      status: r.status,
+      fault: r.detail >= 0 ? (DETAIL_NAMES[r.detail] ?? String(r.detail)) : r.ended,
+      latencyMs: r.latencyMs,
+    };
   }
 }
 
+/** The one `close` listener of every logged response (`this` is the response). */
+function onClose(this: ServerResponse): void {
+  const r = this as Logged;
+  const o = r[OPEN];
+  const log = r[LOG];
+  if (o === undefined || log === undefined) return;
+  r[OPEN] = undefined;
+  log.end(this, o);
+}
+
 function retryCount(req: IncomingMessage): number | null {
-  for (const h of RETRY_HEADERS) {
-    const v = req.headers[h];
+  const h = req.headers;
+  for (const name of RETRY_HEADERS) {
+    const v = h[name];
+    if (v === undefined) continue;
     const n = Number(Array.isArray(v) ? v[0] : v);
-    if (v !== undefined && Number.isFinite(n)) return n;
+    if (Number.isFinite(n)) return n;
   }
   return null;
 }

@@ -8,7 +8,17 @@ export function sendJson(
   headers: Record<string, string | number> = {},
 ): void {
   if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(body);
+  sendJsonText(res, status, JSON.stringify(body), headers);
+}
+
+/** `sendJson` of a body already serialised. */
+export function sendJsonText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string | number> = {},
+): void {
+  if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }

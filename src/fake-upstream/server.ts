@@ -13,7 +13,7 @@ import { ExchangeTable } from './exchange-table.js';
 import type { FakeUpstreamStats, HttpCounters } from './fake-upstream-stats.js';
 import { absolutePhases, type FaultPhaseInput, type RelativeTo, type ServedFault } from './fault-phases.js';
 import { controlRoutes } from './control-routes.js';
-import { jsonReader, type Refuse, refuser } from './json-request.js';
+import { jsonParser, jsonReader, type Refuse, refuser, textReader } from './json-request.js';
 import { modelRoutes, type Routes } from './model-routes.js';
 import { ModelNames, type UnknownModels } from './model-names.js';
 import { CONNECTION_GATE_DEFAULTS, gateConnections } from './connection-gate.js';
@@ -233,7 +233,8 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
       table,
       names,
       log,
-      readJson,
+      readText: textReader(o.maxBodyBytes, refuse),
+      parseJson: jsonParser(refuse),
       refuse,
       defaultMaxTokens: o.defaultMaxTokens,
       seed: options.seed ?? 0,
@@ -259,9 +260,11 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
 
   const server: Server = createServer((req, res) => {
     counters.received++;
-    req.on('error', () => {});
-    res.on('error', () => {});
-    const path = (req.url ?? '/').split('?')[0];
+    req.on('error', ignore);
+    res.on('error', ignore);
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
     if (path.startsWith('/v1/')) log.begin(req, res, path);
     dispatch(routes, path, req, res, refuse, internalError);
   });
@@ -353,22 +356,29 @@ function dispatch(
       { allow },
     );
   }
-  Promise.resolve()
-    .then(() => handler(req, res))
-    .catch((err: unknown) => {
-      internalError(err);
-      if (res.headersSent) res.destroy();
-      else
-        sendJson(res, 500, {
-          error: {
-            message: `internal error in the fake upstream: ${err instanceof Error ? err.message : String(err)}`,
-            type: 'server_error',
-            param: null,
-            code: null,
-          },
-        });
-    });
+  const failed = (err: unknown): void => {
+    internalError(err);
+    if (res.headersSent) res.destroy();
+    else
+      sendJson(res, 500, {
+        error: {
+          message: `internal error in the fake upstream: ${err instanceof Error ? err.message : String(err)}`,
+          type: 'server_error',
+          param: null,
+          code: null,
+        },
+      });
+  };
+  try {
+    const done = handler(req, res);
+    if (done !== undefined) done.catch(failed);
+  } catch (err) {
+    failed(err);
+  }
 }
+
+/** The `error` listener of every request and response: a client's reset ends only its exchange. */
+function ignore(): void {}
 
 /** Anthropic's SDK sends `anthropic-version`; anything else is answered the OpenAI way. */
 function dialectOf(req: IncomingMessage): Dialect {

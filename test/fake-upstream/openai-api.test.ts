@@ -21,6 +21,24 @@ describe('fake upstream: OpenAI chat completions', () => {
     expect(h.fu.stats().models[0]).toMatchObject({ attempts: 1, byStatus: { 200: 1 }, tokensServed: 27 });
   });
 
+  it('answers the same body sent again the same way but for its id; a body offering tools follows the tool policy each time', async () => {
+    const h = await start({ models: [fast()] });
+    const first = await json(h.chat({ max_tokens: 5 }));
+    const again = await json(h.chat({ max_tokens: 5 }));
+    expect(again.id).not.toBe(first.id);
+    expect({ ...again, id: first.id, created: first.created }).toEqual(first);
+    const streamed = sseEvents(await (await h.chat({ max_tokens: 5, stream: true })).text());
+    expect(streamed.at(-1)!.data).toBe('[DONE]'); // the same text but `stream: true`: not the remembered answer
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
+    h.fu.setToolPolicy({ rounds: 0 }); // no tool turn: the plain answer, though tools are offered
+    const answered = await json(h.chat({ max_tokens: 50, tools }));
+    expect(answered.choices[0].finish_reason).toBe('stop');
+    h.fu.setToolPolicy({ rounds: 1 });
+    const called = await json(h.chat({ max_tokens: 50, tools }));
+    expect(called.choices[0].finish_reason).toBe('tool_calls');
+    expect(h.fu.requests().map((r) => [r.model, r.status])).toEqual(Array(5).fill(['m', 200]));
+  });
+
   it('takes max_completion_tokens over max_tokens, and 256 when neither is given', async () => {
     const h = await start({ models: [fast()] });
     const both = await json(h.chat({ max_tokens: 50, max_completion_tokens: 3 }));

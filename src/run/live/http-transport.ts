@@ -1,13 +1,14 @@
-import { Pool } from 'undici';
+import type { Client } from 'undici';
 import { parseRetryAfter } from '../../engine/retry-after.js';
 import type { LeafTransport } from '../../traffic/observer.js';
 import type { LiveFigures } from '../metrics/result.js';
 import { Detail, DETAIL_NAMES, RequestFlag, StreamEvent, type UpstreamListener } from '../../upstream/response.js';
 import type { ModelStats, UpstreamStats } from '../../upstream/upstream-model.js';
+import { ClientSet, type SetRequest } from './client-set.js';
 import { type LiveApi, StreamScan, usageTokens, WireFormat } from './wire-format.js';
 
 export const HTTP_TRANSPORT_DEFAULTS = {
-  /** Connections of the undici pool; requests past them wait for one. @default 256 */
+  /** Connections (undici clients) kept to the target; requests past them wait for one. @default 256 */
   connections: 256,
   /** Extra request headers (`authorization`, a gateway's routing key). @default none */
   headers: {} as Readonly<Record<string, string>>,
@@ -63,13 +64,14 @@ function isRefusal(status: number, detail: number): boolean {
 }
 
 /**
- * One request in flight: the handler undici's lowest layer (`Pool.dispatch`) calls as the
+ * One request in flight: the handler undici's lowest layer (`Client.dispatch`) calls as the
  * answer comes. No promise, no body stream, no abort signal: the state of one attempt is this
  * object, and its answer is read from the bytes as they arrive (see `wire-format.ts`).
  */
-class Attempt {
+class Attempt implements SetRequest {
   abortFn: ((err?: Error) => void) | undefined = undefined;
   cancelled = false;
+  client: Client | undefined = undefined;
   status = 0;
   rawHeaders: Buffer[] | undefined = undefined;
   /** A JSON answer's text (a 200's as latin1: it is read for the ASCII digits of its usage). */
@@ -114,11 +116,20 @@ class Attempt {
   }
 
   onComplete(): void {
+    this.release();
     this.t.completed(this);
   }
 
   onError(err: Error): void {
+    this.release();
     this.t.errored(this, err);
+  }
+
+  /** Its connection is free again (once: undici ends a request with one of the two calls above). */
+  private release(): void {
+    const c = this.client;
+    this.client = undefined;
+    if (c !== undefined) this.t.clients?.release(c);
   }
 
   cancel(): void {
@@ -128,9 +139,10 @@ class Attempt {
 }
 
 /**
- * Leaf attempts over real HTTP: each `submit` is one `POST` through an undici `Pool`'s
- * `dispatch` with a handler (the lowest layer undici has; its `request` adds a promise, a body
- * stream and an abort signal per request, a quarter of the driver's time at load-tool rates):
+ * Leaf attempts over real HTTP: each `submit` is one `POST` through an undici `Client`'s
+ * `dispatch` with a handler, on a connection of a `ClientSet` (the lowest layer undici has; its
+ * `request` adds a promise, a body stream and an abort signal per request, a quarter of the
+ * driver's time at load-tool rates, and a `Pool` scans its clients per request):
  * OpenAI chat completions by default, Anthropic messages with `api: 'anthropic'`, SSE streams
  * with `stream: true`. The answer comes back to the listener as the simulator's upstream gives
  * it — (status, detail, tokens, retry-after ms) — always asynchronously:
@@ -145,12 +157,13 @@ class Attempt {
  *
  * A cancelled request (the caller timed out) is aborted, which closes its connection as a
  * client that gives up does; nothing is delivered for it afterwards and its id may be reused
- * at once. Requests that find every connection busy wait in the pool: `samplePool()` measures
+ * at once. Requests that find every connection busy wait for one: `samplePool()` measures
  * that wait (connection-pool starvation: callers queue for a socket, not for the upstream).
  */
 export class HttpTransport implements LeafTransport {
   private readonly o: typeof HTTP_TRANSPORT_DEFAULTS;
-  private pool: Pool | undefined;
+  /** The connections (undefined before `open`). */
+  clients: ClientSet | undefined;
   private wire: WireFormat | undefined;
   private readonly attempts: Array<Attempt | undefined> = [];
   private readonly stats: ModelStats[];
@@ -207,12 +220,7 @@ export class HttpTransport implements LeafTransport {
   open(target: string): void {
     const url = new URL(target);
     this.wire = new WireFormat(this.o.api, this.models, url.pathname.replace(/\/+$/, ''), this.headers);
-    this.pool = new Pool(url.origin, {
-      connections: this.o.connections,
-      pipelining: 1,
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
+    this.clients = new ClientSet(url.origin, this.o.connections, { pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
   }
 
   modelIndex(name: string): number {
@@ -224,9 +232,9 @@ export class HttpTransport implements LeafTransport {
    * the simulator takes it) and tells the listener its first token (`onStream`).
    */
   submit(reqId: number, model: number, promptTokens: number, maxOutputTokens: number, _now: number, flags = 0): void {
-    const pool = this.pool;
+    const clients = this.clients;
     const wire = this.wire;
-    if (pool === undefined || wire === undefined) throw new Error('HttpTransport.submit before open()');
+    if (clients === undefined || wire === undefined) throw new Error('HttpTransport.submit before open()');
     const told = (flags & RequestFlag.Stream) !== 0;
     const streamed = told || this.stream;
     const a = new Attempt(this, reqId, model, promptTokens, streamed, told);
@@ -235,7 +243,7 @@ export class HttpTransport implements LeafTransport {
     const m = this.stats[model];
     m.attempts++;
     m.busy++;
-    pool.dispatch(
+    clients.dispatch(
       {
         path: wire.path,
         method: 'POST',
@@ -270,10 +278,10 @@ export class HttpTransport implements LeafTransport {
     return this.inFlight;
   }
 
-  /** Samples how many requests wait for a connection now (undici's `pending`: queued in the pool or a client, not yet written). */
+  /** Samples how many requests wait for a connection now (queued for one, or on one not yet written). */
   samplePool(): number {
-    if (this.pool === undefined || this.closed) return 0;
-    const pending = this.pool.stats.pending;
+    if (this.clients === undefined || this.closed) return 0;
+    const pending = this.clients.pending;
     this.samples++;
     this.pendingSum += pending;
     if (pending > this.maxPending) this.maxPending = pending;
@@ -299,7 +307,7 @@ export class HttpTransport implements LeafTransport {
     this.abortAll();
     if (this.closed) return;
     this.closed = true;
-    await this.pool?.destroy();
+    await this.clients?.destroy();
   }
 
   /** The stream of `a` brought its first content token (called by its handler). */

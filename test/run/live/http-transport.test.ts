@@ -103,6 +103,21 @@ describe('HttpTransport', () => {
     expect(t.modelIndex('nope')).toBe(-1);
   });
 
+  it('counts requests that wait for a connection (pool starvation), and a cancelled one that waited is never sent', async () => {
+    const srv = await server(() => {}); // holds every request until the test answers it
+    const { t, next } = transport(srv.url, { connections: 2 });
+    for (let id = 0; id < 5; id++) t.submit(id, 0, 10, 1, 0);
+    while (srv.held.length < 2) await new Promise((r) => setImmediate(r));
+    expect(t.samplePool()).toBe(3);
+    t.cancel(2, 0);
+    json(200, { usage: { total_tokens: 3 } })(srv.held[0], srv.seen[0]);
+    expect((await next()).map((a) => a.reqId)).toEqual([0]);
+    while (srv.held.length < 3) await new Promise((r) => setImmediate(r));
+    expect(t.samplePool()).toBe(1);
+    expect(t.figures()).toMatchObject({ poolConnections: 2, maxPending: 3 });
+    expect(t.active).toBe(3); // 1 and 3 out, 4 waiting; 2 was cancelled
+  });
+
   it('keeps a path prefix, and does not double a trailing /v1', async () => {
     const srv = await server(json(200, { usage: { total_tokens: 1 } }));
     const a = transport(`${srv.url}/gateway/`);

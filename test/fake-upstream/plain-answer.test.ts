@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { anthropicDialect } from '../../src/fake-upstream/anthropic-dialect.js';
+import type { AnswerInfo, Dialect } from '../../src/fake-upstream/dialect.js';
+import { fillerText } from '../../src/fake-upstream/filler-text.js';
+import { openaiDialect } from '../../src/fake-upstream/openai-dialect.js';
+import { deltaTemplate, plainCompletionJson } from '../../src/fake-upstream/plain-answer.js';
+
+const info = (id: string, over: Partial<AnswerInfo> = {}): AnswerInfo => ({
+  id,
+  model: 'primary',
+  created: 1_700_000_000,
+  promptTokens: 100,
+  includeUsage: false,
+  ...over,
+});
+
+describe('plainCompletionJson', () => {
+  it('is the dialect completion serialised, byte for byte, for every id sharing a template', () => {
+    for (const dialect of [openaiDialect, anthropicDialect]) {
+      for (const [id, over] of [
+        ['chatcmpl-1', {}],
+        ['chatcmpl-2', {}],
+        ['chatcmpl-3', { created: 1_700_000_001 }],
+        ['chatcmpl-4', { model: 'other "quoted"' }],
+        ['chatcmpl-5', { promptTokens: 7, includeUsage: true }],
+      ] as const) {
+        const a = info(id, over);
+        for (const words of [0, 1, 16]) {
+          const expected = JSON.stringify(dialect.completion(a, fillerText(0, words), words + 3));
+          expect(plainCompletionJson(dialect, a, words, words + 3)).toBe(expected);
+        }
+      }
+    }
+  });
+
+  it('serialises as before a body that does not carry its id', () => {
+    const noId: Dialect = { ...openaiDialect, name: 'anthropic', completion: (a) => ({ n: a.promptTokens }) };
+    expect(plainCompletionJson(noId, info('x-1'), 2, 2)).toBe('{"n":100}');
+  });
+});
+
+describe('deltaTemplate', () => {
+  it('builds each chunk as the dialect does, text escaped as JSON escapes it', () => {
+    for (const dialect of [openaiDialect, anthropicDialect]) {
+      for (const a of [info('chatcmpl-9'), info('chatcmpl-10', { includeUsage: true, model: 'm"x' })]) {
+        const delta = deltaTemplate(dialect, a);
+        expect(delta).not.toBeNull();
+        for (const text of ['', 'the storm', ' passes "quoted"\n\u0001 on'])
+          expect(delta!(text)).toBe(dialect.streamDelta(a, text));
+      }
+    }
+  });
+
+  it('is null for a chunk that does not carry its text once', () => {
+    expect(deltaTemplate({ ...openaiDialect, streamDelta: (_a, t) => `${t}${t}` }, info('x'))).toBeNull();
+  });
+});
