@@ -3,6 +3,7 @@ import { TOOL_DEFAULTS, type ToolConfig, type ToolFaultKind, type ToolFaultPhase
 import type { RetryPolicy } from '../traffic/config.js';
 import type { Dist } from '../upstream/distribution.js';
 import {
+  ENTRY_DEFAULT_PER,
   USERS_DEFAULTS,
   type EntryConfig,
   type InferenceConfig,
@@ -203,7 +204,10 @@ export function inferenceSchema(): z.ZodType<InferenceConfig, unknown> {
 export function tenantsSchema(): z.ZodType<TenantConfig[], unknown> {
   return z
     .array(
-      obj({ name: text('a tenant name'), weight: positive().default(1) }, 'a tenant like {name: acme, weight: 1}'),
+      obj(
+        { name: text('a tenant name'), weight: positive().default(1), users: positiveInt().optional() },
+        'a tenant like {name: acme, weight: 1, users: 50}',
+      ),
       {
         error: expecting('a list of tenants'),
       },
@@ -222,11 +226,15 @@ export function tenantsSchema(): z.ZodType<TenantConfig[], unknown> {
     }) as unknown as z.ZodType<TenantConfig[], unknown>;
 }
 
-/** `entry:` at the top: a token bucket per tenant in front of the root layer. */
+/** `entry:` at the top: a token bucket per tenant (or per user of each tenant) in front of the root layer. */
 export function entrySchema(): z.ZodType<EntryConfig, unknown> {
-  return obj({ rps: positive(), burst: positive().optional() }, 'a mapping like {rps: 5, burst: 10}').transform(
-    (e): EntryConfig => ({ rps: e.rps, burst: e.burst ?? e.rps }),
-  ) as unknown as z.ZodType<EntryConfig, unknown>;
+  return obj(
+    { rps: positive(), burst: positive().optional(), per: oneOf(['tenant', 'user']).default(ENTRY_DEFAULT_PER) },
+    'a mapping like {rps: 5, burst: 10, per: user}',
+  ).transform((e): EntryConfig => ({ rps: e.rps, burst: e.burst ?? e.rps, per: e.per })) as unknown as z.ZodType<
+    EntryConfig,
+    unknown
+  >;
 }
 
 /**

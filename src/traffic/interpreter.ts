@@ -17,7 +17,7 @@ import { EntryGate } from './entry-gate.js';
 import { ImpatientUsers } from './impatient-users.js';
 import { InferenceGate } from './inference-gate.js';
 import { CHILD_NO_RETRY } from './outcomes.js';
-import { ToolCalls } from './tool-calls.js';
+import { type ToolCallOwner, ToolCalls } from './tool-calls.js';
 import type { ToolObserver, ToolTransport } from './tool-observer.js';
 
 const K_RETRY = 1;
@@ -137,6 +137,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
         random.split('tools'),
         clock,
         (parent, serial, code, degraded, now) => this.childEnded(parent, serial, code, 0, now, degraded),
+        (root) => this.ownerOf(root),
       );
     if (config.users !== undefined) {
       const o = toolWorld?.observer;
@@ -183,7 +184,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   private enterRoot(root: number, key: number, start: number, deadline: number, now: number): void {
     if (this.gate !== undefined) {
       const tenant = this.gate.tenantOf(key);
-      const hint = this.gate.admit(tenant, now);
+      const hint = this.gate.admit(tenant, this.gate.userOf(key, tenant), now);
       if (hint >= 0) {
         this.toolObserver?.entryRefused(tenant, hint, now);
         if (this.users !== undefined) {
@@ -198,6 +199,14 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     }
     this.currentRoot = root;
     this.startCall(0, -1, 0, key, deadline, start, now);
+  }
+
+  /** The tenant and user of root task `root` (by its key: the same for all its resubmissions), as names. */
+  private ownerOf(root: number): ToolCallOwner {
+    if (this.gate === undefined) return { tenant: 'default', user: 'u0' };
+    const key = this.shape.rootKey(root);
+    const tenant = this.gate.tenantOf(key);
+    return { tenant: this.gate.tenants[tenant].name, user: `u${this.gate.userOf(key, tenant)}` };
   }
 
   /** The user's task is over (its first success, or its last failure). */

@@ -53,18 +53,36 @@ export const USERS_DEFAULTS = {
   honourRetryAfter: true,
 } as const;
 
-/** A tenant root tasks belong to, drawn by `weight` (one tenant flooding is one with a large weight). */
+/**
+ * A tenant root tasks belong to, drawn by `weight` (one tenant flooding is one with a large
+ * weight). Its root tasks are spread over its `users`, each task's user drawn from its key.
+ */
 export interface TenantConfig {
   name: string;
   weight: number;
+  /** Users (API keys, people) the tenant's root tasks come from. @default 1 */
+  users?: number;
 }
 
-/** The entry limit: a token bucket per tenant in front of the root layer. */
+/**
+ * A tenant is one user unless it says otherwise: one client behind one key, so an entry limit
+ * `per: user` is the same as `per: tenant` until a scenario names more users.
+ */
+export const TENANT_DEFAULT_USERS = 1;
+
+/** Whom the entry limit's token bucket is for: each tenant, or each user of each tenant. */
+export type EntryPer = 'tenant' | 'user';
+
+export const ENTRY_DEFAULT_PER: EntryPer = 'tenant';
+
+/** The entry limit: a token bucket per tenant (or per user) in front of the root layer. */
 export interface EntryConfig {
-  /** Submissions per second each tenant may make. */
+  /** Submissions per second each tenant (or user) may make. */
   rps: number;
   /** The bucket's size: a burst of this many goes through at once. @default rps */
   burst: number;
+  /** Whom each bucket is for. @default 'tenant' */
+  per: EntryPer;
 }
 
 /** The inference limit of the last layer: a concurrency limit and a bounded queue in front of the model. */

@@ -31,6 +31,12 @@ interface Entry {
 }
 
 /** Called when a tool call ends: the parent's attempt (by serial) and how it went (`Code`, degraded). */
+/** Whose root task a tool call belongs to: the first two parts of its intent's idempotency key. */
+export interface ToolCallOwner {
+  tenant: string;
+  user: string;
+}
+
 export type ToolCallDone = (parent: number, parentSerial: number, code: number, degraded: boolean, now: number) => void;
 
 /**
@@ -59,6 +65,7 @@ export class ToolCalls implements EventHandler, ToolListener {
     random: SeededRandom,
     clock: Clock,
     private readonly done: ToolCallDone,
+    private readonly ownerOf: (root: number) => ToolCallOwner,
   ) {
     this.byLayer = config.layers.map((layer) =>
       (layer.tools ?? []).map((cfg, j) => {
@@ -185,7 +192,7 @@ export class ToolCalls implements EventHandler, ToolListener {
     if (timeout !== Infinity)
       this.scheduler.schedule(now + timeout, this.handlerId, K_TIMEOUT | (serial << SERIAL_SHIFT), id);
     const intent = entry.cfg.sideEffect ? intentOf(c.root[id], c.key[id]) : -1;
-    const key = entry.keyed ? keyOf(entry.cfg.tool, c.root[id], c.key[id]) : '';
+    const key = entry.keyed ? keyOf(this.ownerOf(c.root[id]), entry.cfg.tool, c.root[id], c.key[id]) : '';
     this.transport.submit(id, serial, entry.tool, intent, key, now);
   }
 
@@ -237,13 +244,16 @@ function intentOf(root: number, key: number): number {
   return root * 4294967296 + (key >>> 0);
 }
 
-/** The intent as an idempotency key: one user per root task, the tree node as the resource. */
-function keyOf(tool: string, root: number, key: number): string {
+/**
+ * The intent as an idempotency key: the root task's tenant and user, the root task and the tree
+ * node as the resource (a user's tasks are distinct intents; its resubmissions of one are not).
+ */
+function keyOf(owner: ToolCallOwner, tool: string, root: number, key: number): string {
   return idempotencyKey({
-    tenant: 't',
-    user: `u${root}`,
+    tenant: owner.tenant,
+    user: owner.user,
     action: tool,
-    resource: (mix32(key) >>> 0).toString(36),
+    resource: `r${root}.${(mix32(key) >>> 0).toString(36)}`,
     version: 1,
   });
 }
