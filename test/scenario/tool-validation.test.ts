@@ -50,6 +50,23 @@ describe('tools, tool calls and users: defaults and path-named problems', () => 
     ]);
   });
 
+  it('tenants and the entry limit: per tenant and one user each by default; per and users named when wrong', () => {
+    const LIMITED = `${TOOLS}tenants: [{ name: acme }, { name: globex, weight: 2, users: 40 }]\nentry: { rps: 5 }\n`;
+    const s = loadScenario(LIMITED);
+    expect(s.traffic.entry).toEqual({ rps: 5, burst: 5, per: 'tenant' });
+    expect(s.traffic.tenants).toEqual([
+      { name: 'acme', weight: 1 },
+      { name: 'globex', weight: 2, users: 40 },
+    ]);
+    expect(loadScenario(edit('{ rps: 5 }', '{ rps: 5, per: user }', LIMITED)).traffic.entry?.per).toBe('user');
+    expect(problemsOf(edit('{ rps: 5 }', '{ rps: 5, per: everyone }', LIMITED))).toEqual([
+      'entry.per: expected one of tenant, user, got "everyone"',
+    ]);
+    expect(problemsOf(edit('users: 40', 'users: 0.5', LIMITED))).toEqual([
+      'tenants[1].users: expected a positive integer, got 0.5',
+    ]);
+  });
+
   it('tool call fields', () => {
     expect(problemsOf(edit('sideEffect: true', 'sideEffect: maybe', TOOLS))).toEqual([
       'layers[0].tools[0].sideEffect: expected true or false, got "maybe"',

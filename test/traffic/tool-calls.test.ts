@@ -162,6 +162,26 @@ describe('the entry limit refuses with a retry-after hint the users honour, or n
     expect(flood(false).tenants?.[0].refused).toBeGreaterThan(flood(true).tenants?.[0].refused ?? Infinity);
   });
 
+  it('per user, a tenant of many users is refused less than per tenant; of one user, the same', () => {
+    const refused = (tenant: string, per: string): RunResult =>
+      runAll(
+        alwaysLost(1)
+          .replace('faults: [{ kind: lost }]', 'faults: []')
+          .replace('variants:', `tenants: [${tenant}]\nentry: { rps: 2, burst: 1, per: ${per} }\nvariants:`),
+      ).results.only;
+    const many = {
+      tenant: refused('{ name: t, users: 50 }', 'tenant'),
+      user: refused('{ name: t, users: 50 }', 'user'),
+    };
+    expect(many.tenant.tenants?.[0].refused).toBeGreaterThan(0);
+    expect(many.user.tenants?.[0].refused).toBeLessThan(many.tenant.tenants?.[0].refused ?? 0);
+    expect(many.user.tenants).toHaveLength(1); // refusals stay counted per tenant
+    expect(many.user.roots.failed).toBe(many.user.tenants?.[0].refused);
+    const one = refused('{ name: t }', 'user');
+    expect(one.tenants?.[0].refused).toBe(refused('{ name: t }', 'tenant').tenants?.[0].refused);
+    expect(one.tenants?.[0].refused).toBe(many.tenant.tenants?.[0].refused);
+  });
+
   it('without users a refusal fails the task at once', () => {
     const r = runAll(
       alwaysLost(1)
