@@ -95,7 +95,7 @@ export interface TrafficConfig {
   users?: UsersConfig;
   /** The tenants root tasks belong to (per-tenant figures in the result); absent: one. */
   tenants?: TenantConfig[];
-  /** A token bucket per tenant in front of the root layer, refusing with a retry-after hint. */
+  /** A token bucket per tenant (or per user of each tenant) in front of the root layer, refusing with a retry-after hint. */
   entry?: EntryConfig;
   /** Stage budgets, ms, by stage name: a call at a layer with `stage` ends when its budget is spent. */
   stages?: Record<string, number>;

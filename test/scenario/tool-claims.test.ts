@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { diffResults } from '../../src/gate/diff-results.js';
 import { MetricCatalog } from '../../src/gate/metric-catalog.js';
 import { RESULT_SCHEMA, type ResultFile, type RunResult, type ToolResult } from '../../src/run/metrics/result.js';
-import { runAll, type Runs } from './claims.js';
+import { bundledText, runAll, type Runs } from './claims.js';
 
 // The headers of the bundled scenarios with tools say what a user will see; these tests hold
 // the scenarios to it, with margins (the headers give seed 1's figures).
@@ -47,6 +47,19 @@ describe('side-effects: a slow email tool that times out after sending, during a
     // Not at the price of the tasks: both finish (nearly) every one.
     expect(engine.successRate).toBeGreaterThan(0.97);
     expect(naive.successRate).toBeGreaterThan(0.97);
+  });
+
+  it("with tenants of many users, each intent's key names its task's user and still holds across resubmissions", () => {
+    const many = runAll(
+      `${bundledText('side-effects')}\ntenants: [{ name: a, users: 20 }, { name: b, weight: 2, users: 3 }]\n`,
+    ).results;
+    expect(many.naive.tenants?.map((t) => t.name)).toEqual(['a', 'b']);
+    const send = tool(many.engine, 'gmail.send');
+    expect(send.duplicates).toBe(0);
+    expect(send.conflicts).toBeGreaterThan(100);
+    expect(tool(many.naive, 'gmail.send').duplicates).toBe(
+      tool(runs('side-effects').results.naive, 'gmail.send').duplicates,
+    );
   });
 
   it('the users are a layer of amplification of their own: without resubmissions, fewer duplicates, still hundreds', () => {
