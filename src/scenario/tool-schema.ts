@@ -4,6 +4,7 @@ import type { RetryPolicy } from '../traffic/config.js';
 import type { Dist } from '../upstream/distribution.js';
 import {
   ENTRY_DEFAULT_PER,
+  TENANT_USERS_RANGE,
   USERS_DEFAULTS,
   type EntryConfig,
   type InferenceConfig,
@@ -20,6 +21,7 @@ import {
   duration,
   expecting,
   httpStatus,
+  inRangeOf,
   isMapping,
   nonNegativeInt,
   obj,
@@ -205,7 +207,7 @@ export function tenantsSchema(): z.ZodType<TenantConfig[], unknown> {
   return z
     .array(
       obj(
-        { name: text('a tenant name'), weight: positive().default(1), users: positiveInt().optional() },
+        { name: text('a tenant name'), weight: positive().default(1), users: inRangeOf(TENANT_USERS_RANGE).optional() },
         'a tenant like {name: acme, weight: 1, users: 50}',
       ),
       {

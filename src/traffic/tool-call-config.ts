@@ -1,4 +1,5 @@
 import type { Dist } from '../upstream/distribution.js';
+import type { Range } from '../engine/options.js';
 import type { RetryPolicy } from './config.js';
 
 /**
@@ -69,6 +70,9 @@ export interface TenantConfig {
  * `per: user` is the same as `per: tenant` until a scenario names more users.
  */
 export const TENANT_DEFAULT_USERS = 1;
+
+/** A tenant's users: whole, and few enough that every user of every tenant has an exact number. */
+export const TENANT_USERS_RANGE: Range = { min: 1, max: 1_000_000_000, integer: true };
 
 /** Whom the entry limit's token bucket is for: each tenant, or each user of each tenant. */
 export type EntryPer = 'tenant' | 'user';

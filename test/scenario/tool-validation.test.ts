@@ -63,7 +63,10 @@ describe('tools, tool calls and users: defaults and path-named problems', () => 
       'entry.per: expected one of tenant, user, got "everyone"',
     ]);
     expect(problemsOf(edit('users: 40', 'users: 0.5', LIMITED))).toEqual([
-      'tenants[1].users: expected a positive integer, got 0.5',
+      'tenants[1].users: expected an integer from 1 to 1000000000, got 0.5',
+    ]);
+    expect(problemsOf(edit('users: 40', 'users: 2e9', LIMITED))).toEqual([
+      'tenants[1].users: expected an integer from 1 to 1000000000, got 2000000000',
     ]);
   });
 
