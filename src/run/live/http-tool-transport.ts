@@ -4,7 +4,7 @@ import type { IdempotencyStore } from '../../engine/idempotency-store.js';
 import { parseRetryAfter } from '../../engine/retry-after.js';
 import { TOOL_DEFAULTS } from '../../upstream/tool-config.js';
 import type { ToolTransport } from '../../traffic/tool-observer.js';
-import type { ToolListener } from '../../upstream/tool-service.js';
+import type { ToolListener, ToolServiceStats } from '../../upstream/tool-service.js';
 
 /** Connections of the tool service's pool: tools are called far less often than the model. */
 const TOOL_CONNECTIONS = 64;
@@ -22,6 +22,9 @@ const ABANDON_AFTER_MS = 1000;
 export class HttpToolTransport implements ToolTransport {
   private pool: Pool | undefined;
   private readonly inFlight = new Set<AbortController>();
+  /** Per tool: calls the store answered itself, with a key in progress (conflicts) or its receipt (replays). */
+  private readonly conflicts: number[];
+  private readonly replays: number[];
 
   constructor(
     private readonly names: readonly string[],
@@ -29,7 +32,22 @@ export class HttpToolTransport implements ToolTransport {
     private readonly timeoutsMs: readonly number[],
     private readonly listener: ToolListener,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.conflicts = names.map(() => 0);
+    this.replays = names.map(() => 0);
+  }
+
+  /**
+   * The tool service's figures with what this process's idempotency store answered without a
+   * request (`idempotency: redis`): those conflicts and replays never reach the service.
+   */
+  withLocal(service: readonly ToolServiceStats[]): ToolServiceStats[] {
+    return service.map((s) => {
+      const i = this.names.indexOf(s.name);
+      if (i < 0 || this.conflicts[i] + this.replays[i] === 0) return s;
+      return { ...s, conflicts: s.conflicts + this.conflicts[i], replays: s.replays + this.replays[i] };
+    });
+  }
 
   /**
    * The engine's idempotency store for keyed calls (`idempotency: redis`): the key is taken
@@ -65,12 +83,17 @@ export class HttpToolTransport implements ToolTransport {
     store.begin(key, owner, TOOL_DEFAULTS.leaseMs, Date.now()).then(
       (r) => {
         if (r.outcome === 'acquired') return this.send(reqId, serial, tool, intent, '', now, { store, key, owner });
-        if (r.outcome === 'succeeded') return answer(200); // the receipt: the effect is not done again
-        if (r.outcome === 'in_progress')
+        if (r.outcome === 'succeeded') {
+          this.replays[tool]++;
+          return answer(200); // the receipt: the effect is not done again
+        }
+        if (r.outcome === 'in_progress') {
+          this.conflicts[tool]++;
           return answer(
             409,
             Math.min(TOOL_DEFAULTS.conflictRetryAfterMs, Math.max(0, r.record.leaseUntil - Date.now())),
           );
+        }
         answer(422);
       },
       // Fails closed: a key the store cannot vouch for is not sent (the effect might be done twice).

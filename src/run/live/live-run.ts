@@ -168,7 +168,10 @@ export class LiveRun implements EventHandler {
     this.reached = upstream.reached;
     this.transport.open(upstream.url);
     this.toolTransport?.open(upstream.url, upstream.idempotencyStore);
-    if (upstream.toolStats !== undefined) this.metrics.toolEffects = upstream.toolStats;
+    const toolStats = upstream.toolStats;
+    const tools = this.toolTransport;
+    if (toolStats !== undefined)
+      this.metrics.toolEffects = tools === undefined ? toolStats : () => tools.withLocal(toolStats());
     this.scheduler.restart();
     this.arrivals.begin();
     const s = this.scheduler;

@@ -78,5 +78,8 @@ await describeWithRedis('live tool calls with idempotency: redis', () => {
     const t = fake.run.result().tools![0];
     expect(t.attempts).toBe(20);
     expect(t.share['409']).toBeGreaterThan(0);
+    // Those conflicts are counted with the service's, though no request carried them.
+    expect(fake.toolStats()[0].conflicts).toBe(0);
+    expect(t.conflicts).toBeGreaterThan(0);
   });
 });
