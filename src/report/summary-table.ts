@@ -194,6 +194,9 @@ function wrap(parts: string[], width: number): string[] {
 }
 
 function headline(vs: RunResult[], width: number): string[] {
+  // Where tools have side effects, their repeats are the story as much as the load: the headline says both.
+  const dups = vs.map(duplicatesOf);
+  const counted = dups.some((d) => d !== undefined);
   if (vs.length === 1) {
     const v = vs[0];
     return wrap(
@@ -201,12 +204,27 @@ function headline(vs: RunResult[], width: number): string[] {
         `amplification ${formatTimes(v.amplification)}`,
         `goodput ${formatRate(v.goodput)}`,
         `success ${formatPercent(v.successRate)}`,
+        ...(counted ? [`duplicates ${formatCount(dups[0] ?? 0)}`] : []),
       ],
       width,
     );
   }
   const parts = vs.map((v) => `${v.name} ${formatTimes(v.amplification)}`);
-  return wrap([`amplification ${parts[0]}`, ...parts.slice(1)], width);
+  const dupParts = counted ? vs.map((v, i) => `${v.name} ${formatCount(dups[i] ?? 0)}`) : [];
+  return wrap(
+    [
+      `amplification ${parts[0]}`,
+      ...parts.slice(1),
+      ...(counted ? [`duplicates ${dupParts[0]}`, ...dupParts.slice(1)] : []),
+    ],
+    width,
+  );
+}
+
+/** Executions of side effects beyond the first per intent, over every side-effect tool; undefined without one. */
+function duplicatesOf(v: RunResult): number | undefined {
+  const tools = v.tools?.filter((t) => t.sideEffect);
+  return tools === undefined || tools.length === 0 ? undefined : tools.reduce((n, t) => n + t.duplicates, 0);
 }
 
 /** One block of the table: the label column and the variant columns `from .. to`. */
