@@ -142,15 +142,139 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     counters.internalErrors++;
     observer.error?.(err);
   };
-  const clock = options.clock ?? preciseClock;
   const scheduler = new RealTimeScheduler({ clock: options.clock, onError: internalError });
+  const model = modelSide(options, scheduler, counters, internalError);
+  const { host, log } = model;
+  const policy = {
+    current: parseToolPolicy(
+      { ...options.upstream.toolPolicy, ...options.toolPolicy },
+      TOOL_POLICY_DEFAULTS,
+      'toolPolicy',
+    ),
+  };
+  const refuse = refuser(counters);
+  const readJson = jsonReader(o.maxBodyBytes, refuse);
+  const stats = (): FakeUpstreamStats => ({
+    nowMs: scheduler.now(),
+    inFlight: model.table.inFlight,
+    http: { ...counters },
+    models: host.stats(),
+  });
+  const random = options.random ?? systemRandom();
+  const tools = toolHost({
+    tools: options.upstream.tools ?? [],
+    scheduler,
+    random: random instanceof SeededRandom ? random : new SeededRandom(0),
+    readJson,
+  });
+  const reset = (): void => {
+    host.reset();
+    tools.reset();
+    log.clear();
+    Object.assign(counters, { received: 0, invalid: 0, clientClosed: 0, internalErrors: 0 });
+  };
+
+  const routes = serverRoutes({ o, options, model, policy, refuse, readJson, stats, reset, tools });
+  const server = httpServer(routes, counters, log, refuse, internalError);
+  // Connection bursts (thousands of clients at once) are admitted a batch per loop turn.
+  const gate = gateConnections(server);
+  await listen(server, o.port, o.host);
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : o.port;
+  const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url,
+    port,
+    host: o.host,
+    stats,
+    faults: () => host.faults(),
+    setFaults(phases, relativeTo = 'now') {
+      host.setFaults(absolutePhases(phases, relativeTo, scheduler.now()));
+      return host.faults();
+    },
+    toolPolicy: () => policy.current,
+    setToolPolicy(p) {
+      policy.current = parseToolPolicy(p, policy.current, 'toolPolicy');
+      return policy.current;
+    },
+    requests: (limit) => log.list(limit),
+    toolStats: () => tools.stats(),
+    reset,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        scheduler.stop();
+        model.table.stopAll();
+        server.close(() => resolve());
+        gate.destroyWaiting();
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+/** Every route: the model API, the control API and the tool service. */
+function serverRoutes(c: {
+  o: typeof FAKE_UPSTREAM_DEFAULTS;
+  options: FakeUpstreamOptions;
+  model: ReturnType<typeof modelSide>;
+  policy: { current: ToolPolicy };
+  refuse: Refuse;
+  readJson: ReturnType<typeof jsonReader>;
+  stats: () => FakeUpstreamStats;
+  reset: () => void;
+  tools: ReturnType<typeof toolHost>;
+}): Routes {
+  const { o, options, model, policy, refuse, readJson, stats, reset, tools } = c;
+  return {
+    ...modelRoutes({
+      exchange: model.exchange,
+      table: model.table,
+      names: model.names,
+      log: model.log,
+      readText: textReader(o.maxBodyBytes, refuse),
+      parseJson: jsonParser(refuse),
+      refuse,
+      defaultMaxTokens: o.defaultMaxTokens,
+      seed: options.seed ?? 0,
+      toolPolicy: () => policy.current,
+      finish: model.finish,
+      submitted: (name) => options.observer?.submitted?.(name),
+    }),
+    ...controlRoutes({
+      host: model.host,
+      now: model.exchange.now,
+      stats,
+      reset,
+      log: model.log,
+      toolPolicy: () => policy.current,
+      setToolPolicy: (p) => {
+        policy.current = p;
+      },
+      readJson,
+      refuse,
+    }),
+    ...tools.routes,
+  };
+}
+
+/**
+ * The model side of the server: the upstream model on the real-time scheduler, the table of
+ * exchanges in flight it answers through, the request log, and how an exchange ends (one that
+ * ends before the model answered is cancelled at the model).
+ */
+function modelSide(
+  options: FakeUpstreamOptions,
+  scheduler: RealTimeScheduler,
+  counters: HttpCounters,
+  internalError: (err: unknown) => void,
+) {
+  const observer = options.observer ?? {};
+  const clock = options.clock ?? preciseClock;
   const table = new ExchangeTable();
   const config = upstreamConfig(options.upstream);
-  let toolPolicy = parseToolPolicy(
-    { ...options.upstream.toolPolicy, ...options.toolPolicy },
-    TOOL_POLICY_DEFAULTS,
-    'toolPolicy',
-  );
   const names = new ModelNames(
     config.models.map((m) => m.name),
     options.upstream.aliases,
@@ -187,11 +311,7 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     epochMs: Date.now() - scheduler.now(),
   };
   const log = new RequestLog(exchange.now, exchange.epochMs, options.requestLog);
-
-  /**
-   * The end of a model exchange. Ended before the model answered, it is cancelled at the model:
-   * the client left, or (response already ended) the server answered 500 after an internal error.
-   */
+  /** Ended before the model answered: the client left, or (response already ended) the server answered 500. */
   const finish = (ex: Exchange): void => {
     ex.stop();
     if (!ex.answered) {
@@ -204,60 +324,17 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     }
     table.remove(ex);
   };
+  return { host, table, names, exchange, log, finish };
+}
 
-  const refuse = refuser(counters);
-  const readJson = jsonReader(o.maxBodyBytes, refuse);
-  const stats = (): FakeUpstreamStats => ({
-    nowMs: scheduler.now(),
-    inFlight: table.inFlight,
-    http: { ...counters },
-    models: host.stats(),
-  });
-  const random = options.random ?? systemRandom();
-  const tools = toolHost({
-    tools: options.upstream.tools ?? [],
-    scheduler,
-    random: random instanceof SeededRandom ? random : new SeededRandom(0),
-    readJson,
-  });
-  const reset = (): void => {
-    host.reset();
-    tools.reset();
-    log.clear();
-    Object.assign(counters, { received: 0, invalid: 0, clientClosed: 0, internalErrors: 0 });
-  };
-
-  const routes: Routes = {
-    ...modelRoutes({
-      exchange,
-      table,
-      names,
-      log,
-      readText: textReader(o.maxBodyBytes, refuse),
-      parseJson: jsonParser(refuse),
-      refuse,
-      defaultMaxTokens: o.defaultMaxTokens,
-      seed: options.seed ?? 0,
-      toolPolicy: () => toolPolicy,
-      finish,
-      submitted: (model) => observer.submitted?.(model),
-    }),
-    ...controlRoutes({
-      host,
-      now: exchange.now,
-      stats,
-      reset,
-      log,
-      toolPolicy: () => toolPolicy,
-      setToolPolicy: (p) => {
-        toolPolicy = p;
-      },
-      readJson,
-      refuse,
-    }),
-    ...tools.routes,
-  };
-
+/** The HTTP server: every request counted and routed; a malformed request line or header answered without a handler. */
+function httpServer(
+  routes: Routes,
+  counters: HttpCounters,
+  log: RequestLog,
+  refuse: Refuse,
+  internalError: (err: unknown) => void,
+): Server {
   const server: Server = createServer((req, res) => {
     counters.received++;
     req.on('error', ignore);
@@ -273,44 +350,7 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
     socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
   });
-
-  // Connection bursts (thousands of clients at once) are admitted a batch per loop turn.
-  const gate = gateConnections(server);
-  await listen(server, o.port, o.host);
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : o.port;
-  const url = `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`;
-  let closing: Promise<void> | undefined;
-
-  return {
-    url,
-    port,
-    host: o.host,
-    stats,
-    faults: () => host.faults(),
-    setFaults(phases, relativeTo = 'now') {
-      host.setFaults(absolutePhases(phases, relativeTo, scheduler.now()));
-      return host.faults();
-    },
-    toolPolicy: () => toolPolicy,
-    setToolPolicy(policy) {
-      toolPolicy = parseToolPolicy(policy, toolPolicy, 'toolPolicy');
-      return toolPolicy;
-    },
-    requests: (limit) => log.list(limit),
-    toolStats: () => tools.stats(),
-    reset,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        scheduler.stop();
-        table.stopAll();
-        server.close(() => resolve());
-        gate.destroyWaiting();
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+  return server;
 }
 
 /** The upstream as the model takes it: model defaults filled in, fault times absolute. */
