@@ -65,11 +65,21 @@ describe('--queue with no Redis there', () => {
     const worker = await cli(['worker', '--queue', url]);
     expect(worker.code).toBe(2);
     expect(worker.err).toBe(`stormlab: --queue: no Redis answers at 127.0.0.1:${port} (ECONNREFUSED)\n`);
-    const sweep = await cli(['sweep', 'retry-storm', '--param', 'engine.throttle.k=1.5,2', '--queue', url, '-q']);
-    expect(sweep.code).toBe(2);
-    expect(sweep.err.trim().split('\n').at(-1)).toBe(
-      `stormlab: --queue: no Redis answers at 127.0.0.1:${port} (ECONNREFUSED)`,
-    );
-    expect(sweep.out).toBe('');
+    // Not quiet: the line that would announce the sweep on the queue is not printed before the error.
+    for (const command of [
+      ['sweep', 'retry-storm', '--param', 'engine.throttle.k=1.5,2'],
+      ['tune', 'retry-storm', '--maximize', 'goodput', '--params', 'engine.throttle.k', '--budget', '2'],
+    ]) {
+      const r = await cli([...command, '--queue', url]);
+      expect(r.code, command[0]).toBe(2);
+      expect(r.err, command[0]).toBe(`stormlab: --queue: no Redis answers at 127.0.0.1:${port} (ECONNREFUSED)\n`);
+      expect(r.out).toBe('');
+    }
+  });
+
+  it('bad input still comes first, before any wait for the queue', async () => {
+    const r = await cli(['sweep', 'retry-storm', '--param', 'nope=1,2', '--queue', 'redis://127.0.0.1:1']);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe('stormlab: --param nope: unknown key\n');
   });
 });

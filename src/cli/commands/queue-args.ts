@@ -1,7 +1,7 @@
 import type { RunPointsFn, WorkerChoice } from '../../explore/run-points.js';
 import { QueueError, parseQueueUrl, type QueueTarget } from '../../explore/queue-target.js';
 import type { PointJob } from '../../explore/simulate-point.js';
-import { UsageError } from '../io.js';
+import { type Io, UsageError } from '../io.js';
 
 /** `--queue`, checked (a bad URL is a usage error); `--workers` beside it is one too (the workers are `stormlab worker`s). */
 export function queueTarget(flags: { queue?: string; workers?: string }): QueueTarget | undefined {
@@ -38,6 +38,21 @@ export async function checkQueueReachable(target: QueueTarget): Promise<void> {
     if (e instanceof QueueError) throw new UsageError(e.message);
     throw e;
   });
+}
+
+/**
+ * What a sweep or tune says before it starts, held until its queue answers when `held`: an
+ * unreachable Redis is then the only line, not one after "sweeping … on the queue".
+ */
+export function heldUntilQueue(io: Io, held: boolean): { io: Io; flush(): void } {
+  if (!held) return { io, flush: () => {} };
+  const lines: string[] = [];
+  return {
+    io: { ...io, stderr: (t) => void lines.push(t) },
+    flush: () => {
+      for (const t of lines.splice(0)) io.stderr(t);
+    },
+  };
 }
 
 /** Opens the queue (bullmq loaded now; missing, it is one line) for the points of `job`. */

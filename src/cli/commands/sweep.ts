@@ -15,7 +15,7 @@ import type { Scenario } from '../../scenario/scenario.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { scenarioFromFlags, scenarioSets, type ScenarioFlags } from '../scenario-args.js';
 import { seedList } from '../../explore/seed-stats.js';
-import { openQueue, queueTarget, queueText } from './queue-args.js';
+import { heldUntilQueue, openQueue, queueTarget, queueText } from './queue-args.js';
 import { parseWorkers, pickVariant, positiveInt, quietWorkers, workerReporter, workersText } from './explore-args.js';
 import { writeOutput } from '../write-output.js';
 
@@ -54,14 +54,16 @@ export async function sweepCommand(
 ): Promise<number> {
   let spec: SweepSpec;
   const workers = workerReporter(io, flags.quiet);
+  const queue = queueTarget(flags);
+  const announce = heldUntilQueue(io, queue !== undefined);
   try {
-    spec = { ...prepare(io, arg, flags), onWorkers: workers.onWorkers };
+    spec = { ...prepare(announce.io, arg, flags), onWorkers: workers.onWorkers };
   } catch (e) {
     if (e instanceof SweepError) return usageLines(io, e.problems);
     throw e;
   }
-  const queue = queueTarget(flags);
   const remote = queue === undefined ? undefined : await openQueue(queue, spec.job);
+  announce.flush();
   const file = await runSweep(spec, remote?.run ?? run)
     .catch((e: unknown) => {
       if (e instanceof RefusedError) throw new UsageError(`--param: ${e.message}`);

@@ -13,7 +13,7 @@ import { formatFigure } from '../../report/format.js';
 import { paramValue, shellWord, tuneHeadline, tuneReport } from '../../report/tune-report.js';
 import { SEARCH_DEFAULTS } from '../../explore/search-space.js';
 import { seedList } from '../../explore/seed-stats.js';
-import { openQueue, queueTarget, queueText } from './queue-args.js';
+import { heldUntilQueue, openQueue, queueTarget, queueText } from './queue-args.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { EXIT, UsageError, type Io } from '../io.js';
@@ -47,10 +47,12 @@ export interface TuneFlags extends ScenarioFlags, GoalFlags {
  * beside the scenario's current values. Every flag is checked before anything runs.
  */
 export async function tuneCommand(io: Io, arg: string, flags: TuneFlags): Promise<number> {
-  const spec = prepare(io, arg, flags);
   const queue = queueTarget(flags);
+  const announce = heldUntilQueue(io, queue !== undefined);
+  const spec = prepare(announce.io, arg, flags);
   // One pool (or queue) for every round: the worker threads start once, not once a round.
   const remote = queue === undefined ? undefined : await openQueue(queue, spec.job);
+  announce.flush();
   const pool = remote === undefined ? new PointPool(spec.job, spec.workers) : undefined;
   const workers = workerReporter(io, flags.quiet);
   const onRound = flags.quiet ? undefined : (r: SearchRound): void => io.stderr(`${roundLine(spec, r)}\n`);
