@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../../src/engine/manual-clock.js';
 import { SeededRandom } from '../../src/engine/random.js';
 import type { GuardEvent } from '../../src/engine/guard-events.js';
+import { Agent, request, type Dispatcher } from 'undici';
+import type { EngineHttpOptions } from '../../src/integrations/engine-http-options.js';
+import { stormlab } from '../../src/integrations/undici-interceptor.js';
 import { drive } from '../helpers/drive.js';
 
 /** One scripted answer. `json` is sent as a JSON body, `sse` as server-sent events, `reset` drops the socket. */
@@ -154,6 +157,28 @@ export function useScriptedServers(): (script: Reply[]) => Promise<ScriptedServe
     return s;
   };
 }
+
+/** Dispatchers with the stormlab interceptor on an undici Agent of their own, closed after each test. */
+export function useGuardedAgents(): (options: EngineHttpOptions) => Dispatcher {
+  const agents: Agent[] = [];
+  afterEach(async () => {
+    await Promise.all(agents.splice(0).map((a) => a.close()));
+  });
+  return (options) => {
+    const agent = new Agent();
+    agents.push(agent);
+    return agent.compose(stormlab(options));
+  };
+}
+
+/** POSTs `body` as JSON to `url` through `dispatcher` (undici's `request`). */
+export const postJson = (dispatcher: Dispatcher, url: string, body: unknown) =>
+  request(url, {
+    dispatcher,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 /** An OpenAI chat completion chunk. */
 export const delta = (content: string, finish: string | null = null) => ({

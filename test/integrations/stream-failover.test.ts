@@ -1,10 +1,7 @@
 import OpenAI from 'openai';
-import { Agent, request, type Dispatcher } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { EngineHttpOptions } from '../../src/integrations/engine-http-options.js';
+import { describe, expect, it } from 'vitest';
 import { guardedFetch, type GuardedFetchOptions } from '../../src/integrations/guarded-fetch.js';
 import { HTTP_DEFAULTS } from '../../src/integrations/http-defaults.js';
-import { stormlab } from '../../src/integrations/undici-interceptor.js';
 import {
   chatBody,
   completion,
@@ -13,14 +10,13 @@ import {
   openaiStream,
   roleChunk,
   until,
+  postJson,
+  useGuardedAgents,
   useScriptedServers,
 } from './scripted-server.js';
 
 const serve = useScriptedServers();
-const agents: Agent[] = [];
-afterEach(async () => {
-  await Promise.all(agents.splice(0).map((a) => a.close()));
-});
+const guarded = useGuardedAgents();
 
 const ask = { model: 'gpt-4o', messages: [{ role: 'user' as const, content: 'Capital of France?' }] };
 const models = [
@@ -37,20 +33,6 @@ async function text(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletion
   for await (const c of stream) t += c.choices[0]?.delta?.content ?? '';
   return t;
 }
-
-function guarded(options: EngineHttpOptions): Dispatcher {
-  const agent = new Agent();
-  agents.push(agent);
-  return agent.compose(stormlab(options));
-}
-
-const postStream = (dispatcher: Dispatcher, url: string, body: unknown) =>
-  request(url, {
-    dispatcher,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
 
 describe('failures before the first token are retried or failed over invisibly (guardedFetch + OpenAI SDK)', () => {
   it('a cut before the first content token is retried; the caller sees one clean stream', async () => {
@@ -173,7 +155,7 @@ describe('the stream guard through the undici interceptor', () => {
     const s = await serve([{ sse: [roleChunk], cut: true }, { sse: openaiStream('Paris.') }]);
     const { base, run, of } = engineSetup();
     const res = await run(
-      postStream(
+      postJson(
         guarded({ ...base, targets: [s.origin] }),
         `${s.origin}/v1/chat/completions`,
         chatBody({ stream: true }),
@@ -192,7 +174,7 @@ describe('the stream guard through the undici interceptor', () => {
   it('a first-token stall falls over to the next model, request body rewritten', async () => {
     const s = await serve([{ sse: [roleChunk], stall: true }, { sse: openaiStream('Paris.') }]);
     const { base, clock, of } = engineSetup();
-    const pending = postStream(
+    const pending = postJson(
       guarded({ ...base, targets: models, stream: { ...base.stream, firstTokenMs: 20_000 } }),
       `${s.origin}/v1/chat/completions`,
       { ...ask, stream: true },
@@ -210,7 +192,7 @@ describe('the stream guard through the undici interceptor', () => {
     const s = await serve([{ sse: [roleChunk, delta('Par'), 'not json', delta('is.', 'stop'), '[DONE]'] }]);
     const { base, run, of } = engineSetup();
     const res = await run(
-      postStream(
+      postJson(
         guarded({ ...base, targets: [s.origin] }),
         `${s.origin}/v1/chat/completions`,
         chatBody({ stream: true }),
@@ -225,7 +207,7 @@ describe('the stream guard through the undici interceptor', () => {
   it('a stall after the first token ends the caller stream at idleMs with an in-band error', async () => {
     const s = await serve([{ sse: [roleChunk, delta('Par')], stall: true }]);
     const { base, clock } = engineSetup();
-    const res = await postStream(
+    const res = await postJson(
       guarded({ ...base, targets: [s.origin], stream: { ...base.stream, idleMs: 5000 } }),
       `${s.origin}/v1/chat/completions`,
       chatBody({ stream: true }),

@@ -1,9 +1,6 @@
 import OpenAI from 'openai';
-import { Agent, request, type Dispatcher } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { EngineHttpOptions } from '../../src/integrations/engine-http-options.js';
+import { describe, expect, it } from 'vitest';
 import { guardedFetch } from '../../src/integrations/guarded-fetch.js';
-import { stormlab } from '../../src/integrations/undici-interceptor.js';
 import {
   anthropicEvent,
   anthropicStart,
@@ -12,14 +9,13 @@ import {
   engineSetup,
   openaiStream,
   roleChunk,
+  postJson,
+  useGuardedAgents,
   useScriptedServers,
 } from './scripted-server.js';
 
 const serve = useScriptedServers();
-const agents: Agent[] = [];
-afterEach(async () => {
-  await Promise.all(agents.splice(0).map((a) => a.close()));
-});
+const guarded = useGuardedAgents();
 
 const ask = { model: 'gpt-4o', messages: [{ role: 'user' as const, content: 'Say something you must not.' }] };
 const models = [
@@ -51,20 +47,6 @@ async function chunks(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompleti
     out.push({ text: c.choices[0]?.delta?.content ?? '', finish: c.choices[0]?.finish_reason });
   return out;
 }
-
-function guarded(options: EngineHttpOptions): Dispatcher {
-  const agent = new Agent();
-  agents.push(agent);
-  return agent.compose(stormlab(options));
-}
-
-const post = (dispatcher: Dispatcher, url: string, body: unknown) =>
-  request(url, {
-    dispatcher,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
 
 describe('a refusal inside a stream is the engine’s content_filter (guardedFetch + OpenAI SDK)', () => {
   it.each([
@@ -125,7 +107,7 @@ describe('a refusal inside a stream through the undici interceptor', () => {
     const s = await serve([{ sse: filtered() }, { sse: openaiStream('never') }]);
     const { base, run, of } = engineSetup();
     const d = guarded({ ...base, targets: models });
-    const res = await run(post(d, `${s.origin}/v1/chat/completions`, { ...ask, stream: true }));
+    const res = await run(postJson(d, `${s.origin}/v1/chat/completions`, { ...ask, stream: true }));
     const body = await run(res.body.text());
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-stormlab-target']).toBe('primary');
@@ -140,7 +122,7 @@ describe('a refusal inside a stream through the undici interceptor', () => {
     const s = await serve([{ sse: filtered('Well, ') }, { sse: openaiStream('never') }]);
     const { base, run, of } = engineSetup();
     const d = guarded({ ...base, targets: models });
-    const res = await run(post(d, `${s.origin}/v1/chat/completions`, { ...ask, stream: true }));
+    const res = await run(postJson(d, `${s.origin}/v1/chat/completions`, { ...ask, stream: true }));
     const body = await run(res.body.text());
     expect(body).toContain('"finish_reason":"content_filter"');
     expect(s.requests).toHaveLength(1);
@@ -151,7 +133,7 @@ describe('a refusal inside a stream through the undici interceptor', () => {
     const s = await serve([{ sse: filtered() }, { sse: openaiStream('Fine.') }]);
     const { base, run, of } = engineSetup();
     const d = guarded({ ...base, targets: models, onContentFilter: 'fallback' });
-    const res = await run(post(d, `${s.origin}/v1/chat/completions`, { ...ask, stream: true }));
+    const res = await run(postJson(d, `${s.origin}/v1/chat/completions`, { ...ask, stream: true }));
     const body = await run(res.body.text());
     expect(res.headers['x-stormlab-target']).toBe('mini');
     expect(body).toContain('Fine.');

@@ -10,6 +10,7 @@ import {
   completion,
   engineSetup,
   openaiError,
+  postJson,
   scriptedServer,
   until,
   type Reply,
@@ -33,20 +34,12 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-const post = (dispatcher: Dispatcher, url: string, body: unknown) =>
-  request(url, {
-    dispatcher,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-
 describe('stormlab undici interceptor', () => {
   it('passes a success through with its body intact', async () => {
     const s = await serve([{ json: completion('Paris.'), headers: { 'x-request-id': 'r1' } }]);
     const { base, run } = engineSetup();
     const res = await run(
-      post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()),
+      postJson(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()),
     );
     expect(res.statusCode).toBe(200);
     expect(res.headers['x-request-id']).toBe('r1');
@@ -58,7 +51,7 @@ describe('stormlab undici interceptor', () => {
     const s = await serve([{ status: 503, text: 'upstream busy' }, { json: completion('ok') }]);
     const { base, run, of } = engineSetup();
     const res = await run(
-      post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()),
+      postJson(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()),
     );
     expect(res.statusCode).toBe(200);
     expect((await res.body.json()) as unknown).toMatchObject({ choices: [{ message: { content: 'ok' } }] });
@@ -77,7 +70,7 @@ describe('stormlab undici interceptor', () => {
     const { base, run, of, clock } = engineSetup();
     const start = clock.now();
     const res = await run(
-      post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()),
+      postJson(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()),
     );
     await res.body.text();
     expect(of('retry')).toEqual([expect.objectContaining({ class: 'rate_limited', delayMs: 2500 })]);
@@ -89,7 +82,7 @@ describe('stormlab undici interceptor', () => {
     const s = await serve([bad]);
     const { base, run } = engineSetup();
     const res = await run(
-      post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()),
+      postJson(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody()),
     );
     expect(res.statusCode).toBe(400);
     expect(await res.body.json()).toEqual(bad.json);
@@ -103,7 +96,7 @@ describe('stormlab undici interceptor', () => {
     const b = await serve([{ json: completion('from b') }]);
     const { base, run, of } = engineSetup();
     const res = await run(
-      post(
+      postJson(
         guarded({ ...base, targets: [a.origin, b.origin] }),
         `${a.origin}/v1/chat/completions?api-version=1`,
         chatBody(),
@@ -122,7 +115,7 @@ describe('stormlab undici interceptor', () => {
     const b = await serve([{ json: completion('long') }]);
     const { base, run, of } = engineSetup();
     const res = await run(
-      post(guarded({ ...base, targets: [a.origin, b.origin] }), `${a.origin}/v1/chat/completions`, chatBody()),
+      postJson(guarded({ ...base, targets: [a.origin, b.origin] }), `${a.origin}/v1/chat/completions`, chatBody()),
     );
     expect(res.statusCode).toBe(200);
     await res.body.dump();
@@ -149,7 +142,7 @@ describe('stormlab undici interceptor', () => {
       const b = await serve([{ json: completion('from b') }]);
       const { base, run, of } = engineSetup();
       const res = await run(
-        post(guarded({ ...base, targets: [a.origin, b.origin] }), `${a.origin}/v1/chat/completions`, chatBody()),
+        postJson(guarded({ ...base, targets: [a.origin, b.origin] }), `${a.origin}/v1/chat/completions`, chatBody()),
       );
       expect(res.statusCode).toBe(200);
       expect((await res.body.json()) as unknown).toEqual(refusal);
@@ -168,7 +161,7 @@ describe('stormlab undici interceptor', () => {
     const b = await serve([{ json: completion('from b') }]);
     const { base, run, of } = engineSetup();
     const d = guarded({ ...base, targets: [a.origin, b.origin], onContentFilter: 'fallback' });
-    const res = await run(post(d, `${a.origin}/v1/chat/completions`, chatBody()));
+    const res = await run(postJson(d, `${a.origin}/v1/chat/completions`, chatBody()));
     expect((await res.body.json()) as unknown).toMatchObject({ choices: [{ message: { content: 'from b' } }] });
     expect(of('fallback').map((e) => e.why)).toEqual(['content_filter']);
   });
@@ -177,7 +170,7 @@ describe('stormlab undici interceptor', () => {
     const s = await serve([{ status: 503 }]);
     const { base, run } = engineSetup();
     const d = guarded({ ...base, targets: [s.origin], retryBudget: { ratio: 0, minRetriesPerSec: 0 } });
-    const res = await run(post(d, `${s.origin}/v1/chat/completions`, chatBody()));
+    const res = await run(postJson(d, `${s.origin}/v1/chat/completions`, chatBody()));
     expect(res.statusCode).toBe(503);
     expect(res.headers).toMatchObject({ 'x-should-retry': 'false', 'x-stormlab-shed': 'budget' });
     expect((await res.body.json()) as unknown).toMatchObject({ error: { type: 'stormlab_shed', code: 'budget' } });
@@ -193,7 +186,7 @@ describe('stormlab undici interceptor', () => {
       retryBudget: { ratio: 0, minRetriesPerSec: 0 },
       shedAnswers: false,
     });
-    const err = await run(post(d, `${s.origin}/v1/chat/completions`, chatBody())).catch((e: unknown) => e);
+    const err = await run(postJson(d, `${s.origin}/v1/chat/completions`, chatBody())).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ShedError);
     expect(err).toMatchObject({ reason: 'budget' });
     expect((err as Error).cause).toBeUndefined(); // not the engine's last attempt outcome
@@ -205,7 +198,7 @@ describe('stormlab undici interceptor', () => {
     const { base, run, of } = engineSetup();
     const limits = [{ name: 'tpm', unit: 'tokens' as const, rate: 60_000, per: 'minute' as const, keyBy: 'model' }];
     const body = chatBody({ max_tokens: 200 });
-    const res = await run(post(guarded({ ...base, limits }), `${s.origin}/v1/chat/completions`, body));
+    const res = await run(postJson(guarded({ ...base, limits }), `${s.origin}/v1/chat/completions`, body));
     await res.body.dump();
     expect(of('reserve')).toEqual([expect.objectContaining({ tokens: estimateChatTokens(body) })]);
     expect(of('reconcile')).toEqual([expect.objectContaining({ reserved: estimateChatTokens(body), actual: 42 })]);
@@ -221,7 +214,7 @@ describe('stormlab undici interceptor', () => {
     const { base, run, of } = engineSetup();
     const limits = [{ name: 'tpm', unit: 'tokens' as const, rate: 60_000, per: 'minute' as const }];
     const res = await run(
-      post(
+      postJson(
         guarded({ ...base, targets: [s.origin], limits }),
         `${s.origin}/v1/chat/completions`,
         chatBody({ stream: true }),
@@ -248,7 +241,7 @@ describe('stormlab undici interceptor', () => {
     const { base, run, of } = engineSetup();
     const limits = [{ name: 'tpm', unit: 'tokens' as const, rate: 60_000, per: 'minute' as const }];
     const body = { model: 'claude-x', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'hello' }] };
-    const res = await run(post(guarded({ ...base, limits }), `${s.origin}/v1/messages`, body));
+    const res = await run(postJson(guarded({ ...base, limits }), `${s.origin}/v1/messages`, body));
     await run(res.body.text());
     expect(of('reconcile')).toEqual([expect.objectContaining({ reserved: estimateChatTokens(body), actual: 31 })]);
   });
@@ -260,7 +253,11 @@ describe('stormlab undici interceptor', () => {
     ]);
     const { base, run, of } = engineSetup();
     const res = await run(
-      post(guarded({ ...base, targets: [s.origin] }), `${s.origin}/v1/chat/completions`, chatBody({ stream: true })),
+      postJson(
+        guarded({ ...base, targets: [s.origin] }),
+        `${s.origin}/v1/chat/completions`,
+        chatBody({ stream: true }),
+      ),
     );
     expect(res.statusCode).toBe(200);
     const text = await run(res.body.text());
@@ -282,7 +279,7 @@ describe('stormlab undici interceptor', () => {
       .reply(200, { usage: { input_tokens: 3, output_tokens: 4 } });
     const { base, run, of } = engineSetup();
     const d = mock.compose(stormlab({ ...base, maxAttempts: 2, targets: ['https://a.example', 'https://b.example'] }));
-    const res = await run(post(d, 'https://a.example/v1/messages', { model: 'm', max_tokens: 5, messages: [] }));
+    const res = await run(postJson(d, 'https://a.example/v1/messages', { model: 'm', max_tokens: 5, messages: [] }));
     expect(res.statusCode).toBe(200);
     expect(await res.body.json()).toEqual({ usage: { input_tokens: 3, output_tokens: 4 } });
     expect(of('retry').map((e) => e.class)).toEqual(['overloaded']);
@@ -294,7 +291,7 @@ describe('stormlab undici interceptor', () => {
     const s = await serve([{ hang: true }, { json: completion('ok') }]);
     const { base, clock, of } = engineSetup();
     // The clock is moved by hand: the second attempt's timer must not fire while its I/O is real.
-    const pending = post(
+    const pending = postJson(
       guarded({ ...base, targets: [s.origin], attemptTimeoutMs: 5000 }),
       `${s.origin}/v1/chat/completions`,
       chatBody(),
