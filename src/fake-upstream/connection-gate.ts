@@ -1,5 +1,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Clock } from '../engine/clock.js';
+import { preciseClock } from '../platform/system-clock.js';
 import { TurnQueue } from './turn-queue.js';
 
 export const CONNECTION_GATE_DEFAULTS = {
@@ -10,6 +12,17 @@ export const CONNECTION_GATE_DEFAULTS = {
    * @default 64
    */
   perTurn: 64,
+  /**
+   * Connections handed over whose first request has not come yet, at most; past it a burst
+   * waits. A client that connects 5,000 sockets and only then writes its requests would
+   * otherwise have them all read in one turn (the HTTP server reads every socket it was handed),
+   * whatever the pace of hand-over. A connection stops counting at its first request, when it
+   * closes, or `freshMs` after it was handed over (a client that connects ahead and sends later).
+   * @default 128
+   */
+  maxFresh: 128,
+  /** @default 50 */
+  freshMs: 50,
   /**
    * Closed connections (the client's end seen) the HTTP server tears down per turn: its end of
    * the connection, the close, the request it aborts. At some 30 µs each, 128 keep a turn near
@@ -32,9 +45,18 @@ export const CONNECTION_GATE_DEFAULTS = {
   backlog: 8192,
 };
 
+export type GateOptions = Partial<
+  Pick<typeof CONNECTION_GATE_DEFAULTS, 'perTurn' | 'maxFresh' | 'freshMs' | 'endsPerTurn'>
+> & {
+  /** When a handed-over connection stops being fresh. @default preciseClock */
+  clock?: Clock;
+};
+
 export interface ConnectionGate {
   /** Connections accepted and not yet handed to the server. */
   readonly waiting: number;
+  /** Connections handed over that count as waiting for their first request. */
+  readonly fresh: number;
   /** Closed connections whose teardown waits for a later turn. */
   readonly ending: number;
   /** Destroys the connections still waiting (the server is closing: they would keep it open). */
@@ -45,7 +67,8 @@ export interface ConnectionGate {
  * Spreads the work of connection bursts over loop turns, both ways:
  *
  * - arrivals: the HTTP server's own `connection` listener (socket setup, parser, and so the
- *   first request) runs for at most `perTurn` connections per turn; the others are paused and
+ *   first request) runs for at most `perTurn` connections per turn, and only while fewer than
+ *   `maxFresh` handed-over connections wait for their first request; the others are paused and
  *   queued, and handed over on the turns after. Handing an accepted socket to an HTTP server by
  *   emitting `connection` is the documented way, so nothing of the server's is bypassed;
  * - closes: the server's `end` listeners (the client closed its side: the server ends its own,
@@ -53,24 +76,23 @@ export interface ConnectionGate {
  *   sockets per turn; the others wait a few turns with their end seen and nothing else done.
  *   The server does then exactly what it did, a little later.
  */
-export function gateConnections(
-  server: Server,
-  perTurn = CONNECTION_GATE_DEFAULTS.perTurn,
-  endsPerTurn = CONNECTION_GATE_DEFAULTS.endsPerTurn,
-): ConnectionGate {
+export function gateConnections(server: Server, options: GateOptions = {}): ConnectionGate {
+  const o = { ...CONNECTION_GATE_DEFAULTS, ...options, clock: options.clock ?? preciseClock };
   const listeners = server.listeners('connection') as Array<(socket: Socket) => void>;
   server.removeAllListeners('connection');
 
   const ends = new TurnQueue<Ending>(
-    endsPerTurn,
+    o.endsPerTurn,
     (e) => {
       for (const l of e.listeners) l.call(e.socket);
     },
     (e) => !e.socket.destroyed,
   );
+  const fresh = new FreshConnections(o.maxFresh, o.freshMs, o.clock, () => arrivals.kick());
   const admit = (socket: Socket): void => {
     const before = socket.listenerCount('end');
     for (const l of listeners) l.call(server, socket);
+    fresh.add(socket);
     // The server's own `end` listeners (added just now) run through the turn queue instead.
     const added = (socket.listeners('end') as Array<() => void>).slice(before);
     if (added.length === 0) return;
@@ -79,7 +101,7 @@ export function gateConnections(
     socket.on('end', () => ends.push(ending));
   };
   const arrivals = new TurnQueue<Socket>(
-    perTurn,
+    o.perTurn,
     (socket, waited) => {
       if (!waited) return admit(socket);
       socket.off('error', ignore);
@@ -87,6 +109,7 @@ export function gateConnections(
       socket.resume();
     },
     (socket) => !socket.destroyed,
+    () => fresh.room(),
   );
 
   server.on('connection', (socket: Socket) => {
@@ -95,18 +118,94 @@ export function gateConnections(
     socket.pause();
     socket.on('error', ignore);
   });
+  server.on('request', (req: { socket: Socket }) => fresh.done(req.socket));
 
   return {
     get waiting() {
       return arrivals.waiting;
+    },
+    get fresh() {
+      return fresh.count;
     },
     get ending() {
       return ends.waiting;
     },
     destroyWaiting() {
       arrivals.clear((socket) => socket.destroy());
+      fresh.stop();
     },
   };
+}
+
+/**
+ * The connections handed over that have not sent their first request, oldest first. One
+ * stops counting at its first request, when it closes, or `freshMs` after it was handed over;
+ * `onRoom` hears when one stops counting (what waits may go on).
+ */
+class FreshConnections {
+  private readonly order: Socket[] = [];
+  private readonly since: number[] = [];
+  private head = 0;
+  private readonly live = new Set<Socket>();
+  private cancelTimer: (() => void) | null = null;
+
+  constructor(
+    private readonly max: number,
+    private readonly ms: number,
+    private readonly clock: Clock,
+    private readonly onRoom: () => void,
+  ) {}
+
+  get count(): number {
+    this.expire();
+    return this.live.size;
+  }
+
+  add(socket: Socket): void {
+    this.live.add(socket);
+    this.order.push(socket);
+    this.since.push(this.clock.now());
+    socket.once('close', () => this.done(socket));
+  }
+
+  done(socket: Socket): void {
+    if (this.live.delete(socket)) this.onRoom();
+  }
+
+  /** Whether one more may be handed over now; if not, a timer wakes `onRoom` when the oldest expires. */
+  room(): boolean {
+    this.expire();
+    if (this.live.size < this.max) return true;
+    if (this.cancelTimer === null) {
+      const wait = Math.max(0, this.since[this.head] + this.ms - this.clock.now());
+      this.cancelTimer = this.clock.setTimer(wait, () => {
+        this.cancelTimer = null;
+        this.onRoom();
+      });
+    }
+    return false;
+  }
+
+  stop(): void {
+    this.cancelTimer?.();
+    this.cancelTimer = null;
+  }
+
+  /** Drops from the front what no longer counts: sent, closed, or older than `ms`. */
+  private expire(): void {
+    const until = this.clock.now() - this.ms;
+    while (this.head < this.order.length) {
+      const s = this.order[this.head];
+      if (this.live.has(s) && this.since[this.head] > until) break;
+      this.live.delete(s);
+      this.head++;
+    }
+    if (this.head > 1024 && this.head * 2 > this.order.length) {
+      this.order.splice(0, this.head);
+      this.since.splice(0, this.head);
+      this.head = 0;
+    }
+  }
 }
 
 interface Ending {

@@ -177,8 +177,8 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
 
   const routes = serverRoutes({ o, options, model, policy, refuse, readJson, stats, reset, tools });
   const server = httpServer(routes, counters, log, refuse, internalError);
-  // Connection bursts (thousands of clients at once) are admitted a batch per loop turn.
-  const gate = gateConnections(server);
+  // Connection bursts (thousands of clients at once) are admitted, and torn down, a batch per loop turn.
+  const gate = gateConnections(server, { clock: options.clock });
   await listen(server, o.port, o.host);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : o.port;

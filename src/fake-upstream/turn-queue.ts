@@ -20,6 +20,8 @@ export class TurnQueue<T> {
     private readonly run: (item: T, waited: boolean) => void,
     /** Whether an item that waited is still worth running (a socket closed meanwhile is not). */
     private readonly live: (item: T) => boolean = () => true,
+    /** Whether the next item may run at all now; while not, items wait until `kick()`. */
+    private readonly ready: () => boolean = () => true,
   ) {}
 
   /** Items waiting for a later turn. */
@@ -29,13 +31,18 @@ export class TurnQueue<T> {
 
   /** Runs `item` now if this turn has room and nothing waits, else queues it; false if it waits. */
   push(item: T): boolean {
-    const now = this.ran < this.perTurn && this.head === this.queue.length;
+    const now = this.ran < this.perTurn && this.head === this.queue.length && this.ready();
     if (now) {
       this.ran++;
       this.run(item, false);
     } else this.queue.push(item);
     this.nextTurn();
     return now;
+  }
+
+  /** `ready()` may have turned true: what waits goes on in a later turn. */
+  kick(): void {
+    if (this.head < this.queue.length) this.nextTurn();
   }
 
   /** Empties the queue without running what waits, giving each item to `drop`. */
@@ -55,7 +62,7 @@ export class TurnQueue<T> {
   private readonly drain = (): void => {
     this.scheduled = false;
     this.ran = 0;
-    while (this.head < this.queue.length && this.ran < this.perTurn) {
+    while (this.head < this.queue.length && this.ran < this.perTurn && this.ready()) {
       const item = this.queue[this.head++];
       if (!this.live(item)) continue;
       this.ran++;
@@ -65,7 +72,8 @@ export class TurnQueue<T> {
       this.queue.length = 0;
       this.head = 0;
     }
-    // Either more wait, or this turn's count must start over next turn.
-    if (this.head < this.queue.length || this.ran > 0) this.nextTurn();
+    // More wait (and may run), or this turn's count must start over next turn; items held back
+    // by `ready()` wait for `kick()`.
+    if ((this.head < this.queue.length && this.ready()) || this.ran > 0) this.nextTurn();
   };
 }

@@ -4,6 +4,7 @@ import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeUpstream } from '../../src/fake-upstream/server.js';
 import { Pool } from 'undici';
+import { ManualClock } from '../../src/engine/manual-clock.js';
 import { CONNECTION_GATE_DEFAULTS, gateConnections } from '../../src/fake-upstream/connection-gate.js';
 
 const closers: Array<() => Promise<void>> = [];
@@ -33,7 +34,7 @@ class FakeSocket extends EventEmitter {
  * A server whose own `connection` listener records what it was handed and listens for each
  * socket's `end` (as an HTTP server does: it ends its side); the gate goes in front of it.
  */
-function gatedFake(perTurn: number, endsPerTurn = 1000) {
+function gatedFake(perTurn: number, endsPerTurn = 1000, fresh: { maxFresh?: number; clock?: ManualClock } = {}) {
   const server = new EventEmitter() as unknown as Server;
   const handed: FakeSocket[] = [];
   const ended: FakeSocket[] = [];
@@ -41,13 +42,15 @@ function gatedFake(perTurn: number, endsPerTurn = 1000) {
     handed.push(s);
     s.on('end', () => ended.push(s));
   });
-  const gate = gateConnections(server, perTurn, endsPerTurn);
+  const gate = gateConnections(server, { perTurn, endsPerTurn, maxFresh: 1000, freshMs: 50, ...fresh });
+  /** The server read the first request of `s` (an HTTP server emits `request` with it). */
+  const request = (s: FakeSocket) => server.emit('request', { socket: s });
   const arrive = (n: number): FakeSocket[] => {
     const sockets = Array.from({ length: n }, () => new FakeSocket());
     for (const s of sockets) server.emit('connection', s);
     return sockets;
   };
-  return { gate, handed, ended, arrive };
+  return { gate, handed, ended, arrive, request };
 }
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -104,6 +107,31 @@ describe('gateConnections', () => {
     expect(g.ended.at(-1)).toBe(late);
   });
 
+  it('hands over no more while maxFresh connections wait for their first request; a request, a close or freshMs frees one', async () => {
+    const clock = new ManualClock();
+    const g = gatedFake(100, 1000, { maxFresh: 2, clock });
+    const sockets = g.arrive(6);
+    expect(g.handed).toEqual(sockets.slice(0, 2));
+    expect(g.gate.fresh).toBe(2);
+    await nextTurn();
+    expect(g.handed).toHaveLength(2); // room for 100 this turn, but two wait for their requests
+    g.request(sockets[0]);
+    await nextTurn();
+    expect(g.handed).toEqual(sockets.slice(0, 3));
+    g.request(sockets[0]); // a connection's later requests change nothing
+    sockets[1].emit('close');
+    await nextTurn();
+    expect(g.handed).toEqual(sockets.slice(0, 4));
+    // Two fresh ones (2 and 3) that never send: after freshMs they stop counting.
+    clock.advance(49);
+    await nextTurn();
+    expect(g.handed).toHaveLength(4);
+    clock.advance(1);
+    await nextTurn();
+    expect(g.handed).toEqual(sockets);
+    expect(g.gate.waiting).toBe(0);
+  });
+
   it('destroyWaiting destroys what still waits (a closing server must not wait for them)', () => {
     const g = gatedFake(2);
     const sockets = g.arrive(5);
@@ -114,7 +142,7 @@ describe('gateConnections', () => {
 
   it('behind a real HTTP server, every connection of a burst is served', async () => {
     const server = createServer((_req, res) => res.end('ok'));
-    gateConnections(server, 2);
+    gateConnections(server, { perTurn: 2, maxFresh: 3 });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const port = (server.address() as AddressInfo).port;
@@ -138,7 +166,7 @@ describe('gateConnections', () => {
 
   it('behind a real HTTP server, a burst of keep-alive connections that close is torn down', async () => {
     const server = createServer((_req, res) => res.end('ok'));
-    gateConnections(server, 2, 2);
+    gateConnections(server, { perTurn: 2, endsPerTurn: 2 });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const port = (server.address() as AddressInfo).port;

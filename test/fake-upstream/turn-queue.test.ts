@@ -66,4 +66,23 @@ describe('TurnQueue', () => {
     await nextTurn();
     expect(ran).toEqual([1, 2, 5, 6]);
   });
+
+  it('while ready() says no, items wait (whatever the turn has room for) until kick()', async () => {
+    const ran: number[] = [];
+    let open = false;
+    const q = new TurnQueue<number>(
+      10,
+      (n) => ran.push(n),
+      () => true,
+      () => open,
+    );
+    expect([q.push(1), q.push(2)]).toEqual([false, false]);
+    await nextTurn();
+    await nextTurn();
+    expect(ran).toEqual([]);
+    open = true;
+    q.kick();
+    await nextTurn();
+    expect(ran).toEqual([1, 2]);
+  });
 });
