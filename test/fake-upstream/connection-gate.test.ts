@@ -132,6 +132,37 @@ describe('gateConnections', () => {
     expect(g.gate.waiting).toBe(0);
   });
 
+  it("makes the sockets of a burst of accepted connections perTurn per turn (the listen handle's onconnection), closing what waits on destroy", async () => {
+    const server = new EventEmitter() as unknown as Server & { _handle: unknown };
+    const made: Array<[number, unknown]> = [];
+    const handle = {
+      onconnection(err: number, h: unknown) {
+        made.push([err, h]);
+      },
+    };
+    server._handle = handle;
+    const gate = gateConnections(server, { perTurn: 3 });
+    server.emit('listening');
+    const raw = Array.from({ length: 8 }, (_, i) => ({
+      i,
+      closed: false,
+      close() {
+        this.closed = true;
+      },
+    }));
+    for (const h of raw) handle.onconnection(0, h);
+    expect(made).toEqual(raw.slice(0, 3).map((h) => [0, h]));
+    expect(gate.waiting).toBe(5);
+    handle.onconnection(-24, undefined); // an accept error goes straight through
+    expect(made.at(-1)).toEqual([-24, undefined]);
+    await nextTurn();
+    expect(made.filter(([e]) => e === 0).map(([, h]) => h)).toEqual(raw.slice(0, 6));
+    gate.destroyWaiting();
+    expect(raw.map((h) => h.closed)).toEqual([false, false, false, false, false, false, true, true]);
+    await nextTurn();
+    expect(made).toHaveLength(7);
+  });
+
   it('destroyWaiting destroys what still waits (a closing server must not wait for them)', () => {
     const g = gatedFake(2);
     const sockets = g.arrive(5);
