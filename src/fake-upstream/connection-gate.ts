@@ -21,8 +21,14 @@ export const CONNECTION_GATE_DEFAULTS = {
    * @default 128
    */
   maxFresh: 128,
-  /** @default 50 */
-  freshMs: 50,
+  /**
+   * A client on a busy machine may write its request well after its connection was accepted
+   * (the kernel completes the handshake, the client's own loop is late to see it): long enough
+   * that those count, short enough that connections opened ahead and left idle hold no one up
+   * for long.
+   * @default 250
+   */
+  freshMs: 250,
   /**
    * Closed connections (the client's end seen) the HTTP server tears down per turn: its end of
    * the connection, the close, the request it aborts. At some 30 µs each, 128 keep a turn near
@@ -148,10 +154,8 @@ export function gateConnections(server: Server, options: GateOptions = {}): Conn
  * `onRoom` hears when one stops counting (what waits may go on).
  */
 class FreshConnections {
-  private readonly order: Socket[] = [];
-  private readonly since: number[] = [];
-  private head = 0;
-  private readonly live = new Set<Socket>();
+  /** Fresh connections and when each was handed over, oldest first (a Map keeps insertion order). */
+  private readonly since = new Map<Socket, number>();
   private cancelTimer: (() => void) | null = null;
 
   constructor(
@@ -163,27 +167,25 @@ class FreshConnections {
 
   get count(): number {
     this.expire();
-    return this.live.size;
+    return this.since.size;
   }
 
   add(socket: Socket): void {
-    this.live.add(socket);
-    this.order.push(socket);
-    this.since.push(this.clock.now());
+    this.since.set(socket, this.clock.now());
     socket.once('close', () => this.done(socket));
   }
 
   done(socket: Socket): void {
-    if (this.live.delete(socket)) this.onRoom();
+    if (this.since.delete(socket)) this.onRoom();
   }
 
   /** Whether one more may be handed over now; if not, a timer wakes `onRoom` when the oldest expires. */
   room(): boolean {
     this.expire();
-    if (this.live.size < this.max) return true;
+    if (this.since.size < this.max) return true;
     if (this.cancelTimer === null) {
-      const wait = Math.max(0, this.since[this.head] + this.ms - this.clock.now());
-      this.cancelTimer = this.clock.setTimer(wait, () => {
+      const oldest = this.since.values().next().value ?? this.clock.now();
+      this.cancelTimer = this.clock.setTimer(Math.max(0, oldest + this.ms - this.clock.now()), () => {
         this.cancelTimer = null;
         this.onRoom();
       });
@@ -196,19 +198,12 @@ class FreshConnections {
     this.cancelTimer = null;
   }
 
-  /** Drops from the front what no longer counts: sent, closed, or older than `ms`. */
+  /** Drops from the front what has been fresh for `ms`. */
   private expire(): void {
     const until = this.clock.now() - this.ms;
-    while (this.head < this.order.length) {
-      const s = this.order[this.head];
-      if (this.live.has(s) && this.since[this.head] > until) break;
-      this.live.delete(s);
-      this.head++;
-    }
-    if (this.head > 1024 && this.head * 2 > this.order.length) {
-      this.order.splice(0, this.head);
-      this.since.splice(0, this.head);
-      this.head = 0;
+    for (const [socket, at] of this.since) {
+      if (at > until) break;
+      this.since.delete(socket);
     }
   }
 }

@@ -71,6 +71,10 @@ export class TurnQueue<T> {
     if (this.head === this.queue.length) {
       this.queue.length = 0;
       this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      // A queue that never empties lets go of what it ran.
+      this.queue.splice(0, this.head);
+      this.head = 0;
     }
     // More wait (and may run), or this turn's count must start over next turn; items held back
     // by `ready()` wait for `kick()`.
