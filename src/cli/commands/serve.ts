@@ -4,7 +4,14 @@ import type { ServedFault } from '../../fake-upstream/fault-phases.js';
 import { createFakeUpstream, type FakeUpstream, type FakeUpstreamConfig } from '../../fake-upstream/server.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { scenarioFromFlags } from '../scenario-args.js';
-import { applyModels, requestLogFile, seedOf, type ServeModelFlags, toolPolicyOf } from './serve-flags.js';
+import {
+  applyAnswerTokens,
+  applyModels,
+  requestLogFile,
+  seedOf,
+  type ServeModelFlags,
+  toolPolicyOf,
+} from './serve-flags.js';
 import { SERVE_DEFAULTS } from './serve-defaults.js';
 
 export interface ServeFlags extends ServeModelFlags {
@@ -35,9 +42,12 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
   const port = parsePort(flags.port ?? SERVE_DEFAULTS.port);
   const host = flags.host ?? SERVE_DEFAULTS.host;
   if (host.trim() === '') throw new UsageError('--host: expected an address like 127.0.0.1 or 0.0.0.0, got ""');
-  const upstream: FakeUpstreamConfig = applyModels(
-    flags.scenario === undefined ? DEFAULT_UPSTREAM : scenarioFromFlags(flags.scenario, {}, io.cwd).upstream,
-    flags.models,
+  const upstream: FakeUpstreamConfig = applyAnswerTokens(
+    applyModels(
+      flags.scenario === undefined ? DEFAULT_UPSTREAM : scenarioFromFlags(flags.scenario, {}, io.cwd).upstream,
+      flags.models,
+    ),
+    flags.answerTokens,
   );
   const toolPolicy = toolPolicyOf(flags);
   const seed = seedOf(flags.seed);
