@@ -82,6 +82,11 @@ describe('stormlab serve', () => {
       }
     };
     expect(await ask('9', 4096)).toEqual([9, 'stop']);
+    const io = captureIo();
+    await (await startServe(io, { port: '0' })).close();
+    expect(io.out).toContain(
+      'answers: a natural length (median 300 tokens), cut at max_tokens (finish_reason length); header x-stormlab-output-tokens: max for exactly max_tokens\n',
+    );
     expect(await ask('max', 3)).toEqual([3, 'stop']);
   });
 
