@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/engine/manual-clock.js';
 import { fast, json, length, sseEvents, start, USER } from './harness.js';
 
 const openai = (url: string) => new OpenAI({ baseURL: `${url}/v1`, apiKey: 'test', maxRetries: 0 });
@@ -182,6 +183,24 @@ describe('fake upstream: answers end at their natural length, or at max_tokens w
     expect((await json(bad)).error.message).toBe(
       'Invalid \'x-stormlab-output-tokens\' header: expected max or a number of tokens, got "lots".',
     );
+  });
+
+  it('the answer takes its own length × tpot, not max_tokens × tpot', async () => {
+    const clock = new ManualClock();
+    const h = await start({ models: [fast('m', { tpotMs: 1, answerTokens: 120 })] }, { clock });
+    let answered = false;
+    const pending = h.chat({ max_tokens: 4096 }).then(async (r) => {
+      answered = true;
+      return json(r);
+    });
+    await h.waitFor('submitted');
+    clock.advance(119);
+    await new Promise((r) => setImmediate(r));
+    expect(h.count('answered')).toBe(0);
+    clock.advance(1);
+    const body = await pending;
+    expect(answered).toBe(true);
+    expect([body.usage.completion_tokens, body.choices[0].finish_reason]).toEqual([120, 'stop']);
   });
 
   it('a tool call runs as long as its arguments, not to max_tokens', async () => {
