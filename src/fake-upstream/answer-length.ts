@@ -108,7 +108,9 @@ export class AnswerLengths {
 
   private draw(sample: () => number, key: string): number {
     this.source = new SeededRandom(key);
-    return Math.max(1, Math.round(sample()));
+    const n = Math.round(sample());
+    // At least one token (a draw of 0, or a distribution no scenario check has seen: NaN).
+    return Number.isNaN(n) ? 1 : Math.max(1, n);
   }
 }
 
