@@ -36,6 +36,8 @@ const ENGINE: EngineConfig = {
   minAttemptMs: 0,
 };
 const PROMPT_TOKENS = 100;
+/** The headers the live driver sends: its answers are exactly max_tokens long (`x-stormlab-output-tokens: max`). */
+const HEADERS = { 'content-type': 'application/json', 'x-stormlab-output-tokens': 'max' };
 const MAX_TOKENS = 16;
 
 /** The request body the live driver sends for a 100-token prompt (see `HttpTransport`). */
@@ -86,7 +88,7 @@ async function bare(): Promise<Out> {
         const res = await pool.request({
           path: '/v1/chat/completions',
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: HEADERS,
           body: payload,
         });
         await res.body.text();
@@ -116,7 +118,7 @@ async function bareDispatch(): Promise<Out> {
   const opts = {
     path: '/v1/chat/completions',
     method: 'POST' as const,
-    headers: { 'content-type': 'application/json' },
+    headers: HEADERS,
     body: payload,
   };
   let loops = inFlight;
@@ -163,7 +165,7 @@ async function cannon(): Promise<Out> {
   const opts = {
     url: `${url}/v1/chat/completions`,
     method: 'POST' as const,
-    headers: { 'content-type': 'application/json' },
+    headers: HEADERS,
     body: body(),
     connections: inFlight,
     pipelining: 1,
@@ -246,7 +248,7 @@ async function held(): Promise<Out & { p50Ms: number; maxMs: number }> {
   const opts = {
     path: '/v1/chat/completions',
     method: 'POST' as const,
-    headers: { 'content-type': 'application/json' },
+    headers: HEADERS,
     body: payload,
   };
   let failed = 0;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/engine/manual-clock.js';
-import { fast, json, sseEvents, start, USER } from './harness.js';
+import { fast, json, length, sseEvents, start, USER } from './harness.js';
 
 describe('fake upstream: OpenAI chat completions', () => {
-  it('answers a chat.completion with filler text of max_tokens words and its usage', async () => {
+  it('answers a chat.completion cut at max_tokens: filler text of max_tokens words, finish_reason length, its usage', async () => {
     const h = await start({ models: [fast()] });
     const res = await h.chat({ max_tokens: 12 });
     expect(res.status).toBe(200);
@@ -13,7 +13,7 @@ describe('fake upstream: OpenAI chat completions', () => {
     expect(body).toMatchObject({
       object: 'chat.completion',
       model: 'm',
-      choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'stop' }],
+      choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'length' }],
     });
     expect(body.choices[0].message.content.split(' ')).toHaveLength(12);
     // 33 characters / 3 + 4 per message.
@@ -32,19 +32,19 @@ describe('fake upstream: OpenAI chat completions', () => {
     const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
     h.fu.setToolPolicy({ rounds: 0 }); // no tool turn: the plain answer, though tools are offered
     const answered = await json(h.chat({ max_tokens: 50, tools }));
-    expect(answered.choices[0].finish_reason).toBe('stop');
+    expect(answered.choices[0].finish_reason).toBe('length'); // filler, cut at 50 tokens
     h.fu.setToolPolicy({ rounds: 1 });
     const called = await json(h.chat({ max_tokens: 50, tools }));
     expect(called.choices[0].finish_reason).toBe('tool_calls');
     expect(h.fu.requests().map((r) => [r.model, r.status])).toEqual(Array(5).fill(['m', 200]));
   });
 
-  it('takes max_completion_tokens over max_tokens, and 256 when neither is given', async () => {
+  it('takes max_completion_tokens over max_tokens, and 4096 when neither is given', async () => {
     const h = await start({ models: [fast()] });
-    const both = await json(h.chat({ max_tokens: 50, max_completion_tokens: 3 }));
+    const both = await json(h.chat({ max_tokens: 50, max_completion_tokens: 3 }, length('max')));
     expect(both.usage.completion_tokens).toBe(3);
-    const none = await json(h.chat({}));
-    expect(none.usage.completion_tokens).toBe(256);
+    const none = await json(h.chat({}, length('max')));
+    expect(none.usage.completion_tokens).toBe(4096);
   });
 
   it('streams chat.completion.chunk events, a usage chunk when asked, then [DONE]', async () => {
@@ -62,7 +62,7 @@ describe('fake upstream: OpenAI chat completions', () => {
       .map((c) => c.delta.content ?? '')
       .join('');
     expect(text.split(' ')).toHaveLength(40);
-    expect(chunks.at(-2).choices[0].finish_reason).toBe('stop');
+    expect(chunks.at(-2).choices[0].finish_reason).toBe('length');
     expect(chunks.at(-1)).toMatchObject({
       choices: [],
       usage: { prompt_tokens: 15, completion_tokens: 40, total_tokens: 55 },
@@ -75,7 +75,7 @@ describe('fake upstream: OpenAI chat completions', () => {
     const events = sseEvents(await (await h.chat({ max_tokens: 5, stream: true })).text());
     const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data));
     expect(chunks.some((c) => 'usage' in c)).toBe(false);
-    expect(chunks.at(-1).choices[0].finish_reason).toBe('stop');
+    expect(chunks.at(-1).choices[0].finish_reason).toBe('length');
   });
 
   it('paces a stream the model started at once: headers at the first token, chunks spread until the end', async () => {

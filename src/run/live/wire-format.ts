@@ -1,3 +1,5 @@
+import { OUTPUT_TOKENS_HEADER } from '../../upstream/output-tokens-header.js';
+
 /**
  * What the live transport puts on the wire and reads back, per API and per answer shape: the
  * request (path, headers, body) and the few figures an answer is read for (its tokens, whether a
@@ -43,7 +45,8 @@ export class WireFormat {
   ) {
     const base = `${prefix}${prefix.endsWith('/v1') ? '' : '/v1'}`;
     this.path = api === 'anthropic' ? `${base}/messages` : `${base}/chat/completions`;
-    const own: Record<string, string> = { 'content-type': 'application/json' };
+    // The answer is exactly max_tokens long, as the simulator serves it (a real endpoint ignores the header).
+    const own: Record<string, string> = { 'content-type': 'application/json', [OUTPUT_TOKENS_HEADER]: 'max' };
     if (api === 'anthropic') own['anthropic-version'] = ANTHROPIC_VERSION;
     this.headers = { ...own, ...extraHeaders };
     this.modelJson = models.map((m) => JSON.stringify(m));

@@ -94,6 +94,8 @@ describe('HttpTransport', () => {
     expect(req.url).toBe('/v1/chat/completions');
     expect(req.headers.authorization).toBe('Bearer k');
     expect(req.headers['x-tenant']).toBe('a');
+    // The fake upstream answers it max_tokens long, as the simulator serves it (no natural length).
+    expect(req.headers['x-stormlab-output-tokens']).toBe('max');
     expect(req.body.model).toBe('secondary');
     expect(req.body.max_tokens).toBe(50);
     // ceil(chars / 3) + 4 tokens per message, as the fake upstream (and the engine's estimator) count.
