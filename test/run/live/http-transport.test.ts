@@ -320,6 +320,33 @@ describe('HttpTransport: APIs and streams', () => {
     expect(body(2).stream).toBeUndefined();
   });
 
+  it("keeps when a layer's stream last brought a chunk, from its first token on, on the caller's timeline", async () => {
+    let clock = 0;
+    let first: () => void = () => {};
+    const firstToken = new Promise<void>((resolve) => (first = resolve));
+    const srv = await server((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[{"delta":{"role":"assistant","content":""}}]}\n\n');
+    });
+    const t = new HttpTransport(['primary'], { onResponse: () => {}, onStream: () => first() }, () => clock);
+    t.open(srv.url);
+    closers.push(() => t.close());
+    t.submit(1, 0, 30, 5, 0, RequestFlag.Stream);
+    while (srv.held.length === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(t.lastEventAt(1)).toBe(-1); // headers and a role chunk: no content yet
+    clock = 10;
+    srv.held[0].write('data: {"choices":[{"delta":{"content":"hi"}}]}\n\n');
+    await firstToken;
+    expect(t.lastEventAt(1)).toBe(10);
+    clock = 25;
+    srv.held[0].write('data: {"choices":[{"delta":{"content":" there"}}]}\n\n');
+    while (t.lastEventAt(1) !== 25) await new Promise<void>((resolve) => setImmediate(resolve));
+    clock = 40; // nothing came since: the stream stands at 25 however late it is asked
+    expect(t.lastEventAt(1)).toBe(25);
+    t.cancel(1, 40);
+    expect(t.lastEventAt(1)).toBe(-1);
+  });
+
   it('a JSON answer to a stream request (a gateway that does not stream) is read as JSON', async () => {
     const srv = await server(json(200, { usage: { total_tokens: 33 } }));
     const { t, next } = transport(srv.url, { stream: true });
