@@ -155,6 +155,7 @@ class Attempt implements SetRequest {
  *
  *   200                  tokens from the usage (`total_tokens`, or Anthropic's input + output); a body
  *                        that breaks off, or a stream with an error event or no end marker, is `MidStream`
+ *                        (a layer's own stream without its end marker: `MissingDone` or `Cut`, `streamDetail`)
  *   429                  `RateLimitRequests` / `RateLimitTokens` / `InsufficientQuota` from the body,
  *                        the wait from `retry-after-ms` or `retry-after`
  *   503, 529             `Overloaded`
@@ -340,15 +341,17 @@ export class HttpTransport implements LeafTransport {
     }
   }
 
-  /** The answer of `a` is complete (called by its handler). */
+  /** The answer of `a` is complete (called by its handler): a stream that closed cleanly is read by `streamDetail`. */
   completed(a: Attempt): void {
     if (this.attempts[a.reqId] !== a) return; // cancelled: the caller has moved on
     const status = a.status;
     if (status === 200) {
       const scan = a.scan;
       if (scan === undefined) return this.deliver(a, 200, Detail.None, usageTokens(a.text), -1);
-      if (scan.errored || !scan.ended) return this.deliver(a, 200, Detail.MidStream, a.promptTokens, -1);
-      return this.deliver(a, 200, Detail.None, Math.max(0, scan.tokens()), -1);
+      const detail = streamDetail(scan, a.told);
+      const tokens =
+        detail === Detail.None || detail === Detail.MissingDone ? Math.max(0, scan.tokens()) : a.promptTokens;
+      return this.deliver(a, 200, detail, tokens, -1);
     }
     const body = parseJson(a.text);
     const detail = detailOf(status, body);
@@ -399,6 +402,21 @@ export class HttpTransport implements LeafTransport {
       this.onError(err);
     }
   }
+}
+
+/**
+ * The detail of a stream that closed cleanly. Any stream with an error event is `MidStream`. A
+ * layer's own stream (`told`) is read as the simulator's upstream reports it, so its callers
+ * judge it as they do there: closed after its finish without the end marker is `MissingDone`
+ * (complete), closed with neither is `Cut` (a plain caller takes it as an answer, the engine
+ * does not). A stream asked for by `stream: true` alone keeps the plain rule: no end marker,
+ * `MidStream`.
+ */
+function streamDetail(scan: StreamScan, told: boolean): number {
+  if (scan.errored) return Detail.MidStream;
+  if (scan.ended) return Detail.None;
+  if (!told) return Detail.MidStream;
+  return scan.finished ? Detail.MissingDone : Detail.Cut;
 }
 
 /** `error.message` of a provider-shaped error body, else the start of the text. */

@@ -21,7 +21,7 @@ const TIMEOUT_MS = 4_000;
  * stall after 5 of their 50 tokens, forever, with the connection open; every stream takes
  * 20 ms to its first token and 4 ms a token (16 chunks ~12 ms apart): about 220 ms.
  */
-function stalls(retry: RetryPolicy): RunSpec {
+function stalls(retry: RetryPolicy, fault: 'stall' | 'cut' = 'stall'): RunSpec {
   const s = spec({ layers: 1, policy: retry, fanout: 1, rate: 10, durationMs: 2_000 });
   s.traffic.layers[0] = {
     ...s.traffic.layers[0],
@@ -31,7 +31,7 @@ function stalls(retry: RetryPolicy): RunSpec {
   };
   const model = { ...s.upstream.models[0], ttftMs: 20, tpotMs: 4 };
   s.upstream.models = [model, { ...model, name: 'fallback' }];
-  s.upstream.faults = [{ kind: 'stall', model: 'primary', fromMs: 0, toMs: 1e12, rate: 1 / 3, afterTokens: 5 }];
+  s.upstream.faults = [{ kind: fault, model: 'primary', fromMs: 0, toMs: 1e12, rate: 1 / 3, afterTokens: 5 }];
   return s;
 }
 
@@ -53,6 +53,7 @@ async function live(s: RunSpec): Promise<RunResult> {
 function counts(r: RunResult) {
   return {
     ok: r.roots.ok,
+    truncated: r.truncatedSuccesses,
     failed: r.roots.failed,
     attempts: r.upstream.attempts,
     primary: r.upstream.models[0].status,
@@ -85,5 +86,25 @@ describe('live mode: the idle gap of a streamed engine layer', () => {
     expect(r.upstream.models[1].attempts).toBe(0);
     expect(r.roots.latencyMs.max).toBeGreaterThanOrEqual(TIMEOUT_MS);
     expect(counts(r)).toEqual(counts(sim));
+  }, 30_000);
+});
+
+describe('live mode: a layer stream that closes without its end marker, read as the simulator reads it', () => {
+  it('a cut stream is a truncated success for a naive layer and a stream_cut the engine fails over, with the counts of the simulator', async () => {
+    const plain = stalls(naive(2), 'cut');
+    const plainSim = new Simulation(plain).run();
+    const p = await live(plain);
+    expect(p.truncatedSuccesses).toBeGreaterThan(0);
+    expect(p.upstream.models[1].attempts).toBe(0);
+    expect(counts(p)).toEqual(counts(plainSim));
+
+    const guarded = stalls(engine({ maxAttempts: 1 }), 'cut');
+    const guardedSim = new Simulation(guarded).run();
+    const g = await live(guarded);
+    expect(g.truncatedSuccesses).toBe(0);
+    expect(g.successRate).toBe(1);
+    // Every cut answered 200 on the primary, then again by the fallback.
+    expect(g.upstream.models[1].status).toEqual({ 200: p.truncatedSuccesses });
+    expect(counts(g)).toEqual(counts(guardedSim));
   }, 30_000);
 });
