@@ -99,10 +99,11 @@ describe('fake upstream: OpenAI chat completions', () => {
       '',
       'the storm passes',
     ]);
-    // 60 ms of tokens in 16 chunks: one every 3.75 ms; by t = 50 chunks 0..8 are out.
+    // 60 ms of tokens in 16 chunks, the first now and the last with the answer: one every 4 ms;
+    // by t = 50 the opening and chunks 0..7 are out.
     clock.advance(30);
-    const mid = await readEvents(10);
-    expect(mid).toHaveLength(10);
+    const mid = await readEvents(9);
+    expect(mid).toHaveLength(9);
     expect(h.count('answered')).toBe(0);
     clock.advance(30);
     const all = await readEvents(19);
@@ -115,6 +116,33 @@ describe('fake upstream: OpenAI chat completions', () => {
         .split(' '),
     ).toHaveLength(60);
     expect(h.count('answered')).toBe(1);
+  });
+
+  it('paces a long stream in more chunks, never more than 250 ms apart, so it never reads as a stall', async () => {
+    // 10 ms to the first token, then 1,000 tokens at 10 ms: 10 s of tokens, 41 chunks 250 ms apart.
+    const clock = new ManualClock();
+    const h = await start({ models: [fast('m', { ttftMs: 10, tpotMs: 10 })] }, { clock });
+    const pending = h.chat({ max_tokens: 1_000, stream: true });
+    await h.waitFor('submitted');
+    clock.advance(10);
+    const reader = (await pending).body!.getReader();
+    let text = '';
+    const count = () => sseEvents(text).length;
+    const readAtLeast = async (n: number) => {
+      while (count() < n) text += new TextDecoder().decode((await reader.read()).value);
+    };
+    await readAtLeast(2); // the opening and the first chunk
+    for (let i = 1; i < 40; i++) {
+      clock.advance(250);
+      await readAtLeast(2 + i); // every 250 ms brings the next chunk
+    }
+    clock.advance(250);
+    await readAtLeast(2 + 40 + 2); // the last chunk with the answer, then the finish and [DONE]
+    const events = sseEvents(text);
+    expect(events.at(-1)!.data).toBe('[DONE]');
+    const content = events.slice(1, -2).map((e) => JSON.parse(e.data).choices[0].delta.content ?? '');
+    expect(content.filter((c: string) => c !== '')).toHaveLength(41);
+    expect(content.join('').split(' ')).toHaveLength(1_000);
   });
 
   it('lists the models', async () => {
