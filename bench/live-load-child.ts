@@ -37,6 +37,8 @@ const ENGINE: EngineConfig = {
   minAttemptMs: 0,
 };
 const PROMPT_TOKENS = 100;
+/** The headers the live driver sends: its answers are exactly max_tokens long (`x-stormlab-output-tokens: max`). */
+const HEADERS = { 'content-type': 'application/json', 'x-stormlab-output-tokens': 'max' };
 const MAX_TOKENS = 16;
 
 /** The request body the live driver sends for a 100-token prompt (see `HttpTransport`). */
@@ -87,7 +89,7 @@ async function bare(): Promise<Out> {
         const res = await pool.request({
           path: '/v1/chat/completions',
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: HEADERS,
           body: payload,
         });
         await res.body.text();
@@ -117,7 +119,7 @@ async function bareDispatch(): Promise<Out> {
   const opts = {
     path: '/v1/chat/completions',
     method: 'POST' as const,
-    headers: { 'content-type': 'application/json' },
+    headers: HEADERS,
     body: payload,
   };
   let loops = inFlight;
@@ -164,7 +166,7 @@ async function cannon(): Promise<Out> {
   const opts = {
     url: `${url}/v1/chat/completions`,
     method: 'POST' as const,
-    headers: { 'content-type': 'application/json' },
+    headers: HEADERS,
     body: body(),
     connections: inFlight,
     pipelining: 1,
@@ -249,7 +251,10 @@ async function held(): Promise<Out & { p50Ms: number; maxMs: number; writtenP50M
   const payload = JSON.stringify({ ...JSON.parse(body()), stream: true, stream_options: { include_usage: true } });
   const { hostname, port } = new URL(url);
   const request = Buffer.from(
-    `POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\n` +
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}:${port}\r\n` +
+      Object.entries(HEADERS)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('') +
       `content-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
   );
   let failed = 0;

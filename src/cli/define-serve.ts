@@ -15,7 +15,11 @@ export function defineServe(program: Command, { io, exit }: CommandContext): voi
     .option('--strict-models', 'answer names no model or alias has with 404 (default: the first model serves them)')
     .option('--tool-rounds <n>', 'tool-calling turns before the model answers in text (default 1)')
     .option('--parallel-tools <n>', 'tool calls in one turn (default 1)')
-    .option('--seed <n>', 'seed for tool-call arguments and structured outputs (default 0)')
+    .option('--seed <n>', 'seed for tool-call arguments, structured outputs and answer lengths (default 0)')
+    .option(
+      '--answer-tokens <n|max>',
+      'every answer runs n tokens (at most max_tokens), or max_tokens exactly (default: a natural length, median 300)',
+    )
     .option(
       '--log <file>',
       'append one JSON line per model request (route, model, retry count, status, fault, latency)',

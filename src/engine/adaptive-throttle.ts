@@ -38,8 +38,10 @@ export const ADAPTIVE_THROTTLE_RANGES: Readonly<Record<keyof AdaptiveThrottleOpt
 });
 
 /** Requests whose answer is known: counted when dropped or when their outcome is recorded. */
-const ANSWERED = 0;
-const ACCEPTS = 1;
+// The window counts answers in two fields whose sum is the requests answered, so that the
+// commonest answer, an accept, is one add.
+const ACCEPTS = 0;
+const REFUSED = 1;
 
 /**
  * Client-side adaptive throttling from the Google SRE book (chapter 21):
@@ -104,12 +106,13 @@ export class AdaptiveThrottle {
    * `record` otherwise. Draws a random number only when p > 0.
    */
   tryAcquire(now: number): boolean {
-    const requests = this.known(now);
     // p as in dropProbability, inlined: this runs once per request.
+    const accepts = this.total(ACCEPTS, now);
+    const requests = accepts + this.total(REFUSED, now);
     if (requests >= this.minRequests) {
-      const p = (requests - this.k * this.total(ACCEPTS, now)) / (requests + 1);
+      const p = (requests - this.k * accepts) / (requests + 1);
       if (p > 0 && this.random.next() < Math.min(p, this.maxP)) {
-        this.add(ANSWERED, now); // a drop is its own answer
+        this.add(REFUSED, now); // a drop is its own answer
         return false;
       }
     }
@@ -137,8 +140,8 @@ export class AdaptiveThrottle {
    * must not keep dropping requests for the rest of the window.
    */
   forget(now: number): void {
-    this.since[ANSWERED] = 0;
     this.since[ACCEPTS] = 0;
+    this.since[REFUSED] = 0;
     this.cleanAt = now + this.options.windowMs;
   }
 
@@ -148,8 +151,7 @@ export class AdaptiveThrottle {
    */
   record(accepted: boolean, now: number): void {
     if (this.inFlight > 0) this.inFlight--;
-    this.add(ANSWERED, now);
-    if (accepted) this.add(ACCEPTS, now);
+    this.add(accepted ? ACCEPTS : REFUSED, now);
   }
 
   private add(field: number, now: number): void {
@@ -169,7 +171,7 @@ export class AdaptiveThrottle {
    * out too: they would otherwise look like refusals while their calls run.
    */
   private known(now: number): number {
-    return this.total(ANSWERED, now);
+    return this.total(ACCEPTS, now) + this.total(REFUSED, now);
   }
 
   /** `requests`: answered in the window plus this process's in flight. */

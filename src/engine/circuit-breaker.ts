@@ -322,7 +322,8 @@ export class CircuitBreaker {
 
   private count(field: number, now: number): void {
     this.window.add(field, 1, now);
-    this.sinceClose[field] += 1;
+    // Read only before cleanAt (see tally), so counted only then.
+    if (now < this.cleanAt) this.sinceClose[field] += 1;
   }
 
   private tally(field: number, now: number): number {

@@ -43,16 +43,13 @@ export class GuardCall {
   attempt = 0;
   /** Attempts made on all targets. */
   attempts = 0;
-  /** After `Step.Wait`: how long to wait. */
-  delayMs = 0;
   readonly deadlineAt: number;
 
   private readonly g: GuardCore;
   private ticket = -1;
-  private retrying = false;
   /**
-   * What most calls never need (a shed, a reservation, a signal, limiter keys) lives in a side
-   * object made on first use: a guarded call's cost is mostly its allocations.
+   * What most calls never need (a retry, a shed, a reservation, a signal, limiter keys) lives
+   * in a side object made on first use: a guarded call's cost is mostly its allocations.
    */
   private x: CallExtras | undefined;
 
@@ -67,6 +64,11 @@ export class GuardCall {
     this.deadlineAt = deadlineAt;
     this.x = tokens === 0 && keys === undefined && breakerKey === undefined ? undefined : extras(tokens, keys);
     if (breakerKey !== undefined) this.x!.breakerKey = breakerKey;
+  }
+
+  /** After `Step.Wait`: how long to wait. */
+  get delayMs(): number {
+    return this.x?.delayMs ?? 0;
   }
 
   /** After `Step.Shed`: why. */
@@ -120,7 +122,7 @@ export class GuardCall {
 
   /** Whether the attempt about to be made (or being made) is a retry on its target. */
   get isRetry(): boolean {
-    return this.retrying;
+    return this.x?.retrying === true;
   }
 
   /**
@@ -159,7 +161,8 @@ export class GuardCall {
     const g = this.g;
     for (;;) {
       const t = this.targetIndex;
-      if (this.retrying && g.budget !== undefined && !g.budget.canRetry(now)) {
+      const retrying = this.x?.retrying === true;
+      if (retrying && g.budget !== undefined && !g.budget.canRetry(now)) {
         // No retry here; a first attempt at the next target needs no budget.
         if (this.fallBack(now, 'budget')) continue;
         return this.shed('budget', now, undefined);
@@ -194,7 +197,7 @@ export class GuardCall {
         return this.shed('throttle', now, undefined);
       }
       if (g.budget !== undefined) {
-        if (this.retrying) g.budget.withdraw(now);
+        if (retrying) g.budget.withdraw(now);
         else g.budget.recordFirst(now);
       }
       this.attempt++;
@@ -298,7 +301,7 @@ export class GuardCall {
       minAttemptMs: g.minAttemptMs,
     });
     if (!plan.ok) return this.shed('deadline', now, plan.wouldWaitMs);
-    this.retrying = true;
+    this.more().retrying = true;
     if (g.listener)
       g.emit({
         type: 'retry',
@@ -312,7 +315,7 @@ export class GuardCall {
   }
 
   private waitFor(ms: number): StepCode {
-    this.delayMs = ms;
+    this.more().delayMs = ms;
     return Step.Wait;
   }
 
@@ -334,8 +337,11 @@ export class GuardCall {
     if (g.listener) g.emit({ type: 'fallback', at: now, from: g.names[this.targetIndex], to: g.names[next], why });
     this.targetIndex = next;
     this.attempt = 0;
-    this.retrying = false;
-    this.delayMs = 0;
+    const x = this.x;
+    if (x !== undefined) {
+      x.retrying = false;
+      x.delayMs = 0;
+    }
     return true;
   }
 
@@ -349,7 +355,7 @@ export class GuardCall {
     x.retryAfterMs = retryAfterMs;
     const g = this.g;
     if (g.listener) {
-      const e: GuardEvent = { type: 'shed', at: now, target: g.names[this.targetIndex], reason, retry: this.retrying };
+      const e: GuardEvent = { type: 'shed', at: now, target: g.names[this.targetIndex], reason, retry: this.isRetry };
       if (retryAfterMs !== undefined) e.retryAfterMs = retryAfterMs;
       g.emit(e);
     }
@@ -383,6 +389,10 @@ export class GuardCall {
 }
 
 interface CallExtras {
+  /** After `Step.Wait`: how long to wait. */
+  delayMs: number;
+  /** The attempt about to be made (or being made) is a retry on its target. */
+  retrying: boolean;
   tokens: number;
   keys: Record<string, string> | undefined;
   shedReason: ShedReason | undefined;
@@ -396,6 +406,8 @@ interface CallExtras {
 
 function extras(tokens: number, keys: Record<string, string> | undefined): CallExtras {
   return {
+    delayMs: 0,
+    retrying: false,
     tokens,
     keys,
     shedReason: undefined,

@@ -36,7 +36,10 @@ function parse(body: unknown): Parsed {
   if (stream !== undefined && typeof stream !== 'boolean')
     return fail(bad('stream', 'Input should be a valid boolean'));
   const promptTokens = estimateChatTokens({ messages: messages as Array<{ content?: unknown }>, system }, undefined, 0);
-  return { ok: true, chat: { model, promptTokens, maxTokens: max, stream: stream === true, includeUsage: true } };
+  return {
+    ok: true,
+    chat: { model, promptTokens, maxTokens: max, choices: 1, stream: stream === true, includeUsage: true },
+  };
 }
 
 export const event = (type: string, data: object): string =>

@@ -1,4 +1,5 @@
 import { event, message } from './anthropic-dialect.js';
+import type { AnswerShape } from './answer-length.js';
 import type { Dialect } from './dialect.js';
 import { chunkCount, PacedEvents, pieces } from './paced-events.js';
 import type { ReplyPlan } from './reply-plan.js';
@@ -6,13 +7,14 @@ import type { ReplyPlan } from './reply-plan.js';
 /**
  * Anthropic messages rendering `plan`: `tool_use` content blocks (JSON) or their stream
  * (`content_block_start` with the id and name, `input_json_delta` pieces, `content_block_stop`),
- * the planned text, and the stop reason (`tool_use`, `max_tokens` when cut, else `end_turn`).
- * A plain filler answer keeps the base dialect as it is.
+ * the planned text or filler, and the stop reason (`tool_use`, `max_tokens` when the limit cut
+ * it, else `end_turn`). A plain filler answer that ends by itself keeps the base dialect as it is.
  */
-export function anthropicReply(base: Dialect, plan: ReplyPlan, maxTokens: number): Dialect {
-  if (plan.kind === 'filler' && !plan.truncated) return base;
-  const stop = plan.truncated ? 'max_tokens' : plan.kind === 'tools' ? 'tool_use' : 'end_turn';
-  const paced = new PacedEvents(streamEvents(plan, chunkCount(maxTokens)), maxTokens);
+export function anthropicReply(base: Dialect, plan: ReplyPlan, shape: AnswerShape): Dialect {
+  const truncated = shape.truncated[0];
+  if (plan.kind === 'filler' && !truncated) return base;
+  const stop = truncated ? 'max_tokens' : plan.kind === 'tools' ? 'tool_use' : 'end_turn';
+  const paced = new PacedEvents(streamEvents(plan, chunkCount(shape.total)), shape.total);
   const content = (filler: string): object[] =>
     plan.kind === 'tools'
       ? plan.calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: parseOrPartial(c.arguments) }))

@@ -5,8 +5,10 @@ export interface ChatRequest {
   model: string;
   /** Estimated with `estimateChatTokens` (chars / 3 plus a few per message). */
   promptTokens: number;
-  /** Output tokens asked for: the completion is this long unless the stream breaks. */
+  /** The output token limit asked for (or the server's default): no choice runs longer. */
   maxTokens: number;
+  /** OpenAI's `n`: how many choices the answer has (1 elsewhere). */
+  choices: number;
   stream: boolean;
   /** OpenAI `stream_options.include_usage`: a last chunk carries the usage. */
   includeUsage: boolean;

@@ -63,6 +63,7 @@ function parse(body: unknown): Parsed {
       model,
       promptTokens: estimateChatTokens({ messages }, undefined, 0),
       maxTokens: 1,
+      choices: 1,
       stream: false,
       includeUsage: false,
     },

@@ -13,6 +13,14 @@ import type { UpstreamHost } from './upstream-host.js';
 export const STREAM_CHUNKS = 16;
 /** Chunks closer together than this are not paced: they go out with the answer. */
 const MIN_PACE_MS = 2;
+/**
+ * A plain stream's chunks are never further apart than this: past STREAM_CHUNKS × this of token
+ * time it gets more chunks. A provider sends a token every few tens of ms, so a healthy stream
+ * must not read as a stall to a stream guard's idle limit (seconds) just because it is long;
+ * a 30 s stream is about 120 writes. (Planned streams — tools, structured output — keep their
+ * STREAM_CHUNKS: their events are shared out over that many.)
+ */
+const MAX_CHUNK_GAP_MS = 250;
 
 export interface ExchangeContext {
   host: UpstreamHost;
@@ -81,11 +89,12 @@ export class Exchange {
     if (this.answered || this.res.destroyed || !this.chat.stream) return;
     const now = this.ctx.now();
     if (event === StreamEvent.FirstToken) {
-      this.resize(tokens);
+      this.resize(tokens, ms);
       this.paced = true;
       this.end = now + ms;
       this.nextAt = now;
-      this.step = ms / Math.max(1, this.chunks);
+      // The first chunk now, the last with the answer at `end`: evenly apart in between.
+      this.step = ms / Math.max(1, this.chunks - 1);
       return this.tick();
     }
     this.stop();
@@ -217,10 +226,11 @@ export class Exchange {
     sendJson(this.res, wire, shape.body, { ...this.headers(), ...shape.headers });
   }
 
-  /** The stream carries `tokens` words, in up to STREAM_CHUNKS chunks. */
-  private resize(tokens: number): void {
+  /** The stream carries `tokens` words over `ms` of token time, in up to STREAM_CHUNKS chunks (more for a long plain one). */
+  private resize(tokens: number, ms = 0): void {
     this.words = Math.min(tokens, MAX_FILLER_WORDS);
-    this.chunks = Math.min(STREAM_CHUNKS, this.words);
+    const spread = this.plain ? Math.ceil(ms / MAX_CHUNK_GAP_MS) + 1 : 0;
+    this.chunks = Math.min(this.words, Math.max(spread, STREAM_CHUNKS));
   }
 
   /** Sets the stream's headers, once, and gives its opening events to send with what follows ('' after the first time). */

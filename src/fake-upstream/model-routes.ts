@@ -3,6 +3,8 @@ import { endsWithPrefill } from './prefill.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { anthropicDialect } from './anthropic-dialect.js';
 import { anthropicReply } from './anthropic-reply.js';
+import { OUTPUT_TOKENS_HEADER } from '../upstream/output-tokens-header.js';
+import { type AnswerLengths, type AnswerShape, lengthHeader } from './answer-length.js';
 import { isObject, type ChatRequest, type Dialect } from './dialect.js';
 import { embeddingsDialect, embeddingsReply } from './embeddings.js';
 import { Exchange, type ExchangeContext } from './exchange.js';
@@ -11,7 +13,7 @@ import type { ParseJson, ReadText, Refuse } from './json-request.js';
 import type { ModelNames } from './model-names.js';
 import { openaiDialect } from './openai-dialect.js';
 import { openaiReply } from './openai-reply.js';
-import { planReply } from './reply-plan.js';
+import { planReply, type ReplyPlan } from './reply-plan.js';
 import type { RequestLog } from './request-log.js';
 import { responsesDialect, responsesReply } from './responses-dialect.js';
 import { sendJson } from './send-json.js';
@@ -32,14 +34,27 @@ export interface ModelRouteContext {
   refuse: Refuse;
   defaultMaxTokens: number;
   seed: number;
+  /** How long each answer runs. */
+  lengths: AnswerLengths;
   toolPolicy(): ToolPolicy;
   /** Ends an exchange's bookkeeping once its response closes. */
   finish(ex: Exchange): void;
   submitted(model: string): void;
 }
 
-/** How one route's answer is written for one request: the dialect, or a per-request rendering of the planned reply. */
-type Reply = (body: Record<string, unknown>, request: ChatRequest) => Dialect;
+/**
+ * How one route answers: what the answer says (`plan`; filler when absent) and how it is written
+ * for one request in the length it runs (the dialect, or a per-request rendering of the plan).
+ * `fixed`: the answer's length is the request's own (embeddings), not a natural length.
+ */
+interface Reply {
+  plan?(body: Record<string, unknown>, request: ChatRequest): ReplyPlan;
+  render(plan: ReplyPlan, shape: AnswerShape, body: Record<string, unknown>): Dialect;
+  fixed?: boolean;
+}
+
+/** The plain answer: filler text, as long as the answer runs. */
+const FILLER: ReplyPlan = { kind: 'filler', truncated: false };
 
 /** Responses item ids given out, so an `item_reference` to a function call is read as one. */
 const MAX_ITEMS = 10_000;
@@ -52,6 +67,7 @@ interface KnownBody {
   request: ChatRequest;
   index: number;
   flags: number;
+  body: Record<string, unknown>;
 }
 
 /**
@@ -77,14 +93,15 @@ export function modelRoutes(c: ModelRouteContext): Routes {
     );
 
   /**
-   * A model route. With `remember`, a body that offers no tools and gets the plain answer (filler
-   * text in the base dialect) is remembered by its text: a client that sends the same body again
-   * (a load tool, an agent's retries) skips parsing, validation, the token estimate and the reply
-   * plan, which depend on nothing but that text then.
+   * A model route. With `remember`, a body that offers no tools and gets filler is remembered by
+   * its text: a client that sends the same body again (a load tool, an agent's retries) skips
+   * parsing, validation, the token estimate and the reply plan, which depend on nothing but that
+   * text then. Its length is drawn for each request (`AnswerLengths`), or set by the
+   * `x-stormlab-output-tokens` header.
    */
   const model = (dialect: Dialect, reply: Reply, remember = false): Handler => {
     const known = new Map<string, KnownBody>();
-    const read = (res: ServerResponse, text: string): (KnownBody & { served: Dialect }) | undefined => {
+    const read = (res: ServerResponse, text: string): (KnownBody & { plan: ReplyPlan }) | undefined => {
       const body = c.parseJson(res, dialect, text);
       if (body === undefined) return undefined;
       const parsed = dialect.parse(body.value, c.defaultMaxTokens);
@@ -95,25 +112,38 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       if (index < 0) return void c.refuse(res, dialect, dialect.unknownModel(request.model));
       if (res.destroyed) return undefined;
       const value = body.value as Record<string, unknown>;
-      const served = reply(value, request);
+      const plan = reply.plan?.(value, request) ?? FILLER;
       const flags = (request.stream ? RequestFlag.Stream : 0) | (endsWithPrefill(value) ? RequestFlag.Prefill : 0);
-      if (remember && served === dialect && text.length <= MAX_KNOWN_BODY_CHARS && !offersTools(value)) {
+      const r = { request, index, flags, body: value };
+      if (remember && plan.kind === 'filler' && text.length <= MAX_KNOWN_BODY_CHARS && !offersTools(value)) {
         if (known.size >= MAX_KNOWN_BODIES) known.clear();
-        known.set(text, { request, index, flags });
+        known.set(text, r);
       }
-      return { request, index, flags, served };
+      return { ...r, plan };
     };
     return async (req, res) => {
       const text = await c.readText(req, res, dialect);
       if (text === undefined) return;
+      const header = lengthHeader(req.headers[OUTPUT_TOKENS_HEADER]);
+      if (typeof header === 'object')
+        return c.refuse(res, dialect, { status: 400, message: header.bad, param: null, code: 'invalid_header' });
       const hit = remember ? known.get(text) : undefined;
       if (hit !== undefined) {
         c.log.request(res, hit.request.model, hit.request.stream);
         if (res.destroyed) return;
       }
-      const r = hit !== undefined ? { ...hit, served: dialect } : read(res, text);
+      const r = hit !== undefined ? { ...hit, plan: FILLER } : read(res, text);
       if (r === undefined) return;
-      const { request, index, flags, served } = r;
+      const { request, index, flags, plan } = r;
+      const shape = c.lengths.shape(
+        index,
+        text,
+        plan,
+        request.maxTokens,
+        request.choices,
+        reply.fixed === true ? 'max' : header,
+      );
+      const served = reply.render(plan, shape, r.body);
       const slot = c.table.nextSlot();
       const host = c.exchange.host;
       const info = {
@@ -127,7 +157,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       c.table.add(ex);
       res.on('close', () => c.finish(ex));
       ex.model = host.current;
-      host.submit(slot, index, request.promptTokens, request.maxTokens, flags);
+      host.submit(slot, index, request.promptTokens, request.maxTokens, flags, shape.total);
       c.submitted(request.model);
     };
   };
@@ -136,35 +166,45 @@ export function modelRoutes(c: ModelRouteContext): Routes {
     '/v1/chat/completions': {
       POST: model(
         openaiDialect,
-        (body, r) => openaiReply(openaiDialect, plan('openai', body, r, 'call_'), r.maxTokens),
+        {
+          plan: (body, r) => plan('openai', body, r, 'call_'),
+          render: (p, shape) => openaiReply(openaiDialect, p, shape),
+        },
         true,
       ),
     },
     '/v1/messages': {
       POST: model(
         anthropicDialect,
-        (body, r) => anthropicReply(anthropicDialect, plan('anthropic', body, r, 'toolu_'), r.maxTokens),
+        {
+          plan: (body, r) => plan('anthropic', body, r, 'toolu_'),
+          render: (p, shape) => anthropicReply(anthropicDialect, p, shape),
+        },
         true,
       ),
     },
     '/v1/responses': {
-      POST: model(responsesDialect, (body, r) =>
-        responsesReply(
-          plan('responses', body, r, 'call_'),
-          {
-            tools: Array.isArray(body.tools) ? body.tools : [],
-            toolChoice: body.tool_choice,
-            text: isObject(body.text) ? body.text : undefined,
-            instructions: typeof body.instructions === 'string' ? body.instructions : null,
-            maxOutputTokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : null,
-            parallelToolCalls: body.parallel_tool_calls !== false,
-          },
-          r.maxTokens,
-          rememberItem,
-        ),
-      ),
+      POST: model(responsesDialect, {
+        plan: (body, r) => plan('responses', body, r, 'call_'),
+        render: (p, shape, body) =>
+          responsesReply(
+            p,
+            {
+              tools: Array.isArray(body.tools) ? body.tools : [],
+              toolChoice: body.tool_choice,
+              text: isObject(body.text) ? body.text : undefined,
+              instructions: typeof body.instructions === 'string' ? body.instructions : null,
+              maxOutputTokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : null,
+              parallelToolCalls: body.parallel_tool_calls !== false,
+            },
+            shape,
+            rememberItem,
+          ),
+      }),
     },
-    '/v1/embeddings': { POST: model(embeddingsDialect, (body) => embeddingsReply(body)) },
+    '/v1/embeddings': {
+      POST: model(embeddingsDialect, { render: (_p, _s, body) => embeddingsReply(body), fixed: true }),
+    },
     '/v1/models': {
       GET: (req, res) => {
         const dialect = req.headers['anthropic-version'] !== undefined ? anthropicDialect : openaiDialect;

@@ -25,6 +25,28 @@ function tokenLimit(body: Record<string, unknown>, field: string): Invalid | num
   return v;
 }
 
+/** The most choices (`n`) one request may ask for, as OpenAI allows. */
+export const MAX_CHOICES = 128;
+
+/** `n`: absent or null (1), or an integer from 1 to MAX_CHOICES. */
+function choiceCount(v: unknown): Invalid | number {
+  if (v === undefined || v === null) return 1;
+  if (typeof v !== 'number' || !Number.isInteger(v)) return typeError('n', 'an integer', v);
+  if (v < 1)
+    return bad(
+      `Invalid 'n': integer below minimum value. Expected a value >= 1, but got ${v} instead.`,
+      'n',
+      'integer_below_min_value',
+    );
+  if (v > MAX_CHOICES)
+    return bad(
+      `Invalid 'n': integer above maximum value. Expected a value <= ${MAX_CHOICES}, but got ${v} instead.`,
+      'n',
+      'integer_above_max_value',
+    );
+  return v;
+}
+
 function parse(body: unknown, defaultMaxTokens: number): Parsed {
   const fail = (e: Invalid): Parsed => ({ ok: false, ...e });
   if (!isObject(body))
@@ -49,6 +71,8 @@ function parse(body: unknown, defaultMaxTokens: number): Parsed {
   const limits = [tokenLimit(body, 'max_completion_tokens'), tokenLimit(body, 'max_tokens')];
   const wrong = limits.find((l): l is Invalid => typeof l === 'object');
   if (wrong !== undefined) return fail(wrong);
+  const choices = choiceCount(body.n);
+  if (typeof choices === 'object') return fail(choices);
   if (stream !== undefined && stream !== null && typeof stream !== 'boolean')
     return fail(typeError('stream', 'a boolean', stream));
   if (options !== undefined && options !== null && !isObject(options))
@@ -62,6 +86,7 @@ function parse(body: unknown, defaultMaxTokens: number): Parsed {
       model,
       promptTokens: estimateChatTokens({ messages: messages as Array<{ content?: unknown }> }, undefined, 0),
       maxTokens: (limits[0] ?? limits[1] ?? defaultMaxTokens) as number,
+      choices,
       stream: stream === true,
       includeUsage: include === true,
     },
@@ -71,14 +96,14 @@ function parse(body: unknown, defaultMaxTokens: number): Parsed {
 export const sse = (data: object | string): string =>
   `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
-export function chunk(a: AnswerInfo, delta: object, finish: string | null): object {
+export function chunk(a: AnswerInfo, delta: object, finish: string | null, index = 0): object {
   const c: Record<string, unknown> = {
     id: a.id,
     object: 'chat.completion.chunk',
     created: a.created,
     model: a.model,
     system_fingerprint: 'fp_stormlab',
-    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    choices: [{ index, delta, logprobs: null, finish_reason: finish }],
   };
   if (a.includeUsage) c.usage = null;
   return c;

@@ -32,7 +32,7 @@ export interface PlanContext {
 }
 
 /** About how many characters a token covers, as the prompt estimate counts them. */
-const CHARS_PER_TOKEN = 3;
+export const CHARS_PER_TOKEN = 3;
 const RESULT_ECHO_CHARS = 400;
 /** Filler text is as long as the completion asked for, so it always fits its limit. */
 const FILLER: ReplyPlan = { kind: 'filler', truncated: false };

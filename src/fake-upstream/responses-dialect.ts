@@ -1,6 +1,7 @@
 import { estimateChatTokens } from '../engine/token-estimator.js';
 import { describeType, isObject, type AnswerInfo, type Dialect, type Invalid, type Parsed } from './dialect.js';
 import { openaiDialect } from './openai-dialect.js';
+import type { AnswerShape } from './answer-length.js';
 import { chunkCount, PacedEvents, pieces } from './paced-events.js';
 import type { ReplyPlan } from './reply-plan.js';
 
@@ -54,6 +55,7 @@ function parse(body: unknown, defaultMaxTokens: number): Parsed {
       model,
       promptTokens: estimateChatTokens({ messages, system: instructions ?? undefined }, undefined, 0),
       maxTokens: typeof max === 'number' ? max : defaultMaxTokens,
+      choices: 1,
       stream: stream === true,
       includeUsage: true,
     },
@@ -88,7 +90,8 @@ interface Item {
 
 /**
  * A Responses answer rendering `plan`: a `message` item with `output_text`, or `function_call`
- * items; `status: incomplete` with `incomplete_details.reason: max_output_tokens` when cut.
+ * items; `status: incomplete` with `incomplete_details.reason: max_output_tokens` when the
+ * limit cut it (planned text, or filler whose natural length is past `max_output_tokens`).
  * Streamed: `response.created`, `response.in_progress`, per item `output_item.added`, its
  * deltas (`output_text.delta` or `function_call_arguments.delta`) and `.done` events,
  * `output_item.done`, then `response.completed` (or `response.incomplete`) with the whole
@@ -97,13 +100,13 @@ interface Item {
 export function responsesReply(
   plan: ReplyPlan,
   echo: ResponsesEcho,
-  maxTokens: number,
+  shape: AnswerShape,
   onItem: (id: string) => void,
 ): Dialect {
   let seq = 0;
   let streamed = '';
-  const slots = chunkCount(maxTokens);
-  const status = plan.truncated ? 'incomplete' : 'completed';
+  const slots = chunkCount(shape.total);
+  const status = shape.truncated[0] ? 'incomplete' : 'completed';
   const ids = (a: AnswerInfo, k: number) => `${a.id.replace(/^resp_/, '')}${k}`;
   const items = (a: AnswerInfo, text: string): Item[] =>
     plan.kind === 'tools'
@@ -252,7 +255,7 @@ export function responsesReply(
         completion,
       ),
     streamOpen: (a) => {
-      paced = new PacedEvents(plannedEvents(a), maxTokens);
+      paced = new PacedEvents(plannedEvents(a), shape.total);
       const start = response(a, 'in_progress', [], null);
       return (
         ev('response.created', { response: start }) + ev('response.in_progress', { response: start }) + openMessage()

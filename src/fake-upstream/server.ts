@@ -7,6 +7,7 @@ import { systemRandom } from '../platform/system-random.js';
 import type { ModelConfig, UpstreamConfig } from '../upstream/config.js';
 import { MODEL_DEFAULTS } from '../upstream/upstream-model.js';
 import { anthropicDialect } from './anthropic-dialect.js';
+import { AnswerLengths } from './answer-length.js';
 import type { Dialect } from './dialect.js';
 import type { Exchange, ExchangeContext } from './exchange.js';
 import { ExchangeTable } from './exchange-table.js';
@@ -35,8 +36,11 @@ export const FAKE_UPSTREAM_DEFAULTS = {
   port: 0,
   /** Request bodies past this get 413 and the connection is closed. @default 1 MiB */
   maxBodyBytes: 1 << 20,
-  /** Completion length when a request gives no `max_tokens` (OpenAI makes it optional). @default 256 */
-  defaultMaxTokens: 256,
+  /**
+   * Token limit of a request that gives no `max_tokens` (OpenAI makes it optional): high enough
+   * that an answer ends by itself, as it does at a provider. @default 4096
+   */
+  defaultMaxTokens: 4096,
 };
 
 /** Hooks for tests and logs; each is called after the fact and must not throw. */
@@ -83,7 +87,7 @@ export interface FakeUpstreamOptions {
   unknownModels?: UnknownModels;
   /** How the model uses the tools a request offers. @default TOOL_POLICY_DEFAULTS (one tool turn, then the answer) */
   toolPolicy?: Partial<ToolPolicy>;
-  /** Tool-call arguments, structured outputs and tool picks are drawn from it (not from `random`). @default 0 */
+  /** Tool-call arguments, structured outputs, tool picks and answer lengths are drawn from it (not from `random`). @default 0 */
   seed?: number;
   /** Hears each finished model request (`stormlab serve --log FILE` writes them as JSONL). */
   requestLog?: (entry: RequestLogEntry) => void;
@@ -107,7 +111,7 @@ export interface FakeUpstream {
   requests(limit?: number): RequestLogEntry[];
   /** The tool service's counters per tool (executions, duplicates per intent, conflicts); empty without tools. */
   toolStats(): ToolServiceStats[];
-  /** Counters, quotas, the request log and the tool service back to zero; faults and the tool policy stay. */
+  /** Counters, quotas, the request log, the tool service and the answer lengths' draws back to zero; faults and the tool policy stay. */
   reset(): void;
   /** Stops listening, drops every connection (hanging ones too) and every timer. */
   close(): Promise<void>;
@@ -170,6 +174,7 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
   });
   const reset = (): void => {
     host.reset();
+    model.lengths.reset();
     tools.reset();
     log.clear();
     Object.assign(counters, { received: 0, invalid: 0, clientClosed: 0, internalErrors: 0 });
@@ -240,6 +245,7 @@ function serverRoutes(c: {
       refuse,
       defaultMaxTokens: o.defaultMaxTokens,
       seed: options.seed ?? 0,
+      lengths: model.lengths,
       toolPolicy: () => policy.current,
       finish: model.finish,
       submitted: (name) => options.observer?.submitted?.(name),
@@ -312,6 +318,7 @@ function modelSide(
     epochMs: Date.now() - scheduler.now(),
   };
   const log = new RequestLog(exchange.now, exchange.epochMs, options.requestLog);
+  const lengths = new AnswerLengths(config.models, options.seed ?? 0);
   /** Ended before the model answered: the client left, or (response already ended) the server answered 500. */
   const finish = (ex: Exchange): void => {
     ex.stop();
@@ -325,7 +332,7 @@ function modelSide(
     }
     table.remove(ex);
   };
-  return { host, table, names, exchange, log, finish };
+  return { host, table, names, exchange, log, finish, lengths };
 }
 
 /** The HTTP server: every request counted and routed; a malformed request line or header answered without a handler. */

@@ -19,7 +19,8 @@ export interface StreamFaultShapes {
 
 function openai(d: Dialect): StreamFaultShapes {
   return {
-    filteredClose: (a, n) => d.streamClose(a, n).replace('"finish_reason":"stop"', '"finish_reason":"content_filter"'),
+    filteredClose: (a, n) =>
+      d.streamClose(a, n).replace(/"finish_reason":"(?:stop|length)"/, '"finish_reason":"content_filter"'),
     filteredCompletion: (a, text, n) => {
       const body = d.completion(a, text, n) as { choices: Array<{ finish_reason: string }> };
       body.choices[0].finish_reason = 'content_filter';
@@ -33,7 +34,8 @@ function openai(d: Dialect): StreamFaultShapes {
 
 function anthropic(d: Dialect): StreamFaultShapes {
   return {
-    filteredClose: (a, n) => d.streamClose(a, n).replace('"stop_reason":"end_turn"', '"stop_reason":"refusal"'),
+    filteredClose: (a, n) =>
+      d.streamClose(a, n).replace(/"stop_reason":"(?:end_turn|max_tokens)"/, '"stop_reason":"refusal"'),
     filteredCompletion: (a, text, n) => ({ ...d.completion(a, text, n), stop_reason: 'refusal' }),
     closeWithoutDone: (a, n) => d.streamClose(a, n).replace(/event: message_stop\n[^\n]*\n\n$/, ''),
     malformedEvent: () =>

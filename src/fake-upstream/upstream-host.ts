@@ -56,9 +56,16 @@ export class UpstreamHost {
     return this.model.modelIndex(name);
   }
 
-  /** Submits request `id` now; `flags` are `RequestFlag` bits (a stream is told its first token and stalls). */
-  submit(id: number, model: number, promptTokens: number, maxTokens: number, flags: number): void {
-    this.model.submit(id, model, promptTokens, maxTokens, this.scheduler.now(), flags);
+  /** Submits request `id` now, answered with `outputTokens`; `flags` are `RequestFlag` bits (a stream is told its first token and stalls). */
+  submit(
+    id: number,
+    model: number,
+    promptTokens: number,
+    maxTokens: number,
+    flags: number,
+    outputTokens: number,
+  ): void {
+    this.model.submit(id, model, promptTokens, maxTokens, this.scheduler.now(), flags, outputTokens);
   }
 
   /** The phases in force, on the server's timeline. */

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { TOOL_POLICY_LIMITS } from '../fake-upstream/tool-policy.js';
-import type { ContentFilterMode, FaultKind, FaultPhase, ModelConfig, UpstreamConfig } from '../upstream/config.js';
+import type {
+  AnswerTokens,
+  ContentFilterMode,
+  FaultKind,
+  FaultPhase,
+  ModelConfig,
+  UpstreamConfig,
+} from '../upstream/config.js';
 import { dist } from './dist-schema.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { MODEL_DEFAULTS } from '../upstream/upstream-model.js';
@@ -33,6 +40,12 @@ const stallFor = () =>
         : duration({ positive: true }),
   );
 
+/** A model's natural answer length: `max` (every answer `max_tokens` long) or a token count distribution. */
+const answerTokens = () =>
+  switchOn<AnswerTokens>('max, a number of tokens or a {dist: ...} mapping', (v) =>
+    v === 'max' ? z.literal('max') : typeof v === 'number' || isMapping(v) ? dist('count') : undefined,
+  );
+
 const model = () =>
   obj(
     {
@@ -46,16 +59,18 @@ const model = () =>
       tpm: positive().optional(),
       loadStretch: nonNegative().default(MODEL_DEFAULTS.loadStretch),
       contextTokens: positiveInt().optional(),
+      answerTokens: answerTokens().optional(),
     },
     'a model mapping',
   ).transform(
-    ({ ttft, tpot, rpm, tpm, contextTokens, ...m }): ModelConfig => ({
+    ({ ttft, tpot, rpm, tpm, contextTokens, answerTokens, ...m }): ModelConfig => ({
       ...m,
       ttftMs: ttft,
       tpotMs: tpot,
       ...(rpm === undefined ? {} : { rpm }),
       ...(tpm === undefined ? {} : { tpm }),
       contextTokens: contextTokens ?? MODEL_DEFAULTS.contextTokens,
+      ...(answerTokens === undefined ? {} : { answerTokens }),
     }),
   );
 

@@ -105,7 +105,10 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
         cfg.retry.policy === 'engine'
           ? new EngineReplicas(config.engine, cfg.retry.engine, cfg.replicas ?? 1, cfg.name, names, clock, r)
           : undefined;
-      const stream = leaf && cfg.stream === true ? new StreamLeaf(cfg, config.engine) : undefined;
+      const stream =
+        leaf && cfg.stream === true
+          ? new StreamLeaf(cfg, config.engine, transport.lastEventAt !== undefined)
+          : undefined;
       const budget = cfg.stage === undefined ? Infinity : (config.stages?.[cfg.stage] ?? Infinity);
       return { cfg, leaf, plain: plainPolicy(cfg.retry, r.split('policy')), engines, models, stream, budget };
     });
@@ -229,6 +232,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     if (c.serial[id] === 0 || (c.serial[id] & SERIAL_MASK) !== kind >>> SERIAL_SHIFT) return;
     const layer = this.layers[c.layer[id]];
     const what = kind & ((1 << SERIAL_SHIFT) - 1);
+    if (what === K_IDLE && this.idleRearmed(id, kind, now)) return;
     const cls = what === K_TIMEOUT ? TIMEOUT : layer.stream!.abandon(what, c.firstAt[id]);
     if (cls === undefined) return; // a first-token timer after the first token
     if (layer.leaf) {
@@ -249,6 +253,19 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     if (c.reqId[reqId] !== reqId || c.serial[reqId] === 0) return;
     const delay = this.layers[c.layer[reqId]].stream!.onEvent(event, ms, c, reqId, now);
     if (delay >= 0) this.scheduler.schedule(now + delay, this.handlerId, K_IDLE | this.serialBits(reqId), reqId);
+  }
+
+  /**
+   * The idle timer of call `id` fired and its transport is asked when the stream last moved
+   * (live): true if it moved within `idleMs`, the timer re-armed for the rest of the gap.
+   */
+  private idleRearmed(id: number, kind: number, now: number): boolean {
+    const t = this.transport;
+    if (t.lastEventAt === undefined) return false;
+    const due = this.layers[this.calls.layer[id]].stream!.idleDue(t.lastEventAt(id), now);
+    if (due < 0) return false;
+    this.scheduler.schedule(due, this.handlerId, kind, id);
+    return true;
   }
 
   private serialBits(id: number): number {

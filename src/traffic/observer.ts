@@ -41,4 +41,11 @@ export interface LeafTransport {
     flags?: number,
   ): void;
   cancel(reqId: number, now: number): void;
+  /**
+   * A transport that reads streams as they come and so cannot announce a stall (`onStream`
+   * tells only the first token): when the stream of request `reqId` last brought an event
+   * (its first token or any later chunk), on the scheduler's timeline; -1 if it never did.
+   * An engine layer's idle watch asks it instead of waiting for a `StreamEvent.Stall`.
+   */
+  lastEventAt?(reqId: number): number;
 }

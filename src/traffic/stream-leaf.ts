@@ -17,6 +17,14 @@ const STALL = engineStreamError('stall');
  * records the first token (TTFT); an engine layer also guards the stream — no first token
  * within `firstTokenMs`, or no event for `idleMs`, abandons the attempt — and never takes a
  * cut stream for an answer, where a plain caller (none, naive, sdk) does.
+ *
+ * The idle gap is watched in one of two ways, after the transport. The simulated upstream
+ * announces a stall when it starts (`StreamEvent.Stall` with its length), so a stall longer
+ * than `idleMs` is given one timer then. A transport that reads a stream as it comes (HTTP)
+ * cannot know a stall ahead: it keeps when the stream last brought something
+ * (`LeafTransport.lastEventAt`), and one timer armed at the first token checks it when due —
+ * re-armed for the rest of the gap while the stream moves, the attempt abandoned once it has
+ * been quiet for `idleMs` (`idleDue`). Either way no timer per event.
  */
 export class StreamLeaf {
   readonly engine: boolean;
@@ -24,7 +32,12 @@ export class StreamLeaf {
   readonly firstTokenMs: number;
   private readonly idleMs: number;
 
-  constructor(cfg: LayerConfig, base: EngineConfig) {
+  /** `polled`: the transport does not announce stalls; the idle watch asks it when the stream last moved. */
+  constructor(
+    cfg: LayerConfig,
+    base: EngineConfig,
+    private readonly polled = false,
+  ) {
     this.engine = cfg.retry.policy === 'engine';
     const over = cfg.retry.policy === 'engine' ? cfg.retry.engine.stream : undefined;
     const limits = { ...STREAM_LIMIT_DEFAULTS, ...base.stream, ...over };
@@ -35,14 +48,24 @@ export class StreamLeaf {
 
   /**
    * A stream event of call `id`'s attempt: records the first token; returns the delay after
-   * which the idle timer must abandon the attempt (a stall longer than `idleMs`), or -1.
+   * which the idle timer must fire (a stall longer than `idleMs`; polled, the first check), or -1.
    */
   onEvent(event: number, ms: number, c: CallTable, id: number, now: number): number {
     if (event === StreamEvent.FirstToken) {
       c.firstAt[id] = now;
-      return -1;
+      return this.polled && this.idleMs !== Infinity ? this.idleMs : -1;
     }
     return ms > this.idleMs ? this.idleMs : -1;
+  }
+
+  /**
+   * Polled: the idle timer fired at `now` and the stream last moved at `lastAt`. When the
+   * watch is due again (later than `now`: the stream moved since it was armed), or -1 when
+   * the stream has been quiet for `idleMs` and the attempt is abandoned.
+   */
+  idleDue(lastAt: number, now: number): number {
+    const due = lastAt + this.idleMs;
+    return due > now ? due : -1;
   }
 
   /** A guard timer fired: the class the attempt ends with, undefined if there is nothing to abandon. */

@@ -22,7 +22,17 @@ export interface ModelConfig {
   loadStretch: number;
   /** Largest prompt + output the model takes; larger requests get 400 `context_length_exceeded`. @default Infinity */
   contextTokens: number;
+  /**
+   * How long the fake upstream's HTTP answers run when `max_tokens` does not cut them (a
+   * distribution of tokens), or `max`: every answer is `max_tokens` long. Only the fake
+   * upstream's HTTP routes read it: the simulator and the live driver ask for their traffic's
+   * completion tokens exactly. @default lognormal, median 300, p99 2000
+   */
+  answerTokens?: AnswerTokens;
 }
+
+/** A model's natural answer length: a distribution of tokens, or `max` (`max_tokens` exactly). */
+export type AnswerTokens = Dist | 'max';
 
 /** What a fault does while it is active. */
 export type FaultKind =

@@ -207,8 +207,20 @@ export class UpstreamModel implements EventHandler {
   /**
    * A request arrives now. `reqId` is the caller's number, unique among its requests in flight;
    * `flags` are `RequestFlag` bits (a streamed request is told its first token and stalls).
+   * The answer runs `outputTokens` (`maxOutputTokens` unless told: the simulator's requests run
+   * to their limit; the fake upstream's answers their natural length, all of OpenAI's `n`
+   * choices together); the context window and the tokens-per-minute quota count the limit, as
+   * providers reserve it.
    */
-  submit(reqId: number, model: number, promptTokens: number, maxOutputTokens: number, now: number, flags = 0): void {
+  submit(
+    reqId: number,
+    model: number,
+    promptTokens: number,
+    maxOutputTokens: number,
+    now: number,
+    flags = 0,
+    outputTokens = maxOutputTokens,
+  ): void {
     const m = this.models[model];
     if (m === undefined) throw new RangeError(`unknown model index ${model}`);
     m.attempts++;
@@ -240,7 +252,7 @@ export class UpstreamModel implements EventHandler {
     if (m.rpm !== null) m.rpm.take(1, now);
     if (m.busy >= m.cfg.slots && m.queued >= m.cfg.queue)
       return this.answer(reqId, model, m.cfg.shedStatus, Detail.Overloaded, -1, now);
-    const r = this.record(reqId, model, promptTokens, maxOutputTokens, share);
+    const r = this.record(reqId, model, promptTokens, outputTokens, share);
     this.flags[r] = flags;
     if (shaping >= 0) {
       this.sfault[r] = this.faults.kind(shaping);

@@ -16,7 +16,7 @@ describe.each(WIRINGS)('@anthropic-ai/sdk (%s)', (wiring) => {
   it('chat: a message for a real model name', async () => {
     const m = await client().messages.create({
       model: MODEL,
-      max_tokens: 64,
+      max_tokens: 1024,
       messages: [{ role: 'user', content: 'hi' }],
     });
     expect(m.model).toBe(MODEL);

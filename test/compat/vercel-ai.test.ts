@@ -25,7 +25,7 @@ describe.each(cases)('Vercel AI SDK, %s (%s)', (name, wiring) => {
   const model = () => MODELS[name](wiring);
 
   it('chat: generateText', async () => {
-    const r = await generateText({ model: model(), prompt: 'hi', maxOutputTokens: 32 });
+    const r = await generateText({ model: model(), prompt: 'hi', maxOutputTokens: 4096 });
     expect(r.text.length).toBeGreaterThan(0);
     expect(r.finishReason).toBe('stop');
   });

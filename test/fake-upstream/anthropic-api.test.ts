@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { fast, json, sseEvents, start } from './harness.js';
+import { fast, json, length, sseEvents, start } from './harness.js';
 
 describe('fake upstream: Anthropic messages', () => {
-  it('answers a message with one text block and its usage', async () => {
+  it('answers a message with one text block and its usage, cut at max_tokens', async () => {
     const h = await start({ models: [fast()] });
     const res = await h.messages({ max_tokens: 7, system: 'Be brief.' });
     expect(res.status).toBe(200);
@@ -12,7 +12,7 @@ describe('fake upstream: Anthropic messages', () => {
       type: 'message',
       role: 'assistant',
       model: 'm',
-      stop_reason: 'end_turn',
+      stop_reason: 'max_tokens',
       stop_sequence: null,
     });
     expect(body.content).toHaveLength(1);
@@ -24,7 +24,8 @@ describe('fake upstream: Anthropic messages', () => {
 
   it('streams message_start, content blocks, message_delta with the usage and message_stop', async () => {
     const h = await start({ models: [fast()] });
-    const res = await h.messages({ max_tokens: 20, stream: true });
+    // A natural length of 20 tokens under a limit of 4096: the turn ends by itself.
+    const res = await h.messages({ max_tokens: 4096, stream: true }, length(20));
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const events = sseEvents(await res.text());
     const types = events.map((e) => e.event);

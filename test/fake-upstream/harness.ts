@@ -41,6 +41,11 @@ export const fast = (name = 'm', extra: Record<string, unknown> = {}) => ({
 
 export const USER = [{ role: 'user', content: 'Say something about retry storms.' }];
 
+/** Request options setting the answer's length (`x-stormlab-output-tokens`): `max`, or its natural length in tokens. */
+export const length = (tokens: number | 'max'): RequestInit => ({
+  headers: { 'content-type': 'application/json', 'x-stormlab-output-tokens': String(tokens) },
+});
+
 export async function start(
   upstream: FakeUpstreamConfig,
   options: Partial<FakeUpstreamOptions> = {},

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/engine/manual-clock.js';
-import { fast, json, sseEvents, start, USER } from './harness.js';
+import { fast, json, length, sseEvents, start, USER } from './harness.js';
 
 describe('fake upstream: OpenAI chat completions', () => {
-  it('answers a chat.completion with filler text of max_tokens words and its usage', async () => {
+  it('answers a chat.completion cut at max_tokens: filler text of max_tokens words, finish_reason length, its usage', async () => {
     const h = await start({ models: [fast()] });
     const res = await h.chat({ max_tokens: 12 });
     expect(res.status).toBe(200);
@@ -13,7 +13,7 @@ describe('fake upstream: OpenAI chat completions', () => {
     expect(body).toMatchObject({
       object: 'chat.completion',
       model: 'm',
-      choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'stop' }],
+      choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'length' }],
     });
     expect(body.choices[0].message.content.split(' ')).toHaveLength(12);
     // 33 characters / 3 + 4 per message.
@@ -32,19 +32,19 @@ describe('fake upstream: OpenAI chat completions', () => {
     const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
     h.fu.setToolPolicy({ rounds: 0 }); // no tool turn: the plain answer, though tools are offered
     const answered = await json(h.chat({ max_tokens: 50, tools }));
-    expect(answered.choices[0].finish_reason).toBe('stop');
+    expect(answered.choices[0].finish_reason).toBe('length'); // filler, cut at 50 tokens
     h.fu.setToolPolicy({ rounds: 1 });
     const called = await json(h.chat({ max_tokens: 50, tools }));
     expect(called.choices[0].finish_reason).toBe('tool_calls');
     expect(h.fu.requests().map((r) => [r.model, r.status])).toEqual(Array(5).fill(['m', 200]));
   });
 
-  it('takes max_completion_tokens over max_tokens, and 256 when neither is given', async () => {
+  it('takes max_completion_tokens over max_tokens, and 4096 when neither is given', async () => {
     const h = await start({ models: [fast()] });
-    const both = await json(h.chat({ max_tokens: 50, max_completion_tokens: 3 }));
+    const both = await json(h.chat({ max_tokens: 50, max_completion_tokens: 3 }, length('max')));
     expect(both.usage.completion_tokens).toBe(3);
-    const none = await json(h.chat({}));
-    expect(none.usage.completion_tokens).toBe(256);
+    const none = await json(h.chat({}, length('max')));
+    expect(none.usage.completion_tokens).toBe(4096);
   });
 
   it('streams chat.completion.chunk events, a usage chunk when asked, then [DONE]', async () => {
@@ -62,7 +62,7 @@ describe('fake upstream: OpenAI chat completions', () => {
       .map((c) => c.delta.content ?? '')
       .join('');
     expect(text.split(' ')).toHaveLength(40);
-    expect(chunks.at(-2).choices[0].finish_reason).toBe('stop');
+    expect(chunks.at(-2).choices[0].finish_reason).toBe('length');
     expect(chunks.at(-1)).toMatchObject({
       choices: [],
       usage: { prompt_tokens: 15, completion_tokens: 40, total_tokens: 55 },
@@ -75,7 +75,7 @@ describe('fake upstream: OpenAI chat completions', () => {
     const events = sseEvents(await (await h.chat({ max_tokens: 5, stream: true })).text());
     const chunks = events.slice(0, -1).map((e) => JSON.parse(e.data));
     expect(chunks.some((c) => 'usage' in c)).toBe(false);
-    expect(chunks.at(-1).choices[0].finish_reason).toBe('stop');
+    expect(chunks.at(-1).choices[0].finish_reason).toBe('length');
   });
 
   it('paces a stream the model started at once: headers at the first token, chunks spread until the end', async () => {
@@ -99,10 +99,11 @@ describe('fake upstream: OpenAI chat completions', () => {
       '',
       'the storm passes',
     ]);
-    // 60 ms of tokens in 16 chunks: one every 3.75 ms; by t = 50 chunks 0..8 are out.
+    // 60 ms of tokens in 16 chunks, the first now and the last with the answer: one every 4 ms;
+    // by t = 50 the opening and chunks 0..7 are out.
     clock.advance(30);
-    const mid = await readEvents(10);
-    expect(mid).toHaveLength(10);
+    const mid = await readEvents(9);
+    expect(mid).toHaveLength(9);
     expect(h.count('answered')).toBe(0);
     clock.advance(30);
     const all = await readEvents(19);
@@ -115,6 +116,33 @@ describe('fake upstream: OpenAI chat completions', () => {
         .split(' '),
     ).toHaveLength(60);
     expect(h.count('answered')).toBe(1);
+  });
+
+  it('paces a long stream in more chunks, never more than 250 ms apart, so it never reads as a stall', async () => {
+    // 10 ms to the first token, then 1,000 tokens at 10 ms: 10 s of tokens, 41 chunks 250 ms apart.
+    const clock = new ManualClock();
+    const h = await start({ models: [fast('m', { ttftMs: 10, tpotMs: 10 })] }, { clock });
+    const pending = h.chat({ max_tokens: 1_000, stream: true });
+    await h.waitFor('submitted');
+    clock.advance(10);
+    const reader = (await pending).body!.getReader();
+    let text = '';
+    const count = () => sseEvents(text).length;
+    const readAtLeast = async (n: number) => {
+      while (count() < n) text += new TextDecoder().decode((await reader.read()).value);
+    };
+    await readAtLeast(2); // the opening and the first chunk
+    for (let i = 1; i < 40; i++) {
+      clock.advance(250);
+      await readAtLeast(2 + i); // every 250 ms brings the next chunk
+    }
+    clock.advance(250);
+    await readAtLeast(2 + 40 + 2); // the last chunk with the answer, then the finish and [DONE]
+    const events = sseEvents(text);
+    expect(events.at(-1)!.data).toBe('[DONE]');
+    const content = events.slice(1, -2).map((e) => JSON.parse(e.data).choices[0].delta.content ?? '');
+    expect(content.filter((c: string) => c !== '')).toHaveLength(41);
+    expect(content.join('').split(' ')).toHaveLength(1_000);
   });
 
   it('lists the models', async () => {

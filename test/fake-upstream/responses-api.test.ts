@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fast, json, sseEvents, start } from './harness.js';
+import { fast, json, length, sseEvents, start } from './harness.js';
 
 const tools = [
   {
@@ -12,7 +12,9 @@ const tools = [
 describe('fake upstream: the Responses API and embeddings', () => {
   it('answers a response object with an output_text message and usage', async () => {
     const h = await start({ models: [fast()] });
-    const r = await json(h.post('/v1/responses', { model: 'gpt-4o-mini', input: 'hi', max_output_tokens: 20 }));
+    const r = await json(
+      h.post('/v1/responses', { model: 'gpt-4o-mini', input: 'hi', max_output_tokens: 4096 }, length(20)),
+    );
     expect(r).toMatchObject({
       object: 'response',
       status: 'completed',
@@ -48,7 +50,7 @@ describe('fake upstream: the Responses API and embeddings', () => {
 
   it('streams response.created … output_text.delta … response.completed, numbered in order', async () => {
     const h = await start({ models: [fast()] });
-    const res = await h.post('/v1/responses', { model: 'm', input: 'hi', stream: true, max_output_tokens: 32 });
+    const res = await h.post('/v1/responses', { model: 'm', input: 'hi', stream: true }, length(32));
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const events = sseEvents(await res.text()).map((e) => ({ event: e.event, ...JSON.parse(e.data) }));
     expect(events.map((e) => e.type).filter((t, i, a) => a.indexOf(t) === i)).toEqual([

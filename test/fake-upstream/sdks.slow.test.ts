@@ -16,7 +16,7 @@ describe('fake upstream: the official openai SDK (v6)', () => {
       .chat.completions.create({ model: 'gpt-4o-mini', messages: user, max_tokens: 8 })
       .withResponse();
     expect(data.choices[0].message.content!.split(' ')).toHaveLength(8);
-    expect(data.choices[0].finish_reason).toBe('stop');
+    expect(data.choices[0].finish_reason).toBe('length'); // cut at max_tokens
     expect(data.usage).toMatchObject({ completion_tokens: 8, prompt_tokens: 13, total_tokens: 21 });
     expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('99');
   });
@@ -109,7 +109,7 @@ describe('fake upstream: the official Anthropic SDK', () => {
     expect(message.content).toHaveLength(1);
     expect(message.content[0].type === 'text' && message.content[0].text.split(' ')).toHaveLength(6);
     expect(message.usage).toMatchObject({ input_tokens: 20, output_tokens: 6 });
-    expect(message.stop_reason).toBe('end_turn');
+    expect(message.stop_reason).toBe('max_tokens'); // cut at max_tokens
   });
 
   it('streams a message: text events and the final message', async () => {

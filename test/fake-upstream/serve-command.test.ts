@@ -64,6 +64,32 @@ describe('stormlab serve', () => {
     }
   });
 
+  it('--answer-tokens sets every model’s answer length: n tokens (at most max_tokens), or max_tokens exactly', async () => {
+    const ask = async (answerTokens: string, max_tokens: number) => {
+      const server = await startServe(captureIo(), { port: '0', answerTokens });
+      try {
+        const res = await fetch(`${server.url}/v1/chat/completions`, {
+          method: 'POST',
+          body: JSON.stringify({ model: 'secondary', messages: [{ role: 'user', content: 'hi' }], max_tokens }),
+        });
+        const body = (await res.json()) as {
+          usage: { completion_tokens: number };
+          choices: Array<{ finish_reason: string }>;
+        };
+        return [body.usage.completion_tokens, body.choices[0].finish_reason];
+      } finally {
+        await server.close();
+      }
+    };
+    expect(await ask('9', 4096)).toEqual([9, 'stop']);
+    const io = captureIo();
+    await (await startServe(io, { port: '0' })).close();
+    expect(io.out).toContain(
+      'answers: a natural length (median 300 tokens), cut at max_tokens (finish_reason length); header x-stormlab-output-tokens: max for exactly max_tokens\n',
+    );
+    expect(await ask('max', 3)).toEqual([3, 'stop']);
+  });
+
   it('--models adds models and aliases, --strict-models 404s other names, --tool-rounds sets the policy, --log writes JSONL', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stormlab-serve-'));
     const io = captureIo();
@@ -185,6 +211,7 @@ describe('stormlab serve', () => {
     [['--tool-rounds', '500'], 'stormlab: --tool-rounds: expected an integer from 0 to 100, got 500'],
     [['--parallel-tools', '0'], 'stormlab: --parallel-tools: expected an integer from 1 to 16, got 0'],
     [['--log', '/no/such/dir/log.jsonl'], 'stormlab: --log: cannot write /no/such/dir/log.jsonl: ENOENT'],
+    [['--answer-tokens', 'lots'], 'stormlab: --answer-tokens: expected a whole number or max, got "lots"'],
   ])('exits 2 with one line for bad input: %j', async (args, message) => {
     const r = await cli(['serve', ...args]);
     expect(r.code).toBe(EXIT.usage);

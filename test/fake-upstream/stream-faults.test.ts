@@ -77,7 +77,7 @@ describe('fake upstream: stream faults, OpenAI chat completions', () => {
     expect(bad).toHaveLength(1);
     const i = events.indexOf(bad[0]);
     const good = events.filter((e) => e !== bad[0]);
-    expect(parse(good.at(-2)!).choices[0].finish_reason).toBe('stop');
+    expect(parse(good.at(-2)!).choices[0].finish_reason).toBe('length'); // cut at max_tokens: 20
     expect(good.at(-1)!.data).toBe('[DONE]');
     expect(i).toBeLessThan(events.length - 2);
     expect(words(openaiText(good))).toHaveLength(20);
@@ -97,7 +97,7 @@ describe('fake upstream: stream faults, OpenAI chat completions', () => {
     expect(error).toBeUndefined();
     const events = sseEvents(text);
     expect(events.some((e) => e.data === '[DONE]')).toBe(false);
-    expect(parse(events.at(-2)!).choices[0].finish_reason).toBe('stop');
+    expect(parse(events.at(-2)!).choices[0].finish_reason).toBe('length');
     expect(parse(events.at(-1)!).usage).toMatchObject({ completion_tokens: 8 });
   });
 
@@ -152,7 +152,7 @@ describe('fake upstream: stream faults, Anthropic messages', () => {
     const h = await withFault({ kind: 'missing-done' });
     const events = sseEvents(await (await h.messages({ max_tokens: 8, stream: true })).text());
     expect(events.at(-1)!.event).toBe('message_delta');
-    expect(parse(events.at(-1)!).delta.stop_reason).toBe('end_turn');
+    expect(parse(events.at(-1)!).delta.stop_reason).toBe('max_tokens');
     expect(events.map((e) => e.event)).not.toContain('message_stop');
   });
 

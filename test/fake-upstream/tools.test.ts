@@ -41,7 +41,7 @@ describe('fake upstream: tool calls', () => {
 
   it('honours tool_choice: none answers text, required and a forced function always call', async () => {
     const h = await start({ models: [fast()] }, { toolPolicy: { rounds: 0 } });
-    expect((await json(h.chat({ tools: openaiTools }))).choices[0].finish_reason).toBe('stop');
+    expect((await json(h.chat({ tools: openaiTools, max_tokens: 4096 }))).choices[0].finish_reason).toBe('stop');
     const none = await json(h.chat({ tools: openaiTools, tool_choice: 'none' }));
     expect(none.choices[0].message.tool_calls).toBeUndefined();
     expect((await json(h.chat({ tools: openaiTools, tool_choice: 'required' }))).choices[0].finish_reason).toBe(

@@ -344,3 +344,20 @@ describe('engine settings that do not fit together', () => {
     ]);
   });
 });
+
+describe('validation: a model’s answerTokens', () => {
+  it('takes max, a number of tokens or a distribution, and refuses anything else with its path', () => {
+    const with_ = (v: string) => edit('slots: 8', `slots: 8, answerTokens: ${v}`);
+    expect(loadScenario(with_('max')).upstream.models[0].answerTokens).toBe('max');
+    expect(loadScenario(with_('120')).upstream.models[0].answerTokens).toBe(120);
+    expect(loadScenario(with_('{ dist: lognormal, median: 200, p99: 900 }')).upstream.models[0].answerTokens).toEqual({
+      dist: 'lognormal',
+      median: 200,
+      p99: 900,
+    });
+    expect(loadScenario(BASE).upstream.models[0].answerTokens).toBeUndefined();
+    expect(problemsOf(with_('lots'))).toEqual([
+      'upstream.models[0].answerTokens: expected max, a number of tokens or a {dist: ...} mapping, got "lots"',
+    ]);
+  });
+});

@@ -14,6 +14,7 @@ export interface ServeModelFlags {
   parallelTools?: string;
   seed?: string;
   log?: string;
+  answerTokens?: string;
 }
 
 const NAME = /^[A-Za-z0-9][\w.:/@-]*$/;
@@ -47,6 +48,13 @@ export function applyModels(upstream: FakeUpstreamConfig, raw: string | undefine
     if (!known.has(target))
       throw new UsageError(`--models: alias ${alias}=${target} points at no model (models: ${[...known].join(', ')})`);
   return { ...upstream, models: all, aliases };
+}
+
+/** `--answer-tokens N|max`: every model's answers run N tokens (at most max_tokens), or max_tokens exactly. */
+export function applyAnswerTokens(upstream: FakeUpstreamConfig, raw: string | undefined): FakeUpstreamConfig {
+  if (raw === undefined) return upstream;
+  const answerTokens = raw.trim() === 'max' ? 'max' : integer('--answer-tokens', raw, 'a whole number or max');
+  return { ...upstream, models: upstream.models.map((m) => ({ ...m, answerTokens })) };
 }
 
 export function toolPolicyOf(flags: ServeModelFlags): Partial<ToolPolicy> {
@@ -92,7 +100,7 @@ export function requestLogFile(
   };
 }
 
-function integer(flag: string, raw: string): number {
-  if (!/^\s*\d+\s*$/.test(raw)) throw new UsageError(`${flag}: expected a whole number, got ${JSON.stringify(raw)}`);
+function integer(flag: string, raw: string, what = 'a whole number'): number {
+  if (!/^\s*\d+\s*$/.test(raw)) throw new UsageError(`${flag}: expected ${what}, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }

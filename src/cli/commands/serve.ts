@@ -1,10 +1,20 @@
 import { OptionError } from '../../engine/errors.js';
+import { ANSWER_TOKENS_DEFAULT } from '../../fake-upstream/answer-length.js';
 import { DEFAULT_UPSTREAM } from '../../fake-upstream/default-upstream.js';
+import type { AnswerTokens } from '../../upstream/config.js';
+import { meanOf } from '../../upstream/distribution.js';
 import type { ServedFault } from '../../fake-upstream/fault-phases.js';
 import { createFakeUpstream, type FakeUpstream, type FakeUpstreamConfig } from '../../fake-upstream/server.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { scenarioFromFlags } from '../scenario-args.js';
-import { applyModels, requestLogFile, seedOf, type ServeModelFlags, toolPolicyOf } from './serve-flags.js';
+import {
+  applyAnswerTokens,
+  applyModels,
+  requestLogFile,
+  seedOf,
+  type ServeModelFlags,
+  toolPolicyOf,
+} from './serve-flags.js';
 import { SERVE_DEFAULTS } from './serve-defaults.js';
 
 export interface ServeFlags extends ServeModelFlags {
@@ -35,9 +45,12 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
   const port = parsePort(flags.port ?? SERVE_DEFAULTS.port);
   const host = flags.host ?? SERVE_DEFAULTS.host;
   if (host.trim() === '') throw new UsageError('--host: expected an address like 127.0.0.1 or 0.0.0.0, got ""');
-  const upstream: FakeUpstreamConfig = applyModels(
-    flags.scenario === undefined ? DEFAULT_UPSTREAM : scenarioFromFlags(flags.scenario, {}, io.cwd).upstream,
-    flags.models,
+  const upstream: FakeUpstreamConfig = applyAnswerTokens(
+    applyModels(
+      flags.scenario === undefined ? DEFAULT_UPSTREAM : scenarioFromFlags(flags.scenario, {}, io.cwd).upstream,
+      flags.models,
+    ),
+    flags.answerTokens,
   );
   const toolPolicy = toolPolicyOf(flags);
   const seed = seedOf(flags.seed);
@@ -74,6 +87,7 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
     `stormlab fake upstream listening on ${server.url}`,
     `models: ${upstream.models.map((m) => m.name).join(', ')}${from}${aliasText(upstream)}; ${flags.strictModels === true ? 'other names get 404' : `other names are served by ${upstream.models[0]?.name}`}`,
     `tools: ${server.toolPolicy().rounds} tool turn(s) before the answer, ${server.toolPolicy().parallel} call(s) a turn${flags.log === undefined ? '' : `; request log: ${flags.log}`}`,
+    `answers: ${describeAnswers(upstream.models[0]?.answerTokens ?? ANSWER_TOKENS_DEFAULT)}`,
     `faults: ${describeFaults(server.faults())}`,
     '',
     ...ROUTES.map(([route, what]) => `  ${route.padEnd(27)}${what}`),
@@ -130,6 +144,18 @@ function listenError(e: unknown, port: number, host: string): unknown {
   const code = (e as NodeJS.ErrnoException).code ?? '';
   const why = LISTEN_ERRORS[code];
   return why === undefined ? e : new UsageError(`cannot listen on ${host}:${port}: ${why}`);
+}
+
+/** How long the first model's answers run, and how a client asks for an exact length. */
+function describeAnswers(a: AnswerTokens): string {
+  if (a === 'max') return 'exactly max_tokens long';
+  const length =
+    typeof a === 'number'
+      ? `${a} tokens`
+      : a.dist === 'lognormal'
+        ? `a natural length (median ${a.median} tokens)`
+        : `a natural length (mean ${Math.round(meanOf(a))} tokens)`;
+  return `${length}, cut at max_tokens (finish_reason length); header x-stormlab-output-tokens: max for exactly max_tokens`;
 }
 
 /** `outage primary 0s–3m0s status 503; latency ×4 10s–…` */

@@ -77,6 +77,8 @@ class Attempt implements SetRequest {
   /** A JSON answer's text (a 200's as latin1: it is read for the ASCII digits of its usage). */
   text = '';
   scan: StreamScan | undefined = undefined;
+  /** When the stream last brought a chunk, from its first token on (told streams only; -1 before). */
+  lastAt = -1;
 
   constructor(
     readonly t: HttpTransport,
@@ -107,8 +109,12 @@ class Attempt implements SetRequest {
     const s = chunk.toString(this.status === 200 ? 'latin1' : 'utf8');
     const scan = this.scan;
     if (scan === undefined) this.text += s;
-    else if (scan.content || !this.told) scan.push(s);
-    else {
+    else if (!this.told) scan.push(s);
+    else if (scan.content) {
+      scan.push(s);
+      // The idle watch's one input: a clock read per chunk, no timer (see lastEventAt).
+      this.lastAt = this.t.now();
+    } else {
       scan.push(s);
       if (scan.content) this.t.firstToken(this);
     }
@@ -149,6 +155,7 @@ class Attempt implements SetRequest {
  *
  *   200                  tokens from the usage (`total_tokens`, or Anthropic's input + output); a body
  *                        that breaks off, or a stream with an error event or no end marker, is `MidStream`
+ *                        (a layer's own stream without its end marker: `MissingDone` or `Cut`, `streamDetail`)
  *   429                  `RateLimitRequests` / `RateLimitTokens` / `InsufficientQuota` from the body,
  *                        the wait from `retry-after-ms` or `retry-after`
  *   503, 529             `Overloaded`
@@ -189,7 +196,8 @@ export class HttpTransport implements LeafTransport {
   constructor(
     private readonly models: readonly string[],
     private readonly listener: UpstreamListener,
-    private readonly now: () => number,
+    /** The caller's timeline (the live run's scheduler): what `onStream`, `onResponse` and `lastEventAt` are told. */
+    readonly now: () => number,
     options: HttpTransportOptions = {},
   ) {
     this.o = {
@@ -229,7 +237,8 @@ export class HttpTransport implements LeafTransport {
 
   /**
    * `flags`: `RequestFlag.Stream` asks this request for a stream (a layer's own `stream`, as
-   * the simulator takes it) and tells the listener its first token (`onStream`).
+   * the simulator takes it), tells the listener its first token (`onStream`) and keeps when
+   * the stream last moved (`lastEventAt`).
    */
   submit(reqId: number, model: number, promptTokens: number, maxOutputTokens: number, _now: number, flags = 0): void {
     const clients = this.clients;
@@ -310,25 +319,39 @@ export class HttpTransport implements LeafTransport {
     await this.clients?.destroy();
   }
 
+  /**
+   * When the stream of request `reqId` (one submitted with `RequestFlag.Stream`) last brought a
+   * chunk, from its first token on; -1 before its first token, or for no request in flight. HTTP
+   * shows a stall only as silence, so the interpreter's idle watch asks this when it is due
+   * rather than being told of every chunk.
+   */
+  lastEventAt(reqId: number): number {
+    return this.attempts[reqId]?.lastAt ?? -1;
+  }
+
   /** The stream of `a` brought its first content token (called by its handler). */
   firstToken(a: Attempt): void {
     if (this.attempts[a.reqId] !== a) return; // cancelled: the caller has moved on
+    const now = this.now();
+    a.lastAt = now;
     try {
-      this.listener.onStream?.(a.reqId, StreamEvent.FirstToken, 0, 0, this.now());
+      this.listener.onStream?.(a.reqId, StreamEvent.FirstToken, 0, 0, now);
     } catch (err) {
       this.onError(err);
     }
   }
 
-  /** The answer of `a` is complete (called by its handler). */
+  /** The answer of `a` is complete (called by its handler): a stream that closed cleanly is read by `streamDetail`. */
   completed(a: Attempt): void {
     if (this.attempts[a.reqId] !== a) return; // cancelled: the caller has moved on
     const status = a.status;
     if (status === 200) {
       const scan = a.scan;
       if (scan === undefined) return this.deliver(a, 200, Detail.None, usageTokens(a.text), -1);
-      if (scan.errored || !scan.ended) return this.deliver(a, 200, Detail.MidStream, a.promptTokens, -1);
-      return this.deliver(a, 200, Detail.None, Math.max(0, scan.tokens()), -1);
+      const detail = streamDetail(scan, a.told);
+      const tokens =
+        detail === Detail.None || detail === Detail.MissingDone ? Math.max(0, scan.tokens()) : a.promptTokens;
+      return this.deliver(a, 200, detail, tokens, -1);
     }
     const body = parseJson(a.text);
     const detail = detailOf(status, body);
@@ -379,6 +402,21 @@ export class HttpTransport implements LeafTransport {
       this.onError(err);
     }
   }
+}
+
+/**
+ * The detail of a stream that closed cleanly. Any stream with an error event is `MidStream`. A
+ * layer's own stream (`told`) is read as the simulator's upstream reports it, so its callers
+ * judge it as they do there: closed after its finish without the end marker is `MissingDone`
+ * (complete), closed with neither is `Cut` (a plain caller takes it as an answer, the engine
+ * does not). A stream asked for by `stream: true` alone keeps the plain rule: no end marker,
+ * `MidStream`.
+ */
+function streamDetail(scan: StreamScan, told: boolean): number {
+  if (scan.errored) return Detail.MidStream;
+  if (scan.ended) return Detail.None;
+  if (!told) return Detail.MidStream;
+  return scan.finished ? Detail.MissingDone : Detail.Cut;
 }
 
 /** `error.message` of a provider-shaped error body, else the start of the text. */

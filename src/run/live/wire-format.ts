@@ -1,3 +1,5 @@
+import { OUTPUT_TOKENS_HEADER } from '../../upstream/output-tokens-header.js';
+
 /**
  * What the live transport puts on the wire and reads back, per API and per answer shape: the
  * request (path, headers, body) and the few figures an answer is read for (its tokens, whether a
@@ -43,7 +45,8 @@ export class WireFormat {
   ) {
     const base = `${prefix}${prefix.endsWith('/v1') ? '' : '/v1'}`;
     this.path = api === 'anthropic' ? `${base}/messages` : `${base}/chat/completions`;
-    const own: Record<string, string> = { 'content-type': 'application/json' };
+    // The answer is exactly max_tokens long, as the simulator serves it (a real endpoint ignores the header).
+    const own: Record<string, string> = { 'content-type': 'application/json', [OUTPUT_TOKENS_HEADER]: 'max' };
     if (api === 'anthropic') own['anthropic-version'] = ANTHROPIC_VERSION;
     this.headers = { ...own, ...extraHeaders };
     this.modelJson = models.map((m) => JSON.stringify(m));
@@ -102,7 +105,8 @@ const STREAM_TAIL = 512;
 /**
  * Reads an SSE answer as it comes, keeping only a short tail: the usage it reports (OpenAI's last
  * chunk with `include_usage`; Anthropic's `message_start` input and `message_delta` output), an
- * error event, and whether the end marker (`data: [DONE]`, `event: message_stop`) arrived.
+ * error event, whether the answer's finish came, and whether the end marker (`data: [DONE]`,
+ * `event: message_stop`) arrived.
  */
 export class StreamScan {
   private tail = '';
@@ -110,6 +114,8 @@ export class StreamScan {
   input = -1;
   output = -1;
   ended = false;
+  /** The answer's finish came (`finish_reason`, Anthropic's `stop_reason`), whether or not its end marker follows. */
+  finished = false;
   errored = false;
   /** A content token has come (text, or a tool call's start). */
   content = false;
@@ -119,6 +125,7 @@ export class StreamScan {
     if (!this.content) this.content = hasContent(s);
     if (s.includes('{"error":') || s.includes('event: error') || s.includes('"type":"error"')) this.errored = true;
     if (s.includes('[DONE]') || s.includes('event: message_stop')) this.ended = true;
+    if (!this.finished) this.finished = s.includes('"finish_reason":"') || s.includes('"stop_reason":"');
     if (this.input < 0) this.input = numberAfter(s, '"input_tokens":', false);
     const out = numberAfter(s, '"output_tokens":');
     if (out >= 0) this.output = out;

@@ -94,6 +94,8 @@ describe('HttpTransport', () => {
     expect(req.url).toBe('/v1/chat/completions');
     expect(req.headers.authorization).toBe('Bearer k');
     expect(req.headers['x-tenant']).toBe('a');
+    // The fake upstream answers it max_tokens long, as the simulator serves it (no natural length).
+    expect(req.headers['x-stormlab-output-tokens']).toBe('max');
     expect(req.body.model).toBe('secondary');
     expect(req.body.max_tokens).toBe(50);
     // ceil(chars / 3) + 4 tokens per message, as the fake upstream (and the engine's estimator) count.
@@ -318,6 +320,53 @@ describe('HttpTransport: APIs and streams', () => {
       srv.seen.find((x) => x.body.max_tokens === max)!.body as unknown as Record<string, unknown>;
     expect(body(1)).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     expect(body(2).stream).toBeUndefined();
+  });
+
+  it("a layer's stream that closes without its end marker reads as the simulator's upstream reports it: Cut, or MissingDone after its finish", async () => {
+    const srv = await server((res, seen) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[{"delta":{"content":"hi"},"finish_reason":null}]}\n\n');
+      if (seen.body.max_tokens === 1) return res.end(); // neither a finish nor [DONE]: cut
+      if (seen.body.max_tokens === 2)
+        return res.end(
+          'data: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\ndata: {"choices":[],"usage":{"total_tokens":41}}\n\n',
+        );
+      res.end('data: {"error":{"message":"overloaded","type":"server_error"}}\n\n');
+    });
+    const { t, next } = transport(srv.url);
+    t.submit(1, 0, 30, 1, 0, RequestFlag.Stream);
+    expect((await next())[0]).toMatchObject({ reqId: 1, status: 200, detail: Detail.Cut, tokens: 30 });
+    t.submit(2, 0, 30, 2, 0, RequestFlag.Stream);
+    expect((await next())[0]).toMatchObject({ reqId: 2, status: 200, detail: Detail.MissingDone, tokens: 41 });
+    t.submit(3, 0, 30, 3, 0, RequestFlag.Stream);
+    expect((await next())[0]).toMatchObject({ reqId: 3, status: 200, detail: Detail.MidStream });
+  });
+
+  it("keeps when a layer's stream last brought a chunk, from its first token on, on the caller's timeline", async () => {
+    let clock = 0;
+    let first: () => void = () => {};
+    const firstToken = new Promise<void>((resolve) => (first = resolve));
+    const srv = await server((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[{"delta":{"role":"assistant","content":""}}]}\n\n');
+    });
+    const t = new HttpTransport(['primary'], { onResponse: () => {}, onStream: () => first() }, () => clock);
+    t.open(srv.url);
+    closers.push(() => t.close());
+    t.submit(1, 0, 30, 5, 0, RequestFlag.Stream);
+    while (srv.held.length === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(t.lastEventAt(1)).toBe(-1); // headers and a role chunk: no content yet
+    clock = 10;
+    srv.held[0].write('data: {"choices":[{"delta":{"content":"hi"}}]}\n\n');
+    await firstToken;
+    expect(t.lastEventAt(1)).toBe(10);
+    clock = 25;
+    srv.held[0].write('data: {"choices":[{"delta":{"content":" there"}}]}\n\n');
+    while (t.lastEventAt(1) !== 25) await new Promise<void>((resolve) => setImmediate(resolve));
+    clock = 40; // nothing came since: the stream stands at 25 however late it is asked
+    expect(t.lastEventAt(1)).toBe(25);
+    t.cancel(1, 40);
+    expect(t.lastEventAt(1)).toBe(-1);
   });
 
   it('a JSON answer to a stream request (a gateway that does not stream) is read as JSON', async () => {
