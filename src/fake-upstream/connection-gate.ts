@@ -37,13 +37,6 @@ export const CONNECTION_GATE_DEFAULTS = {
    */
   endsPerTurn: 128,
   /**
-   * Requests the fake upstream routes per turn (reads the body, answers or submits to the model);
-   * the rest of a burst of requests waits for the next turns. At some 30 µs each, 128 keep a
-   * turn near 4 ms.
-   * @default 128
-   */
-  requestsPerTurn: 128,
-  /**
    * The listen backlog asked for (the kernel caps it at `net.core.somaxconn`). Node's 511 makes
    * a burst past it wait for SYN retransmits — 1 s, then 3 s — before it is even accepted.
    * @default 8192

@@ -19,7 +19,6 @@ import { modelRoutes, type Routes } from './model-routes.js';
 import { ModelNames, type UnknownModels } from './model-names.js';
 import { CONNECTION_GATE_DEFAULTS, gateConnections } from './connection-gate.js';
 import { openaiDialect } from './openai-dialect.js';
-import { TurnQueue } from './turn-queue.js';
 import { RealTimeScheduler } from '../run/real-time-scheduler.js';
 import { RequestLog, type RequestLogEntry } from './request-log.js';
 import { sendJson } from './send-json.js';
@@ -183,7 +182,8 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
   const routes = serverRoutes({ o, options, model, policy, refuse, readJson, stats, reset, tools });
   const server = httpServer(routes, counters, log, refuse, internalError);
   // Connection bursts (thousands of clients at once) are admitted, and torn down, a batch per loop turn.
-  const gate = gateConnections(server, { clock: options.clock });
+  // Real time whatever the model's clock: how long a real socket has waited for its request.
+  const gate = gateConnections(server);
   await listen(server, o.port, o.host);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
@@ -343,13 +343,6 @@ function httpServer(
   refuse: Refuse,
   internalError: (err: unknown) => void,
 ): Server {
-  // A burst of requests (thousands of connections that send at once) is routed a batch per loop
-  // turn; one that waited and whose client left meanwhile is logged and goes no further.
-  const requests = new TurnQueue<Arrived>(
-    CONNECTION_GATE_DEFAULTS.requestsPerTurn,
-    (r) => dispatch(routes, r.path, r.req, r.res, refuse, internalError),
-    (r) => !r.res.destroyed,
-  );
   const server: Server = createServer((req, res) => {
     counters.received++;
     req.on('error', ignore);
@@ -358,7 +351,7 @@ function httpServer(
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
     if (path.startsWith('/v1/')) log.begin(req, res, path);
-    requests.push({ req, res, path });
+    dispatch(routes, path, req, res, refuse, internalError);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
@@ -366,13 +359,6 @@ function httpServer(
     socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
   });
   return server;
-}
-
-/** A request the server has read the head of, waiting for its route. */
-interface Arrived {
-  req: IncomingMessage;
-  res: ServerResponse;
-  path: string;
 }
 
 /** The upstream as the model takes it: model defaults filled in, fault times absolute. */

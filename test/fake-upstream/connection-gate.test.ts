@@ -223,12 +223,12 @@ describe('gateConnections', () => {
     expect(await open()).toBe(0);
   });
 
-  it('the fake upstream answers every request of a burst past a turn of requests, logged and counted once each', async () => {
+  it('the fake upstream answers every request of a burst past the connections that may wait for a first request, logged and counted once each', async () => {
     const fake = await createFakeUpstream({
       upstream: { models: [{ name: 'm', slots: 10_000, queue: 0, ttftMs: 0, tpotMs: 0 }] },
     });
     closers.push(() => fake.close());
-    const n = CONNECTION_GATE_DEFAULTS.requestsPerTurn * 2 + 7;
+    const n = CONNECTION_GATE_DEFAULTS.maxFresh * 2 + 7;
     const pool = new Pool(fake.url, { connections: n });
     closers.push(() => pool.destroy());
     const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
