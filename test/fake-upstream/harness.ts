@@ -154,3 +154,10 @@ export function causeCode(e: unknown): string | undefined {
 export async function json(res: Response | Promise<Response>): Promise<any> {
   return (await res).json();
 }
+
+/** The next bytes of a stream as text; a stream that ends first fails the test rather than spin. */
+export async function nextText(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
+  const { done, value } = await reader.read();
+  if (done) throw new Error('the stream ended before the events the test waits for');
+  return new TextDecoder().decode(value);
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/engine/manual-clock.js';
-import { fast, json, length, sseEvents, start, USER } from './harness.js';
+import { fast, json, length, nextText, sseEvents, start, USER } from './harness.js';
 
 describe('fake upstream: OpenAI chat completions', () => {
   it('answers a chat.completion cut at max_tokens: filler text of max_tokens words, finish_reason length, its usage', async () => {
@@ -82,7 +82,7 @@ describe('fake upstream: OpenAI chat completions', () => {
     // 20 ms to the first token, 1 ms per token, 60 tokens: service 80 ms, the first token at 20.
     const clock = new ManualClock();
     const h = await start({ models: [fast('m', { ttftMs: 20, tpotMs: 1 })] }, { clock });
-    const pending = h.chat({ max_tokens: 60, stream: true });
+    const pending = h.chat({ max_tokens: 60, stream: true }, length('max'));
     await h.waitFor('submitted');
     clock.advance(20);
     const res = await pending;
@@ -90,8 +90,7 @@ describe('fake upstream: OpenAI chat completions', () => {
     const received: string[] = [];
     /** Reads until `n` SSE events have come (they are on their way: the clock has passed them). */
     const readEvents = async (n: number) => {
-      while (sseEvents(received.join('')).length < n)
-        received.push(new TextDecoder().decode((await reader.read()).value));
+      while (sseEvents(received.join('')).length < n) received.push(await nextText(reader));
       return sseEvents(received.join(''));
     };
     // At the first token: the opening chunk and the first of 16 content chunks (60 words / 16).
@@ -122,14 +121,14 @@ describe('fake upstream: OpenAI chat completions', () => {
     // 10 ms to the first token, then 1,000 tokens at 10 ms: 10 s of tokens, 41 chunks 250 ms apart.
     const clock = new ManualClock();
     const h = await start({ models: [fast('m', { ttftMs: 10, tpotMs: 10 })] }, { clock });
-    const pending = h.chat({ max_tokens: 1_000, stream: true });
+    const pending = h.chat({ max_tokens: 1_000, stream: true }, length('max'));
     await h.waitFor('submitted');
     clock.advance(10);
     const reader = (await pending).body!.getReader();
     let text = '';
     const count = () => sseEvents(text).length;
     const readAtLeast = async (n: number) => {
-      while (count() < n) text += new TextDecoder().decode((await reader.read()).value);
+      while (count() < n) text += await nextText(reader);
     };
     await readAtLeast(2); // the opening and the first chunk
     for (let i = 1; i < 40; i++) {

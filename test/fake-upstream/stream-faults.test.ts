@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/engine/manual-clock.js';
 import type { FaultPhaseInput } from '../../src/fake-upstream/fault-phases.js';
-import { fast, json, readUntilBroken, sseEvents, start, USER, type SseEvent } from './harness.js';
+import { fast, json, nextText, readUntilBroken, sseEvents, start, USER, type SseEvent } from './harness.js';
 
 // Each stream fault rendered for real over HTTP (a server on port 0), in both providers' shapes.
 
@@ -208,8 +208,7 @@ describe('fake upstream: stream timing faults (manual clock)', () => {
     const reader = res.body!.getReader();
     const received: string[] = [];
     return async (n: number) => {
-      while (sseEvents(received.join('')).length < n)
-        received.push(new TextDecoder().decode((await reader.read()).value));
+      while (sseEvents(received.join('')).length < n) received.push(await nextText(reader));
       return sseEvents(received.join(''));
     };
   };
