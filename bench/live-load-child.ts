@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { connect, type Socket } from 'node:net';
 import { Pool } from 'undici';
 import { LiveRun } from '../src/run/live/live-run.js';
 import type { RunSpec } from '../src/run/run-spec.js';
@@ -235,90 +236,108 @@ async function driver(engine: boolean): Promise<Out> {
 }
 
 /**
- * `held`: `inFlight` streamed requests at once on as many connections, three ways a burst hits
- * the server: all arrive at once and are answered (first bytes timed from the send); their
- * connections then close at once (idle, keep-alive); a second wave arrives at once and is
- * abandoned at once mid-answer (client disconnects: cancellations). `seconds` is the time a
- * wave may take. `p99Ms` is the first wave's p99 time to first byte, `p50Ms` beside it.
+ * `held`: `inFlight` streamed requests at once, each on a connection of its own, three ways a
+ * burst hits the server: all arrive at once and are answered; their connections then close at
+ * once (idle, keep-alive); a second wave arrives at once and is abandoned at once mid-answer
+ * (client disconnects: cancellations). `seconds` is the time a wave may take.
+ *
+ * Plain sockets and a hand-written request rather than an HTTP client: each request is written
+ * the moment its connection is up, so a first byte is timed both from the start of the wave
+ * (`p50Ms`, `p99Ms`: what the load tool saw, its own time to open 5,000 connections included)
+ * and from the moment its request went out (`writtenP50Ms`, `writtenP99Ms`: the server's part,
+ * which the configured time to first token is measured against).
  */
-async function held(): Promise<Out & { p50Ms: number; maxMs: number }> {
-  const payload = Buffer.from(
-    JSON.stringify({ ...JSON.parse(body()), stream: true, stream_options: { include_usage: true } }),
+async function held(): Promise<Out & { p50Ms: number; maxMs: number; writtenP50Ms: number; writtenP99Ms: number }> {
+  const payload = JSON.stringify({ ...JSON.parse(body()), stream: true, stream_options: { include_usage: true } });
+  const { hostname, port } = new URL(url);
+  const request = Buffer.from(
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}:${port}\r\n` +
+      Object.entries(HEADERS)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('') +
+      `content-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
   );
-  const opts = {
-    path: '/v1/chat/completions',
-    method: 'POST' as const,
-    headers: HEADERS,
-    body: payload,
-  };
   let failed = 0;
   const errorCodes = new Map<string, number>();
-  const wave = (pool: Pool, abortAfterMs: number): Promise<number[]> =>
+  /** One wave: the first-byte times from the wave's start and from each write, and its sockets (open). */
+  const wave = (abortAfterMs: number): Promise<{ fromStart: number[]; fromWrite: number[]; sockets: Socket[] }> =>
     new Promise((resolve) => {
-      const firsts: number[] = [];
-      const aborts: Array<(err: Error) => void> = [];
+      const fromStart: number[] = [];
+      const fromWrite: number[] = [];
+      const sockets: Socket[] = [];
       let left = inFlight;
+      const finish = (): void => resolve({ fromStart, fromWrite, sockets });
       const settle = (): void => {
-        if (--left === 0) resolve(firsts);
+        if (--left === 0) finish();
       };
+      const started = performance.now();
       for (let i = 0; i < inFlight; i++) {
-        const sent = performance.now();
-        let status = 0;
+        let written = 0;
         let first = true;
-        pool.dispatch(opts, {
-          onConnect(abort: (err: Error) => void) {
-            aborts.push(abort);
-          },
-          onHeaders(s: number) {
-            status = s;
-            return true;
-          },
-          onData() {
-            if (first) firsts.push(performance.now() - sent);
-            first = false;
-            return true;
-          },
-          onComplete() {
-            if (status !== 200) failed++;
-            settle();
-          },
-          onError(err: Error & { code?: string }) {
-            if (abortAfterMs === 0) {
-              failed++;
-              errorCodes.set(err.code ?? err.name, (errorCodes.get(err.code ?? err.name) ?? 0) + 1);
-            }
-            settle();
-          },
+        let settled = false;
+        let tail = '';
+        const done = (ok: boolean, code?: string): void => {
+          if (settled) return;
+          settled = true;
+          if (!ok && abortAfterMs === 0) {
+            failed++;
+            errorCodes.set(code ?? 'unknown', (errorCodes.get(code ?? 'unknown') ?? 0) + 1);
+          }
+          settle();
+        };
+        const s = connect({ host: hostname, port: Number(port), noDelay: true }, () => {
+          written = performance.now();
+          s.write(request);
         });
+        sockets.push(s);
+        s.on('data', (d: Buffer) => {
+          if (first) {
+            const t = performance.now();
+            fromStart.push(t - started);
+            fromWrite.push(t - written);
+            first = false;
+            if (d.toString('latin1', 0, 12) !== 'HTTP/1.1 200')
+              return done(false, `status ${d.toString('latin1', 9, 12)}`);
+          }
+          // The chunked body's last chunk ends the answer (the connection stays open: keep-alive).
+          tail = (tail + d.toString('latin1')).slice(-7);
+          if (tail === '\r\n0\r\n\r\n') done(true);
+        });
+        s.on('error', (err: Error & { code?: string }) => done(false, err.code ?? err.name));
+        s.on('close', () => done(false, 'closed'));
       }
-      if (abortAfterMs > 0) setTimeout(() => aborts.forEach((a) => a(new Error('abandoned'))), abortAfterMs);
-      setTimeout(() => resolve(firsts), seconds * 1000).unref();
+      if (abortAfterMs > 0)
+        setTimeout(() => {
+          for (const s of sockets) s.destroy();
+        }, abortAfterMs);
+      setTimeout(finish, seconds * 1000).unref();
     });
   const c0 = process.cpuUsage();
-  const first = new Pool(url, { connections: inFlight, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
   // STALL_LOG=1: the phases on stderr, with the time (to match the server's stall log).
   const log = (m: string) => process.env.STALL_LOG && console.error(`${m} at ${new Date().toISOString()}`);
   log('wave 1 sent');
-  const times = (await wave(first, 0)).sort((a, b) => a - b);
+  const w1 = await wave(0);
   log('wave 1 done; closing');
-  await first.destroy(); // every idle connection closes at once
+  for (const s of w1.sockets) s.destroy(); // every idle connection closes at once
   log('closed');
-  const second = new Pool(url, { connections: inFlight, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
-  await wave(second, 1000);
+  await wave(1000);
   log('wave 2 abandoned');
-  await second.destroy();
   const c = process.cpuUsage(c0);
   if (errorCodes.size > 0) console.error('held: errors', Object.fromEntries(errorCodes));
-  const at = (q: number): number =>
-    times.length > 0 ? times[Math.min(times.length - 1, Math.floor(q * times.length))] : 0;
+  const times = w1.fromStart.sort((a, b) => a - b);
+  const fromWrite = w1.fromWrite.sort((a, b) => a - b);
+  const at = (xs: number[], q: number): number =>
+    xs.length > 0 ? xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] : 0;
   return {
     rps: 0,
     counted: times.length,
     failed: Math.max(failed, inFlight - times.length), // an error or a stream that never started
     cpuUsPerRequest: (c.user + c.system) / (2 * inFlight),
-    p99Ms: at(0.99),
-    p50Ms: at(0.5),
+    p99Ms: at(times, 0.99),
+    p50Ms: at(times, 0.5),
     maxMs: times.length > 0 ? times[times.length - 1] : 0,
+    writtenP50Ms: at(fromWrite, 0.5),
+    writtenP99Ms: at(fromWrite, 0.99),
   };
 }
 

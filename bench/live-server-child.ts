@@ -123,7 +123,14 @@ loopDelay.enable();
 /** The longest garbage collection pause: tells a stall the collector made from one the server's own work made. */
 let maxGcMs = 0;
 new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) if (e.duration > maxGcMs) maxGcMs = e.duration;
+  for (const e of list.getEntries()) {
+    if (e.duration > maxGcMs) maxGcMs = e.duration;
+    // STALL_LOG=1: each pause of more than 15 ms too (kind 1 is a scavenge of the young generation, 4 a full collection).
+    if (process.env.STALL_LOG && e.duration > 15)
+      console.error(
+        `gc ${e.duration.toFixed(0)} ms kind ${(e as unknown as { detail?: { kind?: number } }).detail?.kind} at ${new Date().toISOString()}`,
+      );
+  }
 }).observe({ entryTypes: ['gc'] });
 
 const server = await start();

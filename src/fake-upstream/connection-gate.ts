@@ -1,5 +1,8 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Clock } from '../engine/clock.js';
+import { preciseClock } from '../platform/system-clock.js';
+import { TurnQueue } from './turn-queue.js';
 
 export const CONNECTION_GATE_DEFAULTS = {
   /**
@@ -10,6 +13,30 @@ export const CONNECTION_GATE_DEFAULTS = {
    */
   perTurn: 64,
   /**
+   * Connections handed over whose first request has not come yet, at most; past it a burst
+   * waits. A client that connects 5,000 sockets and only then writes its requests would
+   * otherwise have them all read in one turn (the HTTP server reads every socket it was handed),
+   * whatever the pace of hand-over. A connection stops counting at its first request, when it
+   * closes, or `freshMs` after it was handed over (a client that connects ahead and sends later).
+   * @default 128
+   */
+  maxFresh: 128,
+  /**
+   * A client on a busy machine may write its request well after its connection was accepted
+   * (the kernel completes the handshake, the client's own loop is late to see it): long enough
+   * that those count, short enough that connections opened ahead and left idle hold no one up
+   * for long.
+   * @default 250
+   */
+  freshMs: 250,
+  /**
+   * Closed connections (the client's end seen) the HTTP server tears down per turn: its end of
+   * the connection, the close, the request it aborts. At some 30 µs each, 128 keep a turn near
+   * 4 ms; 5,000 clients that leave at once are torn down over some 40 turns.
+   * @default 128
+   */
+  endsPerTurn: 128,
+  /**
    * The listen backlog asked for (the kernel caps it at `net.core.somaxconn`). Node's 511 makes
    * a burst past it wait for SYN retransmits — 1 s, then 3 s — before it is even accepted.
    * @default 8192
@@ -17,77 +44,195 @@ export const CONNECTION_GATE_DEFAULTS = {
   backlog: 8192,
 };
 
+export type GateOptions = Partial<
+  Pick<typeof CONNECTION_GATE_DEFAULTS, 'perTurn' | 'maxFresh' | 'freshMs' | 'endsPerTurn'>
+> & {
+  /** When a handed-over connection stops being fresh. @default preciseClock */
+  clock?: Clock;
+};
+
 export interface ConnectionGate {
   /** Connections accepted and not yet handed to the server. */
   readonly waiting: number;
+  /** Connections handed over that count as waiting for their first request. */
+  readonly fresh: number;
+  /** Closed connections whose teardown waits for a later turn. */
+  readonly ending: number;
   /** Destroys the connections still waiting (the server is closing: they would keep it open). */
   destroyWaiting(): void;
 }
 
 /**
- * Spreads the work of a connection burst over loop turns: the HTTP server's own `connection`
- * listener (socket setup, parser, and so the first request) runs for at most `perTurn`
- * connections per turn; the others are paused and queued, and handed over on the turns after
- * (`setImmediate`, so due timers run in between). Handing an accepted socket to an HTTP server
- * by emitting `connection` is the documented way, so nothing of the server's is bypassed.
+ * Spreads the work of connection bursts over loop turns, both ways:
+ *
+ * - arrivals: the HTTP server's own `connection` listener (socket setup, parser, and so the
+ *   first request) runs for at most `perTurn` connections per turn, and only while fewer than
+ *   `maxFresh` handed-over connections wait for their first request; the others are paused and
+ *   queued, and handed over on the turns after. Handing an accepted socket to an HTTP server by
+ *   emitting `connection` is the documented way, so nothing of the server's is bypassed;
+ * - closes: the server's `end` listeners (the client closed its side: the server ends its own,
+ *   which closes the socket and aborts a request in flight) run for at most `endsPerTurn`
+ *   sockets per turn; the others wait a few turns with their end seen and nothing else done.
+ *   The server does then exactly what it did, a little later.
  */
-export function gateConnections(server: Server, perTurn = CONNECTION_GATE_DEFAULTS.perTurn): ConnectionGate {
+export function gateConnections(server: Server, options: GateOptions = {}): ConnectionGate {
+  const o = { ...CONNECTION_GATE_DEFAULTS, ...options, clock: options.clock ?? preciseClock };
   const listeners = server.listeners('connection') as Array<(socket: Socket) => void>;
   server.removeAllListeners('connection');
-  const queue: Socket[] = [];
-  let head = 0;
-  let admitted = 0;
-  let scheduled = false;
 
+  const ends = new TurnQueue<Ending>(
+    o.endsPerTurn,
+    (e) => {
+      for (const l of e.listeners) l.call(e.socket);
+    },
+    (e) => !e.socket.destroyed,
+  );
+  const fresh = new FreshConnections(o.maxFresh, o.freshMs, o.clock, () => arrivals.kick());
   const admit = (socket: Socket): void => {
+    const before = socket.listenerCount('end');
     for (const l of listeners) l.call(server, socket);
+    fresh.add(socket);
+    // The server's own `end` listeners (added just now) run through the turn queue instead.
+    const added = (socket.listeners('end') as Array<() => void>).slice(before);
+    if (added.length === 0) return;
+    for (const l of added) socket.off('end', l);
+    const ending: Ending = { socket, listeners: added };
+    socket.on('end', () => ends.push(ending));
   };
-  const nextTurn = (): void => {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(drain);
-  };
-  const drain = (): void => {
-    scheduled = false;
-    admitted = 0;
-    while (head < queue.length && admitted < perTurn) {
-      const socket = queue[head++];
+  const arrivals = new TurnQueue<Socket>(
+    o.perTurn,
+    (socket, waited) => {
+      if (!waited) return admit(socket);
       socket.off('error', ignore);
-      if (socket.destroyed) continue;
-      admitted++;
       admit(socket);
       socket.resume();
-    }
-    if (head === queue.length) {
-      queue.length = 0;
-      head = 0;
-    }
-    // Either more wait, or this turn's count must start over next turn.
-    if (head < queue.length || admitted > 0) nextTurn();
-  };
+    },
+    (socket) => !socket.destroyed,
+    () => fresh.room(),
+  );
 
-  server.on('connection', (socket: Socket) => {
-    if (admitted < perTurn && head === queue.length) {
-      admitted++;
-      admit(socket);
-    } else {
-      socket.pause();
-      socket.on('error', ignore); // a reset while it waits: the server never saw it, nothing to do
-      queue.push(socket);
-    }
-    nextTurn();
+  let accepts: TurnQueue<AcceptedHandle> | undefined;
+  server.once('listening', () => {
+    accepts = deferAccepts(server, o.perTurn);
   });
+  server.on('connection', (socket: Socket) => {
+    if (arrivals.push(socket)) return;
+    // It waits for a later turn: paused, and a reset while it waits is nobody's business.
+    socket.pause();
+    socket.on('error', ignore);
+  });
+  server.on('request', (req: { socket: Socket }) => fresh.done(req.socket));
 
   return {
     get waiting() {
-      return queue.length - head;
+      return arrivals.waiting + (accepts?.waiting ?? 0);
+    },
+    get fresh() {
+      return fresh.count;
+    },
+    get ending() {
+      return ends.waiting;
     },
     destroyWaiting() {
-      for (let i = head; i < queue.length; i++) queue[i].destroy();
-      queue.length = 0;
-      head = 0;
+      accepts?.clear((handle) => handle.close());
+      arrivals.clear((socket) => socket.destroy());
+      fresh.stop();
     },
   };
+}
+
+/**
+ * The connections handed over that have not sent their first request, oldest first. One
+ * stops counting at its first request, when it closes, or `freshMs` after it was handed over;
+ * `onRoom` hears when one stops counting (what waits may go on).
+ */
+class FreshConnections {
+  /** Fresh connections and when each was handed over, oldest first (a Map keeps insertion order). */
+  private readonly since = new Map<Socket, number>();
+  private cancelTimer: (() => void) | null = null;
+
+  constructor(
+    private readonly max: number,
+    private readonly ms: number,
+    private readonly clock: Clock,
+    private readonly onRoom: () => void,
+  ) {}
+
+  get count(): number {
+    this.expire();
+    return this.since.size;
+  }
+
+  add(socket: Socket): void {
+    this.since.set(socket, this.clock.now());
+    socket.once('close', () => this.done(socket));
+  }
+
+  done(socket: Socket): void {
+    if (this.since.delete(socket)) this.onRoom();
+  }
+
+  /** Whether one more may be handed over now; if not, a timer wakes `onRoom` when the oldest expires. */
+  room(): boolean {
+    this.expire();
+    if (this.since.size < this.max) return true;
+    if (this.cancelTimer === null) {
+      const oldest = this.since.values().next().value ?? this.clock.now();
+      this.cancelTimer = this.clock.setTimer(Math.max(0, oldest + this.ms - this.clock.now()), () => {
+        this.cancelTimer = null;
+        this.onRoom();
+      });
+    }
+    return false;
+  }
+
+  stop(): void {
+    this.cancelTimer?.();
+    this.cancelTimer = null;
+  }
+
+  /** Drops from the front what has been fresh for `ms`. */
+  private expire(): void {
+    const until = this.clock.now() - this.ms;
+    for (const [socket, at] of this.since) {
+      if (at > until) break;
+      this.since.delete(socket);
+    }
+  }
+}
+
+/** An accepted connection before Node makes a `Socket` of it: libuv's TCP handle. */
+interface AcceptedHandle {
+  close(): void;
+}
+
+interface ListenHandle {
+  onconnection?: (err: number, handle: AcceptedHandle | undefined) => void;
+}
+
+/**
+ * Makes the `Socket`s of a burst of accepted connections `perTurn` per loop turn. libuv accepts
+ * every connection the listen queue holds in one go and Node makes a `Socket` of each at once
+ * (some 25 µs apiece: 2,000 queued connections are 50 ms); here the raw handles wait and Node's
+ * own `onconnection` makes the sockets, in order, on the turns after. It wraps the listen
+ * handle's `onconnection` — Node's internal hook, present since Node 0.x; where it is missing,
+ * nothing is wrapped and connections go on as before. Returns the queue of waiting handles.
+ */
+function deferAccepts(server: Server, perTurn: number): TurnQueue<AcceptedHandle> | undefined {
+  const handle = (server as unknown as { _handle?: ListenHandle | null })._handle;
+  const accept = handle?.onconnection;
+  if (handle == null || typeof accept !== 'function') return undefined;
+  const accepts = new TurnQueue<AcceptedHandle>(perTurn, (h) => accept.call(handle, 0, h));
+  handle.onconnection = (err, client) => {
+    if (err !== 0 || client === undefined) return accept.call(handle, err, client);
+    accepts.push(client);
+  };
+  return accepts;
+}
+
+interface Ending {
+  socket: Socket;
+  listeners: Array<() => void>;
 }
 
 function ignore(): void {}

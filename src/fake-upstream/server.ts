@@ -181,7 +181,8 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
 
   const routes = serverRoutes({ o, options, model, policy, refuse, readJson, stats, reset, tools });
   const server = httpServer(routes, counters, log, refuse, internalError);
-  // Connection bursts (thousands of clients at once) are admitted a batch per loop turn.
+  // Connection bursts (thousands of clients at once) are admitted, and torn down, a batch per loop turn.
+  // Real time whatever the model's clock: how long a real socket has waited for its request.
   const gate = gateConnections(server);
   await listen(server, o.port, o.host);
   const address = server.address();

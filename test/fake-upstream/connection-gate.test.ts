@@ -3,7 +3,9 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeUpstream } from '../../src/fake-upstream/server.js';
-import { gateConnections } from '../../src/fake-upstream/connection-gate.js';
+import { Pool } from 'undici';
+import { ManualClock } from '../../src/engine/manual-clock.js';
+import { CONNECTION_GATE_DEFAULTS, gateConnections } from '../../src/fake-upstream/connection-gate.js';
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -28,18 +30,27 @@ class FakeSocket extends EventEmitter {
   }
 }
 
-/** A server whose own `connection` listener records what it was handed; the gate goes in front of it. */
-function gatedFake(perTurn: number) {
+/**
+ * A server whose own `connection` listener records what it was handed and listens for each
+ * socket's `end` (as an HTTP server does: it ends its side); the gate goes in front of it.
+ */
+function gatedFake(perTurn: number, endsPerTurn = 1000, fresh: { maxFresh?: number; clock?: ManualClock } = {}) {
   const server = new EventEmitter() as unknown as Server;
   const handed: FakeSocket[] = [];
-  server.on('connection', (s: FakeSocket) => handed.push(s));
-  const gate = gateConnections(server, perTurn);
+  const ended: FakeSocket[] = [];
+  server.on('connection', (s: FakeSocket) => {
+    handed.push(s);
+    s.on('end', () => ended.push(s));
+  });
+  const gate = gateConnections(server, { perTurn, endsPerTurn, maxFresh: 1000, freshMs: 50, ...fresh });
+  /** The server read the first request of `s` (an HTTP server emits `request` with it). */
+  const request = (s: FakeSocket) => server.emit('request', { socket: s });
   const arrive = (n: number): FakeSocket[] => {
     const sockets = Array.from({ length: n }, () => new FakeSocket());
     for (const s of sockets) server.emit('connection', s);
     return sockets;
   };
-  return { gate, handed, arrive };
+  return { gate, handed, ended, arrive, request };
 }
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -74,6 +85,84 @@ describe('gateConnections', () => {
     expect(third.listenerCount('error')).toBe(0); // the gate's own listener is gone once it is handed over
   });
 
+  it("runs the server's end listeners endsPerTurn sockets per turn: a burst of closes is torn down over turns", async () => {
+    const g = gatedFake(100, 3);
+    const sockets = g.arrive(8);
+    for (const s of sockets) s.emit('end');
+    expect(g.ended).toEqual(sockets.slice(0, 3));
+    expect(g.gate.ending).toBe(5);
+    await nextTurn();
+    expect(g.ended).toEqual(sockets.slice(0, 6));
+    sockets[6].destroy(); // closed meanwhile: nothing left to tear down
+    await nextTurn();
+    expect(g.ended).toEqual([...sockets.slice(0, 6), sockets[7]]);
+    expect(g.gate.ending).toBe(0);
+    // A listener added after the server's own is not the gate's business: it runs at once.
+    await nextTurn();
+    const [late] = g.arrive(1);
+    const own: string[] = [];
+    late.on('end', () => own.push('own'));
+    late.emit('end');
+    expect(own).toEqual(['own']);
+    expect(g.ended.at(-1)).toBe(late);
+  });
+
+  it('hands over no more while maxFresh connections wait for their first request; a request, a close or freshMs frees one', async () => {
+    const clock = new ManualClock();
+    const g = gatedFake(100, 1000, { maxFresh: 2, clock });
+    const sockets = g.arrive(6);
+    expect(g.handed).toEqual(sockets.slice(0, 2));
+    expect(g.gate.fresh).toBe(2);
+    await nextTurn();
+    expect(g.handed).toHaveLength(2); // room for 100 this turn, but two wait for their requests
+    g.request(sockets[0]);
+    await nextTurn();
+    expect(g.handed).toEqual(sockets.slice(0, 3));
+    g.request(sockets[0]); // a connection's later requests change nothing
+    sockets[1].emit('close');
+    await nextTurn();
+    expect(g.handed).toEqual(sockets.slice(0, 4));
+    // Two fresh ones (2 and 3) that never send: after freshMs they stop counting.
+    clock.advance(49);
+    await nextTurn();
+    expect(g.handed).toHaveLength(4);
+    clock.advance(1);
+    await nextTurn();
+    expect(g.handed).toEqual(sockets);
+    expect(g.gate.waiting).toBe(0);
+  });
+
+  it("makes the sockets of a burst of accepted connections perTurn per turn (the listen handle's onconnection), closing what waits on destroy", async () => {
+    const server = new EventEmitter() as unknown as Server & { _handle: unknown };
+    const made: Array<[number, unknown]> = [];
+    const handle = {
+      onconnection(err: number, h: unknown) {
+        made.push([err, h]);
+      },
+    };
+    server._handle = handle;
+    const gate = gateConnections(server, { perTurn: 3 });
+    server.emit('listening');
+    const raw = Array.from({ length: 8 }, (_, i) => ({
+      i,
+      closed: false,
+      close() {
+        this.closed = true;
+      },
+    }));
+    for (const h of raw) handle.onconnection(0, h);
+    expect(made).toEqual(raw.slice(0, 3).map((h) => [0, h]));
+    expect(gate.waiting).toBe(5);
+    handle.onconnection(-24, undefined); // an accept error goes straight through
+    expect(made.at(-1)).toEqual([-24, undefined]);
+    await nextTurn();
+    expect(made.filter(([e]) => e === 0).map(([, h]) => h)).toEqual(raw.slice(0, 6));
+    gate.destroyWaiting();
+    expect(raw.map((h) => h.closed)).toEqual([false, false, false, false, false, false, true, true]);
+    await nextTurn();
+    expect(made).toHaveLength(7);
+  });
+
   it('destroyWaiting destroys what still waits (a closing server must not wait for them)', () => {
     const g = gatedFake(2);
     const sockets = g.arrive(5);
@@ -84,7 +173,7 @@ describe('gateConnections', () => {
 
   it('behind a real HTTP server, every connection of a burst is served', async () => {
     const server = createServer((_req, res) => res.end('ok'));
-    gateConnections(server, 2);
+    gateConnections(server, { perTurn: 2, maxFresh: 3 });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const port = (server.address() as AddressInfo).port;
@@ -104,6 +193,60 @@ describe('gateConnections', () => {
       ),
     );
     for (const a of answers) expect(a).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*\r\n\r\nok$/);
+  });
+
+  it('behind a real HTTP server, a burst of keep-alive connections that close is torn down', async () => {
+    const server = createServer((_req, res) => res.end('ok'));
+    gateConnections(server, { perTurn: 2, endsPerTurn: 2 });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const port = (server.address() as AddressInfo).port;
+    const sockets = await Promise.all(
+      Array.from(
+        { length: 20 },
+        () =>
+          new Promise<Socket>((resolve, reject) => {
+            const s: Socket = connect(port, '127.0.0.1', () => s.write('GET / HTTP/1.1\r\nhost: x\r\n\r\n'));
+            s.once('data', () => resolve(s));
+            s.on('error', reject);
+          }),
+      ),
+    );
+    const open = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
+    expect(await open()).toBe(20);
+    // Each client ends its side; the server ends its own (a FIN back), a couple per turn.
+    const ended = sockets.map((s) => new Promise<void>((resolve) => s.once('end', resolve)));
+    for (const s of sockets) s.end();
+    await Promise.all(ended);
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    expect(await open()).toBe(0);
+  });
+
+  it('the fake upstream answers every request of a burst past the connections that may wait for a first request, logged and counted once each', async () => {
+    const fake = await createFakeUpstream({
+      upstream: { models: [{ name: 'm', slots: 10_000, queue: 0, ttftMs: 0, tpotMs: 0 }] },
+    });
+    closers.push(() => fake.close());
+    const n = CONNECTION_GATE_DEFAULTS.maxFresh * 2 + 7;
+    const pool = new Pool(fake.url, { connections: n });
+    closers.push(() => pool.destroy());
+    const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 });
+    const statuses = await Promise.all(
+      Array.from({ length: n }, async () => {
+        const r = await pool.request({
+          path: '/v1/chat/completions',
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
+        await r.body.json();
+        return r.statusCode;
+      }),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(n);
+    expect(fake.stats().http.received).toBe(n);
+    expect(fake.requests(n + 1)).toHaveLength(n);
   });
 
   it('the fake upstream closes while connections are open', async () => {
