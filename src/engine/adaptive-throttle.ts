@@ -37,9 +37,11 @@ export const ADAPTIVE_THROTTLE_RANGES: Readonly<Record<keyof AdaptiveThrottleOpt
   minRequests: AT_LEAST_0,
 });
 
-/** Requests whose answer is known: counted when dropped or when their outcome is recorded. */
-// The window counts answers in two fields whose sum is the requests answered, so that the
-// commonest answer, an accept, is one add.
+/**
+ * The window's two fields: answers that were accepts, and all other answers (drops, refusals,
+ * failures). Their sum is the requests whose answer is known, counted when dropped or when
+ * their outcome is recorded; the commonest answer, an accept, is one add.
+ */
 const ACCEPTS = 0;
 const REFUSED = 1;
 
