@@ -140,6 +140,33 @@ describe('RealTimeScheduler on a manual clock', () => {
     expect(passes.length).toBeGreaterThan(5);
     expect(Math.max(...passes)).toBeLessThanOrEqual(16);
   });
+
+  it('keeps real time in a closed loop: an event scheduled for now after a pass is told now, not the pass horizon', () => {
+    // A closed-loop user whose answer comes 0.1 ms after its request went out, 1,000 times, with
+    // a far event pending (a once-a-second sample): a pass looks 1 ms ahead, and each request
+    // must still be stamped with the clock's time, not up to 1 ms later per pass.
+    let t = 0;
+    const timers: Array<() => void> = [];
+    const clock = {
+      now: () => t,
+      setTimer(_ms: number, fn: () => void) {
+        timers.push(fn);
+        return () => void timers.splice(timers.indexOf(fn), 1);
+      },
+    };
+    const s = new RealTimeScheduler({ clock, onError: () => {} });
+    const told: number[] = [];
+    const h = s.register({ handle: (_k, _id, now) => void told.push(now) });
+    s.schedule(1000, h, 1, 0);
+    for (let i = 0; i < 1000; i++) {
+      s.schedule(s.now(), h, 0, i); // the answer's callback starts the next request
+      timers.shift()!(); // the pass (setImmediate on the real clock)
+      t += 0.1;
+    }
+    expect(told).toHaveLength(1000);
+    expect(told[999]).toBeCloseTo(99.9, 6);
+    expect(s.now()).toBeCloseTo(100, 6);
+  });
 });
 
 /** A scheduler and a handler that logs (kind, id, now) and resolves `seen(n)` after n events. */

@@ -112,9 +112,11 @@ export class EventHeap implements Scheduler {
 
   /**
    * Fires events in order until the next one is later than `until` (or none is left), or
-   * `limit` events have fired; returns how many fired.
+   * `limit` events have fired; returns how many fired. `advance` false keeps the clock at the
+   * last event fired instead of moving it on to `until`: a real-time caller that looks a little
+   * ahead (a timer may fire early) must not push events scheduled for "now" to that horizon.
    */
-  runUntil(until: number, limit = Infinity): number {
+  runUntil(until: number, limit = Infinity, advance = true): number {
     const registry = this.registry;
     const headTime = this.headTime;
     const headSeq = this.headSeq;
@@ -152,7 +154,7 @@ export class EventHeap implements Scheduler {
     // Time moves on to `until` only while something is still to happen: once the queue is
     // empty the run is over, and its clock stays at its last event. Stopped by `limit`, it
     // stays at the last event fired (events up to `until` may still be waiting).
-    if (n < limit && until > this.t && until !== Infinity && this.queued > 0) this.t = until;
+    if (advance && n < limit && until > this.t && until !== Infinity && this.queued > 0) this.t = until;
     return n;
   }
 

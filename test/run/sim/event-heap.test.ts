@@ -43,6 +43,19 @@ describe('EventHeap', () => {
     expect(seen).toEqual([100, 200]);
   });
 
+  it('with `advance` false keeps its clock at the last event fired, not the horizon', () => {
+    const heap = new EventHeap();
+    const seen: number[] = [];
+    const h = heap.register({ handle: (_k, _i, now) => seen.push(now) });
+    heap.schedule(10, h, 0, 0);
+    heap.schedule(200, h, 0, 1);
+    heap.runUntil(11, Infinity, false);
+    expect(heap.now()).toBe(10);
+    heap.schedule(10.5, h, 0, 2); // due before the horizon looked at: keeps its own time
+    heap.runUntil(Infinity);
+    expect(seen).toEqual([10, 10.5, 200]);
+  });
+
   it('keeps its clock at the last event once nothing is left', () => {
     const heap = new EventHeap();
     const h = heap.register({ handle: () => {} });
