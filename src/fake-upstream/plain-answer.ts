@@ -8,6 +8,22 @@ const ID_MARK_JSON = JSON.stringify(ID_MARK).slice(1, -1);
 const MAX_TEMPLATES = 512;
 
 const templates = new Map<string, string[]>();
+/**
+ * The template used last and what it was made for: consecutive answers of a load mostly share
+ * one, and comparing seven fields costs less than building and hashing the key.
+ */
+let last:
+  | {
+      dialect: Dialect;
+      model: string;
+      promptTokens: number;
+      words: number;
+      completion: number;
+      created: number;
+      includeUsage: boolean;
+      parts: string[];
+    }
+  | undefined;
 
 /**
  * The JSON text of a plain answer (the base dialect's completion of `words` filler words): for
@@ -18,6 +34,18 @@ const templates = new Map<string, string[]>();
  * in is serialised as before.
  */
 export function plainCompletionJson(dialect: Dialect, a: AnswerInfo, words: number, completion: number): string {
+  const l = last;
+  if (
+    l !== undefined &&
+    l.dialect === dialect &&
+    l.model === a.model &&
+    l.promptTokens === a.promptTokens &&
+    l.words === words &&
+    l.completion === completion &&
+    l.created === a.created &&
+    l.includeUsage === a.includeUsage
+  )
+    return join(l.parts, a.id);
   const key = `${dialect.name}\0${a.model}\0${a.promptTokens}\0${words}\0${completion}\0${a.created}\0${a.includeUsage}`;
   let parts = templates.get(key);
   if (parts === undefined) {
@@ -27,7 +55,13 @@ export function plainCompletionJson(dialect: Dialect, a: AnswerInfo, words: numb
     if (templates.size >= MAX_TEMPLATES) templates.clear();
     templates.set(key, parts);
   }
-  return parts.length === 2 ? parts[0] + a.id + parts[1] : parts.join(a.id);
+  const { model, promptTokens, created, includeUsage } = a;
+  last = { dialect, model, promptTokens, words, completion, created, includeUsage, parts };
+  return join(parts, a.id);
+}
+
+function join(parts: string[], id: string): string {
+  return parts.length === 2 ? parts[0] + id + parts[1] : parts.join(id);
 }
 
 /** Stands for a chunk's text while its template is built. */

@@ -345,7 +345,8 @@ function httpServer(
 ): Server {
   const server: Server = createServer((req, res) => {
     counters.received++;
-    req.on('error', ignore);
+    // A request whose client resets emits 'error' only to listeners (none: nothing to hear); a
+    // response's write error would be thrown without one.
     res.on('error', ignore);
     const url = req.url ?? '/';
     const query = url.indexOf('?');
@@ -418,14 +419,14 @@ function dispatch(
       });
   };
   try {
-    const done = handler(req, res);
+    const done = handler(req, res, failed);
     if (done !== undefined) done.catch(failed);
   } catch (err) {
     failed(err);
   }
 }
 
-/** The `error` listener of every request and response: a client's reset ends only its exchange. */
+/** The `error` listener of every response: a client's reset ends only its exchange. */
 function ignore(): void {}
 
 /** Anthropic's SDK sends `anthropic-version`; anything else is answered the OpenAI way. */

@@ -33,6 +33,29 @@ describe('plainCompletionJson', () => {
     }
   });
 
+  it('tells consecutive answers apart by every field the template depends on', () => {
+    const base = info('chatcmpl-a');
+    const changes: Array<Partial<AnswerInfo>> = [
+      { model: 'other' },
+      { created: base.created + 1 },
+      { promptTokens: 9 },
+      { includeUsage: true },
+    ];
+    for (const change of changes) {
+      for (const [dialect, a, words, completion] of [
+        [openaiDialect, base, 4, 4],
+        [openaiDialect, { ...base, ...change }, 4, 4],
+        [anthropicDialect, base, 4, 4],
+        [openaiDialect, base, 5, 4],
+        [openaiDialect, base, 5, 6],
+        [openaiDialect, base, 4, 4],
+      ] as const) {
+        const expected = JSON.stringify(dialect.completion(a, fillerText(0, words), completion));
+        expect(plainCompletionJson(dialect, a, words, completion)).toBe(expected);
+      }
+    }
+  });
+
   it('serialises as before a body that does not carry its id', () => {
     const noId: Dialect = { ...openaiDialect, name: 'anthropic', completion: (a) => ({ n: a.promptTokens }) };
     expect(plainCompletionJson(noId, info('x-1'), 2, 2)).toBe('{"n":100}');
