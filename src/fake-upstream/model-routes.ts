@@ -45,6 +45,8 @@ export interface ModelRouteContext {
   /** Ends an exchange's bookkeeping once its response closes. */
   finish(ex: Exchange): void;
   submitted(model: string): void;
+  /** How long ago the request arrived, when the server took long to get to it (a burst of connections), ms; 0 otherwise. */
+  waitedMs(req: IncomingMessage): number;
 }
 
 /**
@@ -159,7 +161,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       c.table.add(ex);
       res.on('close', () => c.finish(ex));
       ex.model = host.current;
-      host.submit(slot, index, request.promptTokens, request.maxTokens, flags, shape.total);
+      host.submit(slot, index, request.promptTokens, request.maxTokens, flags, shape.total, c.waitedMs(req));
       c.submitted(request.model);
     };
     return (req, res, fail) =>
