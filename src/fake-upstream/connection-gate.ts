@@ -1,7 +1,8 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Clock } from '../engine/clock.js';
 import { preciseClock } from '../platform/system-clock.js';
+import { ReadAhead } from './read-ahead.js';
 import { TurnQueue } from './turn-queue.js';
 
 export const CONNECTION_GATE_DEFAULTS = {
@@ -44,6 +45,9 @@ export const CONNECTION_GATE_DEFAULTS = {
   backlog: 8192,
 };
 
+/** What a waiting connection may send before it is paused: a request of a few KB, with room to spare. */
+const READ_AHEAD_BYTES = 64 * 1024;
+
 export type GateOptions = Partial<
   Pick<typeof CONNECTION_GATE_DEFAULTS, 'perTurn' | 'maxFresh' | 'freshMs' | 'endsPerTurn'>
 > & {
@@ -60,6 +64,12 @@ export interface ConnectionGate {
   readonly ending: number;
   /** Destroys the connections still waiting (the server is closing: they would keep it open). */
   destroyWaiting(): void;
+  /**
+   * How long ago `req` arrived, ms, if it is the first request of a connection that waited
+   * (its bytes came while the gate held the connection back); 0 otherwise, a request read as
+   * it came. The server takes it off the request's time to first token.
+   */
+  waitedMs(req: IncomingMessage): number;
 }
 
 /**
@@ -88,23 +98,38 @@ export function gateConnections(server: Server, options: GateOptions = {}): Conn
     (e) => !e.socket.destroyed,
   );
   const fresh = new FreshConnections(o.maxFresh, o.freshMs, o.clock, () => arrivals.kick());
-  const admit = (socket: Socket): void => {
+  /** Connections waiting, each reading ahead. */
+  const reading = new WeakMap<Socket, ReadAhead>();
+  /** When the first bytes came, of connections handed over after they did, until their first request; then that request's. */
+  const arrivedAt = new WeakMap<Socket, number>();
+  const requestArrivedAt = new WeakMap<IncomingMessage, number>();
+  /** Hands `socket` to the server; gives the server's `end` listeners (now behind the turn queue), null if none. */
+  const admit = (socket: Socket): Ending | null => {
     const before = socket.listenerCount('end');
     for (const l of listeners) l.call(server, socket);
     fresh.add(socket);
     // The server's own `end` listeners (added just now) run through the turn queue instead.
     const added = (socket.listeners('end') as Array<() => void>).slice(before);
-    if (added.length === 0) return;
+    if (added.length === 0) return null;
     for (const l of added) socket.off('end', l);
     const ending: Ending = { socket, listeners: added };
     socket.on('end', () => ends.push(ending));
+    return ending;
   };
   const arrivals = new TurnQueue<Socket>(
     o.perTurn,
     (socket, waited) => {
-      if (!waited) return admit(socket);
+      if (!waited) return void admit(socket);
       socket.off('error', ignore);
-      admit(socket);
+      const ahead = reading.get(socket);
+      reading.delete(socket);
+      ahead?.stop();
+      const ending = admit(socket);
+      if (ahead !== undefined) {
+        if (ahead.firstAt >= 0) arrivedAt.set(socket, ahead.firstAt);
+        ahead.replay();
+        if (ahead.ended && ending !== null) ends.push(ending);
+      }
       socket.resume();
     },
     (socket) => !socket.destroyed,
@@ -117,11 +142,17 @@ export function gateConnections(server: Server, options: GateOptions = {}): Conn
   });
   server.on('connection', (socket: Socket) => {
     if (arrivals.push(socket)) return;
-    // It waits for a later turn: paused, and a reset while it waits is nobody's business.
-    socket.pause();
+    // It waits for a later turn, reading ahead; a reset while it waits is nobody's business.
+    reading.set(socket, new ReadAhead(socket, o.clock, READ_AHEAD_BYTES));
     socket.on('error', ignore);
   });
-  server.on('request', (req: { socket: Socket }) => fresh.done(req.socket));
+  server.on('request', (req: IncomingMessage) => {
+    fresh.done(req.socket);
+    const at = arrivedAt.get(req.socket);
+    if (at === undefined) return;
+    arrivedAt.delete(req.socket);
+    requestArrivedAt.set(req, at);
+  });
 
   return {
     get waiting() {
@@ -132,6 +163,10 @@ export function gateConnections(server: Server, options: GateOptions = {}): Conn
     },
     get ending() {
       return ends.waiting;
+    },
+    waitedMs(req) {
+      const at = requestArrivedAt.get(req);
+      return at === undefined ? 0 : Math.max(0, o.clock.now() - at);
     },
     destroyWaiting() {
       accepts?.clear((handle) => handle.close());

@@ -4,7 +4,7 @@ import { Detail, StreamEvent } from '../upstream/response.js';
 import type { UpstreamModel } from '../upstream/upstream-model.js';
 import type { AnswerInfo, ChatRequest, Dialect } from './dialect.js';
 import { fillerText, MAX_FILLER_WORDS } from './filler-text.js';
-import { deltaTemplate, plainCompletionJson } from './plain-answer.js';
+import { deltaTemplate, plainCompletionJson, plainStreamClose, plainStreamOpen } from './plain-answer.js';
 import { sendJson, sendJsonText } from './send-json.js';
 import { streamFaultShapes } from './stream-fault-shapes.js';
 import type { UpstreamHost } from './upstream-host.js';
@@ -168,7 +168,10 @@ export class Exchange {
     out += this.chunksUpTo(this.chunks);
     if (detail === Detail.ContentFilter && faults !== null) out += faults.filteredClose(this.info, completion);
     else if (detail === Detail.MissingDone && faults !== null) out += faults.closeWithoutDone(this.info, completion);
-    else out += this.dialect.streamClose(this.info, completion);
+    else
+      out += this.plain
+        ? plainStreamClose(this.dialect, this.info, completion)
+        : this.dialect.streamClose(this.info, completion);
     this.res.end(out);
   }
 
@@ -242,7 +245,7 @@ export class Exchange {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
     });
-    return this.dialect.streamOpen(this.info);
+    return this.plain ? plainStreamOpen(this.dialect, this.info) : this.dialect.streamOpen(this.info);
   }
 
   private write(text: string): void {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dialect, Invalid } from './dialect.js';
 import type { HttpCounters } from './fake-upstream-stats.js';
-import { readBody } from './read-body.js';
+import { type BodyResult, readBody, readBodyAsync } from './read-body.js';
 import { sendJson } from './send-json.js';
 
 const MALFORMED =
@@ -24,43 +24,62 @@ export type ReadJson = (
   dialect: Dialect,
 ) => Promise<{ value: unknown } | undefined>;
 
-/** Reads request bodies as text, refusing (413) what is too large. */
-export type ReadText = (req: IncomingMessage, res: ServerResponse, dialect: Dialect) => Promise<string | undefined>;
+/**
+ * Reads request bodies as text, refusing (413) what is too large: `then` hears the text, and is
+ * not called once the request has been answered (too large) or the client left.
+ */
+export type ReadText = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  dialect: Dialect,
+  then: (text: string) => void,
+) => void;
 
 /** Parses a body read as text, refusing (400) what is not JSON. */
 export type ParseJson = (res: ServerResponse, dialect: Dialect, text: string) => { value: unknown } | undefined;
 
 /** The request's JSON body, or undefined once it has been answered (too large, malformed) or the client left. */
 export function jsonReader(maxBodyBytes: number, refuse: Refuse): ReadJson {
-  const readText = textReader(maxBodyBytes, refuse);
   const parse = jsonParser(refuse);
   return async (req, res, dialect) => {
-    const text = await readText(req, res, dialect);
+    const text = bodyText(await readBodyAsync(req, maxBodyBytes), res, dialect, maxBodyBytes, refuse);
     return text === undefined ? undefined : parse(res, dialect, text);
   };
 }
 
-/** The request's body as UTF-8 text, or undefined once it has been answered (too large) or the client left. */
+/** The request's body as UTF-8 text, handed to `then` unless it was too large (answered 413). */
 export function textReader(maxBodyBytes: number, refuse: Refuse): ReadText {
-  return async (req, res, dialect) => {
-    const r = await readBody(req, maxBodyBytes);
-    if (r.kind === 'aborted') return undefined;
-    if (r.kind === 'too-large') {
-      refuse(
-        res,
-        dialect,
-        {
-          status: 413,
-          message: `Request body too large: the limit is ${maxBodyBytes} bytes.`,
-          param: null,
-          code: 'request_too_large',
-        },
-        { connection: 'close' },
-      );
-      return undefined;
-    }
-    return r.body.toString('utf8');
-  };
+  return (req, res, dialect, then) =>
+    readBody(req, maxBodyBytes, (r) => {
+      const text = bodyText(r, res, dialect, maxBodyBytes, refuse);
+      if (text !== undefined) then(text);
+    });
+}
+
+/** A body read as text; undefined when the client left or it was too large (then answered 413 and closed). */
+function bodyText(
+  r: BodyResult,
+  res: ServerResponse,
+  dialect: Dialect,
+  maxBodyBytes: number,
+  refuse: Refuse,
+): string | undefined {
+  if (r.kind === 'aborted') return undefined;
+  if (r.kind === 'too-large') {
+    refuse(
+      res,
+      dialect,
+      {
+        status: 413,
+        message: `Request body too large: the limit is ${maxBodyBytes} bytes.`,
+        param: null,
+        code: 'request_too_large',
+      },
+      { connection: 'close' },
+    );
+    return undefined;
+  }
+  return r.body.toString('utf8');
 }
 
 export function jsonParser(refuse: Refuse): ParseJson {

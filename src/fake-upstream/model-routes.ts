@@ -10,6 +10,7 @@ import { embeddingsDialect, embeddingsReply } from './embeddings.js';
 import { Exchange, type ExchangeContext } from './exchange.js';
 import type { ExchangeTable } from './exchange-table.js';
 import type { ParseJson, ReadText, Refuse } from './json-request.js';
+import { KnownBodies } from './known-bodies.js';
 import type { ModelNames } from './model-names.js';
 import { openaiDialect } from './openai-dialect.js';
 import { openaiReply } from './openai-reply.js';
@@ -20,7 +21,11 @@ import { sendJson } from './send-json.js';
 import type { ToolPolicy } from './tool-policy.js';
 import { type Provider, readToolRequest } from './tool-request.js';
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+/**
+ * A route's handler. What it throws, or its promise rejects with, answers 500; one that goes on
+ * in a callback of its own (after the body is read) hands what that throws to `fail`.
+ */
+type Handler = (req: IncomingMessage, res: ServerResponse, fail: (err: unknown) => void) => void | Promise<void>;
 export type Routes = Record<string, Record<string, Handler>>;
 
 /** What the model routes share with the server. */
@@ -40,6 +45,8 @@ export interface ModelRouteContext {
   /** Ends an exchange's bookkeeping once its response closes. */
   finish(ex: Exchange): void;
   submitted(model: string): void;
+  /** How long ago the request arrived, when the server took long to get to it (a burst of connections), ms; 0 otherwise. */
+  waitedMs(req: IncomingMessage): number;
 }
 
 /**
@@ -62,12 +69,13 @@ const MAX_ITEMS = 10_000;
 const MAX_KNOWN_BODIES = 256;
 const MAX_KNOWN_BODY_CHARS = 16_384;
 
-/** What a plain request's body says, read once for every request that sends the same text. */
-interface KnownBody {
+/** What a request's body says, and so what it is answered (a plain body's is read once for every request that sends the same text). */
+interface ReadBody {
   request: ChatRequest;
   index: number;
   flags: number;
   body: Record<string, unknown>;
+  plan: ReplyPlan;
 }
 
 /**
@@ -100,8 +108,8 @@ export function modelRoutes(c: ModelRouteContext): Routes {
    * `x-stormlab-output-tokens` header.
    */
   const model = (dialect: Dialect, reply: Reply, remember = false): Handler => {
-    const known = new Map<string, KnownBody>();
-    const read = (res: ServerResponse, text: string): (KnownBody & { plan: ReplyPlan }) | undefined => {
+    const known = new KnownBodies<ReadBody>(MAX_KNOWN_BODIES);
+    const read = (res: ServerResponse, text: string): ReadBody | undefined => {
       const body = c.parseJson(res, dialect, text);
       if (body === undefined) return undefined;
       const parsed = dialect.parse(body.value, c.defaultMaxTokens);
@@ -114,16 +122,12 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       const value = body.value as Record<string, unknown>;
       const plan = reply.plan?.(value, request) ?? FILLER;
       const flags = (request.stream ? RequestFlag.Stream : 0) | (endsWithPrefill(value) ? RequestFlag.Prefill : 0);
-      const r = { request, index, flags, body: value };
-      if (remember && plan.kind === 'filler' && text.length <= MAX_KNOWN_BODY_CHARS && !offersTools(value)) {
-        if (known.size >= MAX_KNOWN_BODIES) known.clear();
+      const r = { request, index, flags, body: value, plan };
+      if (remember && plan.kind === 'filler' && text.length <= MAX_KNOWN_BODY_CHARS && !offersTools(value))
         known.set(text, r);
-      }
-      return { ...r, plan };
+      return r;
     };
-    return async (req, res) => {
-      const text = await c.readText(req, res, dialect);
-      if (text === undefined) return;
+    const answer = (req: IncomingMessage, res: ServerResponse, text: string): void => {
       const header = lengthHeader(req.headers[OUTPUT_TOKENS_HEADER]);
       if (typeof header === 'object')
         return c.refuse(res, dialect, { status: 400, message: header.bad, param: null, code: 'invalid_header' });
@@ -132,7 +136,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
         c.log.request(res, hit.request.model, hit.request.stream);
         if (res.destroyed) return;
       }
-      const r = hit !== undefined ? { ...hit, plan: FILLER } : read(res, text);
+      const r = hit ?? read(res, text);
       if (r === undefined) return;
       const { request, index, flags, plan } = r;
       const shape = c.lengths.shape(
@@ -157,9 +161,17 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       c.table.add(ex);
       res.on('close', () => c.finish(ex));
       ex.model = host.current;
-      host.submit(slot, index, request.promptTokens, request.maxTokens, flags, shape.total);
+      host.submit(slot, index, request.promptTokens, request.maxTokens, flags, shape.total, c.waitedMs(req));
       c.submitted(request.model);
     };
+    return (req, res, fail) =>
+      c.readText(req, res, dialect, (text) => {
+        try {
+          answer(req, res, text);
+        } catch (err) {
+          fail(err);
+        }
+      });
   };
 
   return {

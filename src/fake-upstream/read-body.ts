@@ -3,31 +3,43 @@ import type { IncomingMessage } from 'node:http';
 export type BodyResult = { kind: 'ok'; body: Buffer } | { kind: 'too-large' } | { kind: 'aborted' };
 
 /**
- * Reads a request body of at most `max` bytes. Past it (or when `content-length` says it will
- * be past it) it stops keeping the bytes and resolves `too-large` at once, so a huge body
- * never sits in memory; the caller answers 413 and closes the connection.
+ * Reads a request body of at most `max` bytes and hands `done` the result: `ok`, or `too-large`
+ * at once past it (or when `content-length` says it will be past it), so a huge body never sits
+ * in memory; the caller answers 413 and closes the connection. A client that leaves before the
+ * end is never answered: `done` is not called (the listeners go with the request).
+ *
+ * Callbacks, not a promise: the model routes answer from here, and a promise per request (two
+ * with the handler's own) costs the server a microtask pass and listeners to take off again.
  */
-export function readBody(req: IncomingMessage, max: number): Promise<BodyResult> {
+export function readBody(req: IncomingMessage, max: number, done: (r: BodyResult) => void): void {
+  const declared = Number(req.headers['content-length']);
+  if (declared > max) return done({ kind: 'too-large' });
+  let first: Buffer | undefined;
+  let parts: Buffer[] | undefined;
+  let size = 0;
+  let settled = false;
+  req.on('data', (chunk: Buffer) => {
+    if (settled) return;
+    size += chunk.length;
+    if (size > max) {
+      settled = true;
+      first = parts = undefined;
+      return done({ kind: 'too-large' });
+    }
+    if (first === undefined) first = chunk;
+    else (parts ??= [first]).push(chunk);
+  });
+  req.on('end', () => {
+    if (settled) return;
+    settled = true;
+    done({ kind: 'ok', body: parts !== undefined ? Buffer.concat(parts, size) : (first ?? Buffer.alloc(0)) });
+  });
+}
+
+/** `readBody` as a promise, which also settles (`aborted`) when the client leaves first. */
+export function readBodyAsync(req: IncomingMessage, max: number): Promise<BodyResult> {
   return new Promise((resolve) => {
-    const declared = Number(req.headers['content-length']);
-    if (declared > max) return resolve({ kind: 'too-large' });
-    const parts: Buffer[] = [];
-    let size = 0;
-    const done = (r: BodyResult): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', onClose);
-      resolve(r);
-    };
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > max) return done({ kind: 'too-large' });
-      parts.push(chunk);
-    };
-    const onEnd = (): void => done({ kind: 'ok', body: parts.length === 1 ? parts[0] : Buffer.concat(parts, size) });
-    const onClose = (): void => done({ kind: 'aborted' });
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('close', onClose);
+    req.once('close', () => resolve({ kind: 'aborted' }));
+    readBody(req, max, resolve);
   });
 }

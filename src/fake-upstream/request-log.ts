@@ -25,8 +25,10 @@ export const REQUEST_LOG_CAPACITY = 10_000;
 const RETRY_HEADERS = ['x-stainless-retry-count', 'x-retry-count', 'x-retry-attempt'];
 
 /**
- * One request as the log keeps it: the entry less its formatted time (an ISO string per request
- * costs more than the rest of the record together), made into an entry only when it is read.
+ * The open record of a request, until its response closes: then it is copied into the ring's
+ * columns (typed arrays and arrays of shared strings), so that the 10,000 requests the log
+ * keeps are not 10,000 objects the collector copies at every young collection and then moves
+ * to the old generation, at tens of thousands of requests a second.
  */
 interface LogRecord {
   /** Arrival, ms on the server's timeline. */
@@ -36,12 +38,8 @@ interface LogRecord {
   model: string | null;
   retryCount: number | null;
   stream: boolean;
-  status: number;
-  /** A `Detail` code, -1 for none; the server's own faults by name below. */
+  /** A `Detail` code, -1 for none. */
   detail: number;
-  /** `ClientClosed` or `Broken` when the response did not finish; null otherwise. */
-  ended: string | null;
-  latencyMs: number;
 }
 
 /** The open record of a response, on the response itself (a property reads faster than a WeakMap). */
@@ -49,24 +47,51 @@ const OPEN = Symbol('stormlab.requestLog');
 type Logged = ServerResponse & { [OPEN]?: LogRecord; [LOG]?: RequestLog };
 const LOG = Symbol('stormlab.requestLog.owner');
 
+/** How a response that did not finish ended (the `ended` column). */
+const ENDED = [null, 'ClientClosed', 'Broken'] as const;
+/** Route names kept once each; past this many distinct ones (404s under /v1/) they are kept as sent. */
+const MAX_ROUTE_NAMES = 64;
+
 /**
  * Every model request (the `/v1/*` routes) with its client retry counter, status, fault and
  * latency, so the retries an SDK hides (`maxRetries: 2` by default) show one line each. Kept in
- * a ring of `REQUEST_LOG_CAPACITY` small records; `sink` hears each finished entry (the CLI
- * writes JSONL). Entries are formatted only when read or sunk: a request costs the log one
+ * a ring of `REQUEST_LOG_CAPACITY` rows; `sink` hears each finished entry (the CLI writes
+ * JSONL). Entries are formatted only when read or sunk: a request costs the log one short-lived
  * record and one `close` listener shared by all responses.
  */
 export class RequestLog {
-  /** A ring: `next` is where the next record goes once it is full. */
-  private readonly records: LogRecord[] = [];
+  /** Rows filled so far (at most `capacity`); `next` is the row the next record goes in. */
+  private count = 0;
   private next = 0;
+  private readonly startedAt: Float64Array;
+  private readonly latencyMs: Float64Array;
+  /** NaN: no retry counter sent. */
+  private readonly retryCount: Float64Array;
+  private readonly status: Int16Array;
+  private readonly detail: Int16Array;
+  /** Bit 0: a stream; bits 1–2: the index in `ENDED`. */
+  private readonly flags: Uint8Array;
+  private readonly method: string[];
+  private readonly route: string[];
+  private readonly model: Array<string | null>;
+  private readonly routeNames = new Map<string, string>();
 
   constructor(
     private readonly now: () => number,
     private readonly epochMs: number,
     private readonly sink?: (entry: RequestLogEntry) => void,
     private readonly capacity = REQUEST_LOG_CAPACITY,
-  ) {}
+  ) {
+    this.startedAt = new Float64Array(capacity);
+    this.latencyMs = new Float64Array(capacity);
+    this.retryCount = new Float64Array(capacity);
+    this.status = new Int16Array(capacity);
+    this.detail = new Int16Array(capacity);
+    this.flags = new Uint8Array(capacity);
+    this.method = new Array<string>(capacity).fill('');
+    this.route = new Array<string>(capacity).fill('');
+    this.model = new Array<string | null>(capacity).fill(null);
+  }
 
   /** Starts an entry for `req`; it is written when `res` closes. */
   begin(req: IncomingMessage, res: ServerResponse, route: string): void {
@@ -74,14 +99,11 @@ export class RequestLog {
     r[OPEN] = {
       startedAt: this.now(),
       method: req.method ?? '',
-      route,
+      route: this.routeName(route),
       model: null,
       retryCount: retryCount(req),
       stream: false,
-      status: 0,
       detail: -1,
-      ended: null,
-      latencyMs: 0,
     };
     r[LOG] = this;
     res.on('close', onClose);
@@ -103,39 +125,55 @@ export class RequestLog {
 
   /** The newest `limit` entries, oldest first. */
   list(limit = this.capacity): RequestLogEntry[] {
-    const ordered = [...this.records.slice(this.next), ...this.records.slice(0, this.next)];
-    return ordered.slice(Math.max(0, ordered.length - limit)).map((r) => this.entry(r));
+    const n = Math.max(0, Math.min(limit, this.count));
+    const first = this.count < this.capacity ? this.count - n : this.next + this.capacity - n;
+    return Array.from({ length: n }, (_, i) => this.entry((first + i) % this.capacity));
   }
 
   clear(): void {
-    this.records.length = 0;
+    this.count = 0;
     this.next = 0;
   }
 
   /** @internal The response closed: its record goes into the ring (and to the sink). */
   end(res: ServerResponse, o: LogRecord): void {
-    o.latencyMs = Math.round((this.now() - o.startedAt) * 10) / 10;
-    o.status = res.headersSent ? res.statusCode : 0;
-    if (!res.writableFinished && o.detail < 0) o.ended = res.headersSent ? 'Broken' : 'ClientClosed';
-    if (this.records.length < this.capacity) this.records.push(o);
-    else {
-      this.records[this.next] = o;
-      this.next = (this.next + 1) % this.capacity;
-    }
-    if (this.sink !== undefined) this.sink(this.entry(o));
+    const i = this.next;
+    this.next = (i + 1) % this.capacity;
+    if (this.count < this.capacity) this.count++;
+    this.startedAt[i] = o.startedAt;
+    this.latencyMs[i] = Math.round((this.now() - o.startedAt) * 10) / 10;
+    this.retryCount[i] = o.retryCount ?? Number.NaN;
+    this.status[i] = res.headersSent ? res.statusCode : 0;
+    this.detail[i] = o.detail;
+    const ended = res.writableFinished || o.detail >= 0 ? 0 : res.headersSent ? 2 : 1;
+    this.flags[i] = (o.stream ? 1 : 0) | (ended << 1);
+    this.method[i] = o.method;
+    this.route[i] = o.route;
+    this.model[i] = o.model;
+    if (this.sink !== undefined) this.sink(this.entry(i));
   }
 
-  private entry(r: LogRecord): RequestLogEntry {
+  /** The route's name as kept: one string per route, not one per request. */
+  private routeName(route: string): string {
+    const known = this.routeNames.get(route);
+    if (known !== undefined) return known;
+    if (this.routeNames.size < MAX_ROUTE_NAMES) this.routeNames.set(route, route);
+    return route;
+  }
+
+  private entry(i: number): RequestLogEntry {
+    const detail = this.detail[i];
+    const retry = this.retryCount[i];
     return {
-      time: new Date(this.epochMs + r.startedAt).toISOString(),
-      method: r.method,
-      route: r.route,
-      model: r.model,
-      retryCount: r.retryCount,
-      stream: r.stream,
-      status: r.status,
-      fault: r.detail >= 0 ? (DETAIL_NAMES[r.detail] ?? String(r.detail)) : r.ended,
-      latencyMs: r.latencyMs,
+      time: new Date(this.epochMs + this.startedAt[i]).toISOString(),
+      method: this.method[i],
+      route: this.route[i],
+      model: this.model[i],
+      retryCount: Number.isNaN(retry) ? null : retry,
+      stream: (this.flags[i] & 1) === 1,
+      status: this.status[i],
+      fault: detail >= 0 ? (DETAIL_NAMES[detail] ?? String(detail)) : ENDED[this.flags[i] >> 1],
+      latencyMs: this.latencyMs[i],
     };
   }
 }

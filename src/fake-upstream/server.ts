@@ -17,7 +17,7 @@ import { controlRoutes } from './control-routes.js';
 import { jsonParser, jsonReader, type Refuse, refuser, textReader } from './json-request.js';
 import { modelRoutes, type Routes } from './model-routes.js';
 import { ModelNames, type UnknownModels } from './model-names.js';
-import { CONNECTION_GATE_DEFAULTS, gateConnections } from './connection-gate.js';
+import { CONNECTION_GATE_DEFAULTS, type ConnectionGate, gateConnections } from './connection-gate.js';
 import { openaiDialect } from './openai-dialect.js';
 import { RealTimeScheduler } from '../run/real-time-scheduler.js';
 import { RequestLog, type RequestLogEntry } from './request-log.js';
@@ -179,11 +179,15 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     Object.assign(counters, { received: 0, invalid: 0, clientClosed: 0, internalErrors: 0 });
   };
 
-  const routes = serverRoutes({ o, options, model, policy, refuse, readJson, stats, reset, tools });
+  // The gate comes with the server the routes serve: until then no request waited.
+  let gate: ConnectionGate | undefined;
+  const waitedMs = (req: IncomingMessage): number => gate?.waitedMs(req) ?? 0;
+  const routes = serverRoutes({ o, options, model, policy, refuse, readJson, stats, reset, tools, waitedMs });
   const server = httpServer(routes, counters, log, refuse, internalError);
-  // Connection bursts (thousands of clients at once) are admitted, and torn down, a batch per loop turn.
-  // Real time whatever the model's clock: how long a real socket has waited for its request.
-  const gate = gateConnections(server);
+  // Connection bursts (thousands of clients at once) are admitted, and torn down, a batch per
+  // loop turn; a request held back meanwhile is timed from its arrival. Real time whatever the
+  // model's clock: how long a real socket has waited.
+  gate = gateConnections(server);
   await listen(server, o.port, o.host);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
@@ -213,7 +217,7 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
         scheduler.stop();
         model.table.stopAll();
         server.close(() => resolve());
-        gate.destroyWaiting();
+        gate?.destroyWaiting();
         server.closeAllConnections();
       });
       return closing;
@@ -232,8 +236,9 @@ function serverRoutes(c: {
   stats: () => FakeUpstreamStats;
   reset: () => void;
   tools: ReturnType<typeof toolHost>;
+  waitedMs: (req: IncomingMessage) => number;
 }): Routes {
-  const { o, options, model, policy, refuse, readJson, stats, reset, tools } = c;
+  const { o, options, model, policy, refuse, readJson, stats, reset, tools, waitedMs } = c;
   return {
     ...modelRoutes({
       exchange: model.exchange,
@@ -249,6 +254,7 @@ function serverRoutes(c: {
       toolPolicy: () => policy.current,
       finish: model.finish,
       submitted: (name) => options.observer?.submitted?.(name),
+      waitedMs,
     }),
     ...controlRoutes({
       host: model.host,
@@ -345,7 +351,8 @@ function httpServer(
 ): Server {
   const server: Server = createServer((req, res) => {
     counters.received++;
-    req.on('error', ignore);
+    // A request whose client resets emits 'error' only to listeners (none: nothing to hear); a
+    // response's write error would be thrown without one.
     res.on('error', ignore);
     const url = req.url ?? '/';
     const query = url.indexOf('?');
@@ -418,14 +425,14 @@ function dispatch(
       });
   };
   try {
-    const done = handler(req, res);
+    const done = handler(req, res, failed);
     if (done !== undefined) done.catch(failed);
   } catch (err) {
     failed(err);
   }
 }
 
-/** The `error` listener of every request and response: a client's reset ends only its exchange. */
+/** The `error` listener of every response: a client's reset ends only its exchange. */
 function ignore(): void {}
 
 /** Anthropic's SDK sends `anthropic-version`; anything else is answered the OpenAI way. */

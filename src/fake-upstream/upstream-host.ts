@@ -56,7 +56,11 @@ export class UpstreamHost {
     return this.model.modelIndex(name);
   }
 
-  /** Submits request `id` now, answered with `outputTokens`; `flags` are `RequestFlag` bits (a stream is told its first token and stalls). */
+  /**
+   * Submits request `id` now, answered with `outputTokens`; `flags` are `RequestFlag` bits (a
+   * stream is told its first token and stalls); `leadMs` how long it had waited since it
+   * arrived (taken off its first token).
+   */
   submit(
     id: number,
     model: number,
@@ -64,8 +68,9 @@ export class UpstreamHost {
     maxTokens: number,
     flags: number,
     outputTokens: number,
+    leadMs = 0,
   ): void {
-    this.model.submit(id, model, promptTokens, maxTokens, this.scheduler.now(), flags, outputTokens);
+    this.model.submit(id, model, promptTokens, maxTokens, this.scheduler.now(), flags, outputTokens, leadMs);
   }
 
   /** The phases in force, on the server's timeline. */

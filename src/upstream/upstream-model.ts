@@ -155,6 +155,8 @@ export class UpstreamModel implements EventHandler {
   private sfault = new Uint8Array(0);
   private sAfter = new Float64Array(0);
   private sMs = new Float64Array(0);
+  /** How long the request waited before it could be submitted (a server's intake), taken off its first token. */
+  private lead = new Float64Array(0);
   /** Streamed requests: at the first token, the token time still to come (stalls not counted). */
   private streamLeft = new Float64Array(0);
   // The answer an ANSWERING or SERVING record will give.
@@ -210,7 +212,9 @@ export class UpstreamModel implements EventHandler {
    * The answer runs `outputTokens` (`maxOutputTokens` unless told: the simulator's requests run
    * to their limit; the fake upstream's answers their natural length, all of OpenAI's `n`
    * choices together); the context window and the tokens-per-minute quota count the limit, as
-   * providers reserve it.
+   * providers reserve it. `leadMs`: how long the request had already waited when it was
+   * submitted (an HTTP server busy taking in a burst), taken off its first token (its answer,
+   * unstreamed), never below now: a time to first token counts from the request's arrival.
    */
   submit(
     reqId: number,
@@ -220,6 +224,7 @@ export class UpstreamModel implements EventHandler {
     now: number,
     flags = 0,
     outputTokens = maxOutputTokens,
+    leadMs = 0,
   ): void {
     const m = this.models[model];
     if (m === undefined) throw new RangeError(`unknown model index ${model}`);
@@ -254,6 +259,7 @@ export class UpstreamModel implements EventHandler {
       return this.answer(reqId, model, m.cfg.shedStatus, Detail.Overloaded, -1, now);
     const r = this.record(reqId, model, promptTokens, outputTokens, share);
     this.flags[r] = flags;
+    this.lead[r] = leadMs;
     if (shaping >= 0) {
       this.sfault[r] = this.faults.kind(shaping);
       this.sAfter[r] = this.faults.afterTokens(shaping);
@@ -409,7 +415,14 @@ export class UpstreamModel implements EventHandler {
     this.tokens[r] = this.prompt[r] + n;
     this.retry[r] = -1;
     if (this.sfault[r] !== 0 || (this.flags[r] & RequestFlag.Stream) !== 0) return this.shaped(r, n, stretch, now);
-    const ms = (m.ttft() + n * m.tpot()) * stretch * this.faults.latencyFactor(model, now);
+    const lead = this.lead[r];
+    let ms: number;
+    if (lead === 0) ms = (m.ttft() + n * m.tpot()) * stretch * this.faults.latencyFactor(model, now);
+    else {
+      const ttft = m.ttft();
+      const scale = stretch * this.faults.latencyFactor(model, now);
+      ms = Math.max(0, ttft * scale - lead) + n * m.tpot() * scale;
+    }
     this.scheduler.schedule(now + Math.max(ms, 0), this.handlerId, DONE, r);
   }
 
@@ -463,6 +476,10 @@ export class UpstreamModel implements EventHandler {
         break;
     }
     this.tokens[r] = this.prompt[r] + (gap === Infinity ? after : n);
+    // What the request waited before its submission comes off its first token (the rest moves with it).
+    const lead = Math.min(this.lead[r], first);
+    first -= lead;
+    if (stallAt >= 0) stallAt -= lead;
     const end = now + first + n * tpot + gap;
     const streamed = (this.flags[r] & RequestFlag.Stream) !== 0;
     if (streamed && now + first < end) {
@@ -550,7 +567,12 @@ export class UpstreamModel implements EventHandler {
       f64(this.tokens),
       f64(this.retry),
     ];
-    [this.sAfter, this.sMs, this.streamLeft] = [f64(this.sAfter), f64(this.sMs), f64(this.streamLeft)];
+    [this.sAfter, this.sMs, this.streamLeft, this.lead] = [
+      f64(this.sAfter),
+      f64(this.sMs),
+      f64(this.streamLeft),
+      f64(this.lead),
+    ];
     [this.model, this.status, this.detail] = [i32(this.model), i32(this.status), i32(this.detail)];
     [this.state, this.gaveUp, this.flags, this.sfault] = [
       u8(this.state),

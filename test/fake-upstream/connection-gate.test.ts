@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeUpstream } from '../../src/fake-upstream/server.js';
@@ -38,32 +38,45 @@ function gatedFake(perTurn: number, endsPerTurn = 1000, fresh: { maxFresh?: numb
   const server = new EventEmitter() as unknown as Server;
   const handed: FakeSocket[] = [];
   const ended: FakeSocket[] = [];
+  /** What the server read from each socket, chunk by chunk. */
+  const received = new Map<FakeSocket, string[]>();
   server.on('connection', (s: FakeSocket) => {
     handed.push(s);
     s.on('end', () => ended.push(s));
+    s.on('data', (d: Buffer) => received.set(s, [...(received.get(s) ?? []), d.toString()]));
   });
   const gate = gateConnections(server, { perTurn, endsPerTurn, maxFresh: 1000, freshMs: 50, ...fresh });
-  /** The server read the first request of `s` (an HTTP server emits `request` with it). */
-  const request = (s: FakeSocket) => server.emit('request', { socket: s });
+  /** The server read the first request of `s` (an HTTP server emits `request` with it); the request as the gate saw it. */
+  const request = (s: FakeSocket) => {
+    const req = { socket: s } as unknown as IncomingMessage;
+    server.emit('request', req);
+    return req;
+  };
   const arrive = (n: number): FakeSocket[] => {
     const sockets = Array.from({ length: n }, () => new FakeSocket());
     for (const s of sockets) server.emit('connection', s);
     return sockets;
   };
-  return { gate, handed, ended, arrive, request };
+  return { gate, handed, ended, received, arrive, request };
 }
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('gateConnections', () => {
-  it('hands a burst to the server perTurn connections per loop turn, in arrival order; the rest wait paused', async () => {
+  it('hands a burst to the server perTurn connections per loop turn, in arrival order; what the rest send waits for it', async () => {
     const g = gatedFake(4);
     const sockets = g.arrive(10);
     expect(g.handed).toEqual(sockets.slice(0, 4));
     expect(g.gate.waiting).toBe(6);
-    expect(sockets.slice(4).every((s) => s.paused)).toBe(true);
+    // A connection that waits is read ahead: what it sends is kept and given to the server at hand-over, in order.
+    sockets[5].emit('data', Buffer.from('POST / HTTP/1.1\r\n'));
+    sockets[5].emit('data', Buffer.from('\r\n'));
+    expect(g.received.get(sockets[5])).toBeUndefined();
     await nextTurn();
     expect(g.handed).toEqual(sockets.slice(0, 8));
+    expect(g.received.get(sockets[5])).toEqual(['POST / HTTP/1.1\r\n', '\r\n']);
+    sockets[5].emit('data', Buffer.from('more'));
+    expect(g.received.get(sockets[5])).toEqual(['POST / HTTP/1.1\r\n', '\r\n', 'more']);
     expect(sockets.slice(4, 8).every((s) => !s.paused)).toBe(true);
     await nextTurn();
     expect(g.handed).toEqual(sockets);
@@ -73,6 +86,39 @@ describe('gateConnections', () => {
     await nextTurn();
     const later = g.arrive(2);
     expect(g.handed.slice(10)).toEqual(later);
+  });
+
+  it('times the first request of a connection that waited from when its bytes came; others from when they are read', async () => {
+    const clock = new ManualClock();
+    const g = gatedFake(1, 1000, { clock });
+    const [first, second, third] = g.arrive(3);
+    second.emit('data', Buffer.from('POST'));
+    clock.advance(30);
+    third.emit('data', Buffer.from('POST'));
+    clock.advance(10);
+    await nextTurn(); // second handed over, what it sent given to the server
+    expect(g.received.get(second)).toEqual(['POST']);
+    clock.advance(5);
+    expect([g.gate.waitedMs(g.request(first)), g.gate.waitedMs(g.request(second))]).toEqual([0, 45]);
+    expect(g.gate.waitedMs(g.request(second))).toBe(0); // its next request was read as it came
+    await nextTurn();
+    expect(g.gate.waitedMs(g.request(third))).toBe(15);
+  });
+
+  it('pauses a waiting connection that sends more than a request, and passes on an end that came meanwhile', async () => {
+    const g = gatedFake(1);
+    const [, big, ending] = g.arrive(3);
+    big.emit('data', Buffer.alloc(64 * 1024));
+    expect(big.paused).toBe(true);
+    ending.emit('data', Buffer.from('POST'));
+    ending.emit('end');
+    await nextTurn();
+    expect(big.paused).toBe(false);
+    expect(g.received.get(big)?.join('').length).toBe(64 * 1024);
+    await nextTurn();
+    expect(g.received.get(ending)).toEqual(['POST']);
+    await nextTurn();
+    expect(g.ended).toEqual([ending]);
   });
 
   it('skips a connection that closed while it waited, and a reset while waiting is not an unhandled error', async () => {

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { UpstreamModel, MODEL_DEFAULTS, NETWORK_MS } from '../../src/upstream/upstream-model.js';
-import { Detail } from '../../src/upstream/response.js';
+import { Detail, RequestFlag } from '../../src/upstream/response.js';
 import type { FaultPhase, ModelConfig } from '../../src/upstream/config.js';
 import { OptionError } from '../../src/engine/errors.js';
 import { SeededRandom } from '../../src/engine/random.js';
@@ -457,5 +457,41 @@ describe('UpstreamModel.setFaults and quotas', () => {
     ]);
     expect(up.quotas(0).requests?.remaining(10)).toBe(99); // the outage refused request 2 before the quota: only 1 counted
     expect(up.quotas(0).tokens).toBeUndefined();
+  });
+});
+
+describe('UpstreamModel lead: what a request waited before it was submitted', () => {
+  it('comes off its first token (the rest of the answer moves with it), never before now', () => {
+    const sched = new TestScheduler();
+    const events: string[] = [];
+    const up = new UpstreamModel(
+      {
+        models: [{ name: 'm', slots: 10, queue: 0, ttftMs: 100, tpotMs: 10, ...MODEL_DEFAULTS }],
+        faults: [],
+        cancelOnDisconnect: false,
+      },
+      sched,
+      new SeededRandom(1),
+      {
+        onResponse: (id, _status, _detail, _tokens, _retry, at) => events.push(`${id} done ${at}`),
+        onStream: (id, _event, ms, _tokens, at) => events.push(`${id} first ${at} (${ms} ms to go)`),
+      },
+    );
+    up.submit(1, 0, 10, 5, 0, RequestFlag.Stream); // no lead: first token at 100, done at 150
+    up.submit(2, 0, 10, 5, 0, RequestFlag.Stream, 5, 30); // 30 ms waited: 70 and 120
+    up.submit(3, 0, 10, 5, 0, RequestFlag.Stream, 5, 500); // waited past its ttft: first token now
+    up.submit(4, 0, 10, 5, 0, 0, 5, 30); // unstreamed: its answer 30 ms sooner
+    sched.runUntil(1_000);
+    expect(events.sort()).toEqual(
+      [
+        '1 first 100 (50 ms to go)',
+        '1 done 150',
+        '2 first 70 (50 ms to go)',
+        '2 done 120',
+        '3 first 0 (50 ms to go)',
+        '3 done 50',
+        '4 done 120',
+      ].sort(),
+    );
   });
 });
