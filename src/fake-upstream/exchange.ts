@@ -4,7 +4,13 @@ import { Detail, StreamEvent } from '../upstream/response.js';
 import type { UpstreamModel } from '../upstream/upstream-model.js';
 import type { AnswerInfo, ChatRequest, Dialect } from './dialect.js';
 import { fillerText, MAX_FILLER_WORDS } from './filler-text.js';
-import { deltaTemplate, plainCompletionJson, plainStreamClose, plainStreamOpen } from './plain-answer.js';
+import {
+  deltaTemplate,
+  plainAnswerAscii,
+  plainCompletionJson,
+  plainStreamClose,
+  plainStreamOpen,
+} from './plain-answer.js';
 import { sendJson, sendJsonText } from './send-json.js';
 import { streamFaultShapes } from './stream-fault-shapes.js';
 import type { UpstreamHost } from './upstream-host.js';
@@ -147,6 +153,7 @@ export class Exchange {
           200,
           plainCompletionJson(this.dialect, this.info, words, completion),
           this.headers(),
+          plainAnswerAscii(this.dialect, this.info),
         );
       const text = fillerText(0, words);
       if (detail === Detail.Malformed) return this.sendNotJson(this.dialect.completion(this.info, text, completion));
@@ -172,14 +179,15 @@ export class Exchange {
       out += this.plain
         ? plainStreamClose(this.dialect, this.info, completion)
         : this.dialect.streamClose(this.info, completion);
-    this.res.end(out);
+    this.res.end(out, this.encoding());
   }
 
   /** A stream cut: its content so far, then a clean end of the body — no finish, no `[DONE]`, no error. */
   private cut(completion: number): void {
     if (!this.paced) this.resize(completion);
     const out = this.open() + this.chunksUpTo(this.chunks);
-    this.res.end(out === '' ? undefined : out);
+    if (out === '') this.res.end();
+    else this.res.end(out, this.encoding());
   }
 
   /** A 200 whose JSON body is not JSON: the answer less its closing brace. */
@@ -249,7 +257,12 @@ export class Exchange {
   }
 
   private write(text: string): void {
-    if (text !== '') this.res.write(text);
+    if (text !== '') this.res.write(text, this.encoding());
+  }
+
+  /** How the stream's text is written: `latin1` (as it is) when a plain answer is known to be ASCII. */
+  private encoding(): 'latin1' | 'utf8' {
+    return this.plain && plainAnswerAscii(this.dialect, this.info) ? 'latin1' : 'utf8';
   }
 
   /** The content chunks up to chunk `upTo` (exclusive), counted as sent. */

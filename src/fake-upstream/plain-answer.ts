@@ -1,5 +1,5 @@
 import type { AnswerInfo, Dialect } from './dialect.js';
-import { fillerText } from './filler-text.js';
+import { fillerText, MAX_FILLER_WORDS } from './filler-text.js';
 
 /** Stands for the answer's id while a template is built (a control character no real id has). */
 const ID_MARK = '\u0001stormlab-answer-id\u0001';
@@ -122,4 +122,44 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 /** `text` as it reads inside a JSON string (filler text, plain words, needs nothing). */
 function jsonEscaped(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text).slice(1, -1) : text;
+}
+
+/** Whether each dialect's plain answers are ASCII but for what the request names (its model). */
+const asciiDialects = new WeakMap<Dialect, boolean>();
+let lastModel = '';
+let lastModelAscii = true;
+
+/**
+ * Whether every text of plain answer `a` in `dialect` — its completion, or its stream's opening,
+ * chunks and close — is ASCII, and so can be written as `latin1`: the same bytes as UTF-8,
+ * copied as they are, where `utf8` makes Node measure and encode each character (for a stream
+ * of a few KB, more than the rest of its write). Such a text is the dialect's own words, filler
+ * words, numbers, the answer's id (the dialect's prefix and `[a-z0-9]`) and the model's name:
+ * the dialect is checked once, on a sample answer, and the name each time (the last one
+ * remembered).
+ */
+export function plainAnswerAscii(dialect: Dialect, a: AnswerInfo): boolean {
+  let ascii = asciiDialects.get(dialect);
+  if (ascii === undefined) {
+    const sample: AnswerInfo = { id: 'x', model: 'm', created: 0, promptTokens: 1, includeUsage: true };
+    const words = fillerText(0, 64);
+    const texts = [
+      JSON.stringify(dialect.completion(sample, words, 64)),
+      dialect.streamOpen(sample),
+      dialect.streamDelta(sample, words),
+      dialect.streamClose(sample, 64),
+    ];
+    ascii = texts.every(isAscii) && isAscii(dialect.idPrefix) && isAscii(fillerText(0, MAX_FILLER_WORDS));
+    asciiDialects.set(dialect, ascii);
+  }
+  if (!ascii) return false;
+  if (a.model !== lastModel) {
+    lastModel = a.model;
+    lastModelAscii = isAscii(a.model);
+  }
+  return lastModelAscii;
+}
+
+function isAscii(text: string): boolean {
+  return Buffer.byteLength(text) === text.length;
 }

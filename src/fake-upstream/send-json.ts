@@ -11,14 +11,16 @@ export function sendJson(
   sendJsonText(res, status, JSON.stringify(body), headers);
 }
 
-/** `sendJson` of a body already serialised. */
+/** `sendJson` of a body already serialised; `ascii`: it is known to be ASCII (written as it is, not measured). */
 export function sendJsonText(
   res: ServerResponse,
   status: number,
   text: string,
   headers: Record<string, string | number> = {},
+  ascii = false,
 ): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
+  const length = ascii ? text.length : Buffer.byteLength(text);
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': length });
+  res.end(text, ascii ? 'latin1' : 'utf8');
 }

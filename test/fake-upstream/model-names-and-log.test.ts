@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fast, json, start } from './harness.js';
+import { fast, json, sseEvents, start } from './harness.js';
 
 describe('fake upstream: model names and the request log', () => {
   it('serves any name with the first model and lists the names served in /v1/models', async () => {
@@ -9,6 +9,23 @@ describe('fake upstream: model names and the request log', () => {
     expect(h.fu.stats().models.map((m) => m.attempts)).toEqual([1, 0]);
     const list = await json(fetch(`${h.url}/v1/models`));
     expect(list.data.map((m: any) => m.id)).toEqual(['primary', 'secondary', 'gpt-4o-mini']);
+  });
+
+  it('writes a model name past ASCII byte for byte in answers and streams, and an ASCII one as it is', async () => {
+    const name = 'modèle-ü-雷';
+    const h = await start({ models: [fast('primary')], aliases: { [name]: 'primary' } });
+    const res = await h.chat({ model: name });
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(JSON.stringify(await json(res))));
+    const stream = await (await h.chat({ model: name, stream: true })).text();
+    const chunks = sseEvents(stream).filter((e) => e.data !== '[DONE]');
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.every((e) => JSON.parse(e.data).model === name)).toBe(true);
+    const ascii = await (await h.chat({ model: 'primary', stream: true })).text();
+    expect(
+      sseEvents(ascii)
+        .filter((e) => e.data !== '[DONE]')
+        .every((e) => JSON.parse(e.data).model === 'primary'),
+    ).toBe(true);
   });
 
   it('aliases send a name to its model; a bad alias is an OptionError at start', async () => {

@@ -5,6 +5,7 @@ import { fillerText } from '../../src/fake-upstream/filler-text.js';
 import { openaiDialect } from '../../src/fake-upstream/openai-dialect.js';
 import {
   deltaTemplate,
+  plainAnswerAscii,
   plainCompletionJson,
   plainStreamClose,
   plainStreamOpen,
@@ -109,5 +110,21 @@ describe('deltaTemplate', () => {
 
   it('is null for a chunk that does not carry its text once', () => {
     expect(deltaTemplate({ ...openaiDialect, streamDelta: (_a, t) => `${t}${t}` }, info('x'))).toBeNull();
+  });
+});
+
+describe('plainAnswerAscii', () => {
+  it('is true only where the dialect and the model name are ASCII, whatever came before', () => {
+    const accented: Dialect = { ...openaiDialect, streamOpen: (a) => `data: {"note":"café","id":"${a.id}"}\n\n` };
+    expect(
+      [
+        [openaiDialect, 'primary'],
+        [anthropicDialect, 'primary'],
+        [openaiDialect, 'modèle'],
+        [openaiDialect, 'primary'],
+        [accented, 'primary'],
+        [openaiDialect, '雷'],
+      ].map(([d, model]) => plainAnswerAscii(d as Dialect, info('chatcmpl-1', { model: model as string }))),
+    ).toEqual([true, true, false, true, false, false]);
   });
 });
