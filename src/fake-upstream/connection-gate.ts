@@ -77,9 +77,12 @@ export interface ConnectionGate {
  *
  * - arrivals: the HTTP server's own `connection` listener (socket setup, parser, and so the
  *   first request) runs for at most `perTurn` connections per turn, and only while fewer than
- *   `maxFresh` handed-over connections wait for their first request; the others are paused and
- *   queued, and handed over on the turns after. Handing an accepted socket to an HTTP server by
- *   emitting `connection` is the documented way, so nothing of the server's is bypassed;
+ *   `maxFresh` handed-over connections wait for their first request; the others are queued,
+ *   read ahead (what they send kept, and when it came), and handed over on the turns after,
+ *   what they sent given to the server's listeners then. Handing an accepted socket to an HTTP
+ *   server by emitting `connection` is the documented way, so nothing of the server's is
+ *   bypassed; a first request that came while its connection waited is timed from its arrival
+ *   (`waitedMs`);
  * - closes: the server's `end` listeners (the client closed its side: the server ends its own,
  *   which closes the socket and aborts a request in flight) run for at most `endsPerTurn`
  *   sockets per turn; the others wait a few turns with their end seen and nothing else done.
