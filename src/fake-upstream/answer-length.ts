@@ -46,7 +46,7 @@ export function lengthHeader(value: string | string[] | undefined): 'max' | numb
  * `answerTokens` (or `ANSWER_TOKENS_DEFAULT`) by a random seeded from the server's seed, the
  * model, the request body and how many times that body came before — so the same seed and the
  * same requests give the same lengths whatever order distinct bodies arrive in, and a body sent
- * again (a retry, a load tool) draws anew.
+ * again (a retry, a load tool) draws anew, unless it carries a seed of its own.
  */
 export class AnswerLengths {
   private readonly samplers: Array<(() => number) | 'max'>;
@@ -68,7 +68,9 @@ export class AnswerLengths {
    * The shape of an answer to `body` (its text) at `model`: `choices` choices of what `plan`
    * says, each at most `maxTokens`. A planned reply (tool calls, JSON, a quoted tool result)
    * runs as long as its text (about 3 characters a token); filler runs its natural length.
-   * `header` (`x-stormlab-output-tokens`) overrides both.
+   * `header` (`x-stormlab-output-tokens`) overrides both. `seeded`: the body carries its own
+   * seed (OpenAI's `seed`), so the same body is answered the same length every time, repeats
+   * too (as a seeded request asks a provider for the same answer).
    */
   shape(
     model: number,
@@ -77,9 +79,10 @@ export class AnswerLengths {
     maxTokens: number,
     choices: number,
     header: 'max' | number | undefined,
+    seeded = false,
   ): AnswerShape {
     const fixed = header ?? (plan.kind === 'filler' ? this.samplers[model] : plannedTokens(plan));
-    const key = fixed === 'max' || typeof fixed === 'number' ? '' : this.key(model, body);
+    const key = fixed === 'max' || typeof fixed === 'number' ? '' : this.key(model, body, seeded);
     const tokens: number[] = [];
     const truncated: boolean[] = [];
     let total = 0;
@@ -98,8 +101,9 @@ export class AnswerLengths {
     this.seen.clear();
   }
 
-  private key(model: number, body: string): string {
+  private key(model: number, body: string, seeded: boolean): string {
     const h = hashSeed(body);
+    if (seeded) return `${this.seed}:${model}:${h}:seeded`;
     const k = this.seen.get(h) ?? 0;
     if (this.seen.size >= MAX_COUNTED) this.seen.clear();
     this.seen.set(h, k + 1);

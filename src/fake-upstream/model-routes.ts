@@ -76,6 +76,8 @@ interface ReadBody {
   flags: number;
   body: Record<string, unknown>;
   plan: ReplyPlan;
+  /** The body carries its own integer `seed` (OpenAI's): its answer's length does not change on a repeat. */
+  seeded: boolean;
 }
 
 /**
@@ -122,7 +124,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       const value = body.value as Record<string, unknown>;
       const plan = reply.plan?.(value, request) ?? FILLER;
       const flags = (request.stream ? RequestFlag.Stream : 0) | (endsWithPrefill(value) ? RequestFlag.Prefill : 0);
-      const r = { request, index, flags, body: value, plan };
+      const r = { request, index, flags, body: value, plan, seeded: Number.isInteger(value.seed) };
       if (remember && plan.kind === 'filler' && text.length <= MAX_KNOWN_BODY_CHARS && !offersTools(value))
         known.set(text, r);
       return r;
@@ -146,6 +148,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
         request.maxTokens,
         request.choices,
         reply.fixed === true ? 'max' : header,
+        r.seeded,
       );
       const served = reply.render(plan, shape, r.body);
       const slot = c.table.nextSlot();

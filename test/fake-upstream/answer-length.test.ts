@@ -147,6 +147,18 @@ describe('fake upstream: answers end at their natural length, or at max_tokens w
     expect(await lengths(2)).not.toEqual(first);
   });
 
+  it('a body with its own seed is answered the same length every time; another seed, another draw', async () => {
+    const h = await start({ models: [fast()] });
+    const one = async (body: Record<string, unknown>) =>
+      (await json(h.chat({ max_tokens: 4096, ...body }))).usage.completion_tokens;
+    const seeded = [await one({ seed: 7 }), await one({ seed: 7 }), await one({ seed: 7 })];
+    expect(new Set(seeded).size).toBe(1);
+    const others = await Promise.all([1, 2, 3, 4, 5, 6].map(async (seed) => one({ seed })));
+    expect(new Set([seeded[0], ...others]).size).toBeGreaterThan(1);
+    const unseeded = [await one({}), await one({}), await one({})];
+    expect(new Set(unseeded).size).toBeGreaterThan(1); // a repeat draws anew
+  });
+
   it('a model’s answerTokens sets the natural length: a number, a distribution, or max (every answer max_tokens long)', async () => {
     const h = await start({
       models: [
