@@ -241,6 +241,50 @@ describe('gateConnections', () => {
     for (const a of answers) expect(a).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*\r\n\r\nok$/);
   });
 
+  it('behind a real HTTP server, connections held back and read ahead are served as they were sent', async () => {
+    const server = createServer((req, res) => {
+      let n = 0;
+      req.on('data', (d: Buffer) => (n += d.length));
+      req.on('end', () => res.end(`${req.url} ${n}`));
+    });
+    gateConnections(server, { perTurn: 1, maxFresh: 1 });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const port = (server.address() as AddressInfo).port;
+    const post = (path: string, body: string, close = false) =>
+      `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\n${close ? 'connection: close\r\n' : ''}\r\n${body}`;
+    /** One connection: writes `parts` as it opens (ending its side after them if `end`), gives all it read. */
+    const exchange = (parts: string[], end = false) =>
+      new Promise<string>((resolve, reject) => {
+        const s: Socket = connect(port, '127.0.0.1', () => {
+          for (const p of parts) s.write(p);
+          if (end) s.end();
+        });
+        let text = '';
+        s.on('data', (d: Buffer) => (text += d.toString()));
+        s.on('close', () => resolve(text));
+        s.on('error', reject);
+      });
+    const big = 'x'.repeat(200 * 1024);
+    const [pipelined, large, halfClosed, garbage, ...plain] = await Promise.all([
+      exchange([post('/a', 'abc') + post('/b', 'de', true)]),
+      exchange([post('/big', big, true)]),
+      exchange([post('/half', '', true)], true),
+      exchange(['NOT HTTP AT ALL\r\n\r\n']),
+      ...Array.from({ length: 8 }, (_, i) => exchange([post(`/p${i}`, 'z', true)])),
+    ]);
+    const bodies = (text: string) =>
+      text
+        .split('HTTP/1.1 ')
+        .slice(1)
+        .map((r) => r.slice(r.indexOf('\r\n\r\n') + 4));
+    expect(bodies(pipelined)).toEqual(['/a 3', '/b 2']);
+    expect(bodies(large)).toEqual([`/big ${big.length}`]);
+    expect(bodies(halfClosed)).toEqual(['/half 0']);
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+    expect(plain.map(bodies)).toEqual(Array.from({ length: 8 }, (_, i) => [`/p${i} 1`]));
+  });
+
   it('behind a real HTTP server, a burst of keep-alive connections that close is torn down', async () => {
     const server = createServer((_req, res) => res.end('ok'));
     gateConnections(server, { perTurn: 2, endsPerTurn: 2 });
