@@ -2,6 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Clock } from '../engine/clock.js';
 import { preciseClock } from '../platform/system-clock.js';
+import { AcceptBursts } from './accept-bursts.js';
 import { ReadAhead } from './read-ahead.js';
 import { TurnQueue } from './turn-queue.js';
 
@@ -22,6 +23,25 @@ export const CONNECTION_GATE_DEFAULTS = {
    * @default 128
    */
   maxFresh: 128,
+  /**
+   * Loop turns in a row that each accepted a connection, which make a burst: connections wait
+   * in the kernel's listen queue (libuv accepts one per turn). While one lasts nothing is handed
+   * to the HTTP server, so each turn accepts the next connection rather than serve 64 requests
+   * first; those accepted meanwhile are read ahead, their requests timed from when their bytes
+   * came, and handed over at the first turn that accepts nothing. Without the hold, a
+   * 5,000-connection burst was accepted over 500–800 ms, and the requests still in the kernel's
+   * queue all that time came 10–30 % late against the configured time to first token (no one
+   * can count that wait).
+   * @default 2
+   */
+  burstTurns: 2,
+  /**
+   * A burst holds hand-over at most this long; one that lasts longer (new connections as fast as
+   * the server accepts them, on and on: a client without keep-alive) holds nothing more until a
+   * turn accepts none, so its requests are served as they come. 0 `burstTurns` holds never.
+   * @default 500
+   */
+  maxHoldMs: 500,
   /**
    * A client on a busy machine may write its request well after its connection was accepted
    * (the kernel completes the handshake, the client's own loop is late to see it): long enough
@@ -49,7 +69,7 @@ export const CONNECTION_GATE_DEFAULTS = {
 const READ_AHEAD_BYTES = 64 * 1024;
 
 export type GateOptions = Partial<
-  Pick<typeof CONNECTION_GATE_DEFAULTS, 'perTurn' | 'maxFresh' | 'freshMs' | 'endsPerTurn'>
+  Pick<typeof CONNECTION_GATE_DEFAULTS, 'perTurn' | 'maxFresh' | 'freshMs' | 'endsPerTurn' | 'burstTurns' | 'maxHoldMs'>
 > & {
   /** When a handed-over connection stops being fresh. @default preciseClock */
   clock?: Clock;
@@ -76,7 +96,8 @@ export interface ConnectionGate {
  * Spreads the work of connection bursts over loop turns, both ways:
  *
  * - arrivals: the HTTP server's own `connection` listener (socket setup, parser, and so the
- *   first request) runs for at most `perTurn` connections per turn, and only while fewer than
+ *   first request) runs for at most `perTurn` connections per turn, not at all while
+ *   connections are accepted in a burst (`burstTurns`), and only while fewer than
  *   `maxFresh` handed-over connections wait for their first request; the others are queued,
  *   read ahead (what they send kept, and when it came), and handed over on the turns after,
  *   what they sent given to the server's listeners then. Handing an accepted socket to an HTTP
@@ -101,6 +122,7 @@ export function gateConnections(server: Server, options: GateOptions = {}): Conn
     (e) => !e.socket.destroyed,
   );
   const fresh = new FreshConnections(o.maxFresh, o.freshMs, o.clock, () => arrivals.kick());
+  const bursts = new AcceptBursts(o.burstTurns, o.maxHoldMs, o.clock, () => arrivals.kick());
   /** Connections waiting, each reading ahead. */
   const reading = new WeakMap<Socket, ReadAhead>();
   /** When the first bytes came, of connections handed over after they did, until their first request; then that request's. */
@@ -131,19 +153,18 @@ export function gateConnections(server: Server, options: GateOptions = {}): Conn
       if (ahead !== undefined) {
         if (ahead.firstAt >= 0) arrivedAt.set(socket, ahead.firstAt);
         ahead.replay();
-        if (ahead.ended && ending !== null) ends.push(ending);
+        // The client's end, a turn later, as a read after the bytes would give it: after what the
+        // request's parse set going (its body's end, the answer), which an end at once would abort.
+        if (ahead.ended && ending !== null) setImmediate(() => ends.push(ending));
       }
       socket.resume();
     },
     (socket) => !socket.destroyed,
-    () => fresh.room(),
+    () => !bursts.holding() && fresh.room(),
   );
 
-  let accepts: TurnQueue<AcceptedHandle> | undefined;
-  server.once('listening', () => {
-    accepts = deferAccepts(server, o.perTurn);
-  });
   server.on('connection', (socket: Socket) => {
+    bursts.accepted();
     if (arrivals.push(socket)) return;
     // It waits for a later turn, reading ahead; a reset while it waits is nobody's business.
     reading.set(socket, new ReadAhead(socket, o.clock, READ_AHEAD_BYTES));
@@ -159,7 +180,7 @@ export function gateConnections(server: Server, options: GateOptions = {}): Conn
 
   return {
     get waiting() {
-      return arrivals.waiting + (accepts?.waiting ?? 0);
+      return arrivals.waiting;
     },
     get fresh() {
       return fresh.count;
@@ -172,9 +193,9 @@ export function gateConnections(server: Server, options: GateOptions = {}): Conn
       return at === undefined ? 0 : Math.max(0, o.clock.now() - at);
     },
     destroyWaiting() {
-      accepts?.clear((handle) => handle.close());
       arrivals.clear((socket) => socket.destroy());
       fresh.stop();
+      bursts.stop();
     },
   };
 }
@@ -237,35 +258,6 @@ class FreshConnections {
       this.since.delete(socket);
     }
   }
-}
-
-/** An accepted connection before Node makes a `Socket` of it: libuv's TCP handle. */
-interface AcceptedHandle {
-  close(): void;
-}
-
-interface ListenHandle {
-  onconnection?: (err: number, handle: AcceptedHandle | undefined) => void;
-}
-
-/**
- * Makes the `Socket`s of a burst of accepted connections `perTurn` per loop turn. libuv accepts
- * every connection the listen queue holds in one go and Node makes a `Socket` of each at once
- * (some 25 µs apiece: 2,000 queued connections are 50 ms); here the raw handles wait and Node's
- * own `onconnection` makes the sockets, in order, on the turns after. It wraps the listen
- * handle's `onconnection` — Node's internal hook, present since Node 0.x; where it is missing,
- * nothing is wrapped and connections go on as before. Returns the queue of waiting handles.
- */
-function deferAccepts(server: Server, perTurn: number): TurnQueue<AcceptedHandle> | undefined {
-  const handle = (server as unknown as { _handle?: ListenHandle | null })._handle;
-  const accept = handle?.onconnection;
-  if (handle == null || typeof accept !== 'function') return undefined;
-  const accepts = new TurnQueue<AcceptedHandle>(perTurn, (h) => accept.call(handle, 0, h));
-  handle.onconnection = (err, client) => {
-    if (err !== 0 || client === undefined) return accept.call(handle, err, client);
-    accepts.push(client);
-  };
-  return accepts;
 }
 
 interface Ending {

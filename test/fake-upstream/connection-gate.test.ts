@@ -34,7 +34,11 @@ class FakeSocket extends EventEmitter {
  * A server whose own `connection` listener records what it was handed and listens for each
  * socket's `end` (as an HTTP server does: it ends its side); the gate goes in front of it.
  */
-function gatedFake(perTurn: number, endsPerTurn = 1000, fresh: { maxFresh?: number; clock?: ManualClock } = {}) {
+function gatedFake(
+  perTurn: number,
+  endsPerTurn = 1000,
+  more: { maxFresh?: number; burstTurns?: number; maxHoldMs?: number; clock?: ManualClock } = {},
+) {
   const server = new EventEmitter() as unknown as Server;
   const handed: FakeSocket[] = [];
   const ended: FakeSocket[] = [];
@@ -45,7 +49,8 @@ function gatedFake(perTurn: number, endsPerTurn = 1000, fresh: { maxFresh?: numb
     s.on('end', () => ended.push(s));
     s.on('data', (d: Buffer) => received.set(s, [...(received.get(s) ?? []), d.toString()]));
   });
-  const gate = gateConnections(server, { perTurn, endsPerTurn, maxFresh: 1000, freshMs: 50, ...fresh });
+  // No burst holds unless a test asks: its arrivals come on whatever turns it runs on.
+  const gate = gateConnections(server, { perTurn, endsPerTurn, maxFresh: 1000, freshMs: 50, burstTurns: 0, ...more });
   /** The server read the first request of `s` (an HTTP server emits `request` with it); the request as the gate saw it. */
   const request = (s: FakeSocket) => {
     const req = { socket: s } as unknown as IncomingMessage;
@@ -105,7 +110,7 @@ describe('gateConnections', () => {
     expect(g.gate.waitedMs(g.request(third))).toBe(15);
   });
 
-  it('pauses a waiting connection that sends more than a request, and passes on an end that came meanwhile', async () => {
+  it('pauses a waiting connection that sends more than a request, and passes on an end that came meanwhile a turn after its bytes', async () => {
     const g = gatedFake(1);
     const [, big, ending] = g.arrive(3);
     big.emit('data', Buffer.alloc(64 * 1024));
@@ -117,6 +122,9 @@ describe('gateConnections', () => {
     expect(g.received.get(big)?.join('').length).toBe(64 * 1024);
     await nextTurn();
     expect(g.received.get(ending)).toEqual(['POST']);
+    // Its end comes a turn after its bytes, as a later read would bring it: an end at once would
+    // abort the request the bytes just made before its handler could answer.
+    expect(g.ended).toEqual([]);
     await nextTurn();
     expect(g.ended).toEqual([ending]);
   });
@@ -178,35 +186,62 @@ describe('gateConnections', () => {
     expect(g.gate.waiting).toBe(0);
   });
 
-  it("makes the sockets of a burst of accepted connections perTurn per turn (the listen handle's onconnection), closing what waits on destroy", async () => {
-    const server = new EventEmitter() as unknown as Server & { _handle: unknown };
-    const made: Array<[number, unknown]> = [];
-    const handle = {
-      onconnection(err: number, h: unknown) {
-        made.push([err, h]);
-      },
-    };
-    server._handle = handle;
-    const gate = gateConnections(server, { perTurn: 3 });
-    server.emit('listening');
-    const raw = Array.from({ length: 8 }, (_, i) => ({
-      i,
-      closed: false,
-      close() {
-        this.closed = true;
-      },
-    }));
-    for (const h of raw) handle.onconnection(0, h);
-    expect(made).toEqual(raw.slice(0, 3).map((h) => [0, h]));
-    expect(gate.waiting).toBe(5);
-    handle.onconnection(-24, undefined); // an accept error goes straight through
-    expect(made.at(-1)).toEqual([-24, undefined]);
+  it('hands over nothing while connections are accepted on burstTurns turns in a row; the first turn that accepts none lets them go, read ahead', async () => {
+    const clock = new ManualClock();
+    const g = gatedFake(100, 1000, { burstTurns: 2, clock });
+    const first = g.arrive(3);
+    await nextTurn(); // one turn that accepted: not yet a burst
+    const second = g.arrive(3);
+    expect(g.handed).toEqual([...first, ...second]);
+    await nextTurn(); // two turns in a row: the listen queue is not draining
+    const held = g.arrive(3);
+    expect(g.handed).toHaveLength(6);
+    expect(g.gate.waiting).toBe(3);
+    held[1].emit('data', Buffer.from('POST'));
+    clock.advance(20);
+    await nextTurn(); // the turn ends having accepted: still held
+    const more = g.arrive(2);
+    expect(g.gate.waiting).toBe(5);
+    await nextTurn(); // so does this one
+    expect(g.handed).toHaveLength(6);
+    await nextTurn(); // a turn that accepted nothing ends the burst ...
+    expect(g.handed).toHaveLength(6);
+    await nextTurn(); // ... and what was held is handed over on the turn after
+    expect(g.handed).toEqual([...first, ...second, ...held, ...more]);
+    expect(g.received.get(held[1])).toEqual(['POST']);
+    clock.advance(5);
+    expect(g.gate.waitedMs(g.request(held[1]))).toBe(25); // timed from when its bytes came
+    // The burst is over: the next arrival goes straight in.
     await nextTurn();
-    expect(made.filter(([e]) => e === 0).map(([, h]) => h)).toEqual(raw.slice(0, 6));
-    gate.destroyWaiting();
-    expect(raw.map((h) => h.closed)).toEqual([false, false, false, false, false, false, true, true]);
     await nextTurn();
-    expect(made).toHaveLength(7);
+    const after = g.arrive(1);
+    expect(g.handed.at(-1)).toBe(after[0]);
+  });
+
+  it('a burst holds for maxHoldMs at most: connections accepted on every turn after it (a client without keep-alive) are served as they come', async () => {
+    const clock = new ManualClock();
+    const g = gatedFake(100, 1000, { burstTurns: 1, maxHoldMs: 50, clock });
+    g.arrive(1);
+    await nextTurn();
+    const held = g.arrive(2);
+    expect(g.gate.waiting).toBe(2);
+    clock.advance(50);
+    await nextTurn(); // accepted on every turn so far, but held long enough: hand-over goes on
+    const steady = g.arrive(1);
+    await nextTurn();
+    expect(g.handed.slice(1)).toEqual([...held, ...steady]);
+    for (let i = 0; i < 3; i++) {
+      const s = g.arrive(1);
+      expect(g.handed.at(-1)).toBe(s[0]); // the burst has held its share: no more holds until it ends
+      await nextTurn();
+    }
+    // A turn without accepts ends the burst; a new one may hold again.
+    await nextTurn();
+    await nextTurn();
+    g.arrive(1);
+    await nextTurn();
+    g.arrive(1);
+    expect(g.gate.waiting).toBe(1);
   });
 
   it('destroyWaiting destroys what still waits (a closing server must not wait for them)', () => {
