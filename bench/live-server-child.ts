@@ -13,10 +13,11 @@ import { createFakeUpstream } from '../src/fake-upstream/server.js';
  * `fake` is the fake upstream (one model, room for any load, answers after `ttftMs`);
  * `minimal` a bare `node:http` server that reads the body and answers the same chat
  * completion JSON after `ttftMs` (at once for 0). Prints `{"url"}` when listening; when its
- * stdin ends, prints `{"peakRssMb", "maxInFlight", "served", "cpuUsPerRequest", "maxStallMs", "maxStallCpuMs", "maxGcMs"}` (the most chat
+ * stdin ends, prints `{"peakRssMb", "maxInFlight", "served", "cpuUsPerRequest", "maxStallMs", "maxStallCpuMs", "maxStallWaitMs", "maxGcMs"}` (the most chat
  * requests open at once; CPU time per request served from the first one on; the longest the event
- * loop was held, from `monitorEventLoopDelay` and a timer-drift probe, the larger, and in CPU
- * time, see below; the longest GC pause) and exits.
+ * loop was held, from `monitorEventLoopDelay` and a timer-drift probe, the larger, in CPU
+ * time, and of the probe's latest tick the time spent waiting for a core, see below; the
+ * longest GC pause) and exits.
  */
 const [kind = 'minimal', ttftArg = '0'] = process.argv.slice(2);
 const ttftMs = Number(ttftArg);
@@ -101,38 +102,54 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
  * How long the event loop was held at worst: a 5 ms timer that notes how late it fires (what a
  * paced stream's next chunk would suffer), beside `monitorEventLoopDelay`'s own histogram. On a
  * shared machine a late timer may only mean the process was not scheduled, so the probe also
- * notes the most CPU time the main thread spent between two of its ticks: the stall as it would
- * be on a core of its own. The main thread's own time (Linux `schedstat`, ns): the process's
- * (`process.cpuUsage`) counts the collector's and compiler's helper threads too, which run
- * beside the loop without holding it; it stands in where `schedstat` cannot be read.
+ * notes the most CPU time the main thread spent between two of its ticks (the stall as it would
+ * be on a core of its own) and, of its latest tick, the time the main thread was ready to run
+ * but waited for a core (what the other processes and threads took from it). Both are the main
+ * thread's own (Linux `schedstat`, ns: time on a CPU, time waiting in the run queue); the
+ * process's CPU time (`process.cpuUsage`) counts the collector's and compiler's helper threads
+ * too, which run beside the loop without holding it, and stands in where `schedstat` cannot be
+ * read (no wait known then).
  */
 const PROBE_MS = 5;
 let maxDrift = 0;
+/** Of the latest tick (`maxDrift`), the time the main thread waited for a core. */
+let maxDriftWait = 0;
 let maxCpuStall = 0;
 let expected = performance.now() + PROBE_MS;
 let lastCpu = 0;
+let lastWait = 0;
 const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
-const mainThreadMs = (() => {
+/** The main thread's time on a CPU and waiting for one, ms. */
+const mainThread = (() => {
   try {
     readFileSync(SCHEDSTAT, 'latin1');
-    return (): number => Number(readFileSync(SCHEDSTAT, 'latin1').split(' ', 1)[0]) / 1e6;
+    return (): [number, number] => {
+      const [run, wait] = readFileSync(SCHEDSTAT, 'latin1').split(' ', 2);
+      return [Number(run) / 1e6, Number(wait) / 1e6];
+    };
   } catch {
-    return (): number => {
+    return (): [number, number] => {
       const c = process.cpuUsage();
-      return (c.user + c.system) / 1000;
+      return [(c.user + c.system) / 1000, 0];
     };
   }
 })();
 setInterval(() => {
   const t = performance.now();
-  if (t - expected > maxDrift) maxDrift = t - expected;
+  const [cpu, wait] = mainThread();
+  if (t - expected > maxDrift) {
+    maxDrift = t - expected;
+    maxDriftWait = lastCpu > 0 ? wait - lastWait : 0;
+  }
   expected = t + PROBE_MS;
-  const cpu = mainThreadMs();
   if (lastCpu > 0 && cpu - lastCpu - PROBE_MS > maxCpuStall) maxCpuStall = cpu - lastCpu - PROBE_MS;
   // STALL_LOG=1: each stall of more than 30 ms CPU on stderr, with the time (to match it to a phase of the load).
   if (process.env.STALL_LOG && lastCpu > 0 && cpu - lastCpu > 30)
-    console.error(`stall ${(cpu - lastCpu).toFixed(0)} ms cpu at ${new Date().toISOString()} open ${open}`);
+    console.error(
+      `stall ${(cpu - lastCpu).toFixed(0)} ms cpu, ${(wait - lastWait).toFixed(0)} ms waiting for a core, at ${new Date().toISOString()} open ${open}`,
+    );
   lastCpu = cpu;
+  lastWait = wait;
 }, PROBE_MS).unref();
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
@@ -164,6 +181,7 @@ process.stdin.on('end', () => {
       cpuUsPerRequest,
       maxStallMs,
       maxStallCpuMs: maxCpuStall,
+      maxStallWaitMs: maxDriftWait,
       maxGcMs,
     }),
   );
