@@ -106,7 +106,9 @@ export interface ConnectionGate {
  *   (`waitedMs`);
  * - closes: the server's `end` listeners (the client closed its side: the server ends its own,
  *   which closes the socket and aborts a request in flight) run for at most `endsPerTurn`
- *   sockets per turn; the others wait a few turns with their end seen and nothing else done.
+ *   sockets per turn, none while connections are accepted in a burst (5,000 clients that
+ *   leave and come straight back must not find the listen queue full while the server tears
+ *   down the old ones); the others wait a few turns with their end seen and nothing else done.
  *   The server does then exactly what it did, a little later.
  */
 export function gateConnections(server: Server, options: GateOptions = {}): ConnectionGate {
@@ -114,15 +116,20 @@ export function gateConnections(server: Server, options: GateOptions = {}): Conn
   const listeners = server.listeners('connection') as Array<(socket: Socket) => void>;
   server.removeAllListeners('connection');
 
+  // Both queues wait while connections are accepted in a burst: each turn goes to accepting.
+  const bursts = new AcceptBursts(o.burstTurns, o.maxHoldMs, o.clock, () => {
+    arrivals.kick();
+    ends.kick();
+  });
   const ends = new TurnQueue<Ending>(
     o.endsPerTurn,
     (e) => {
       for (const l of e.listeners) l.call(e.socket);
     },
     (e) => !e.socket.destroyed,
+    () => !bursts.holding(),
   );
   const fresh = new FreshConnections(o.maxFresh, o.freshMs, o.clock, () => arrivals.kick());
-  const bursts = new AcceptBursts(o.burstTurns, o.maxHoldMs, o.clock, () => arrivals.kick());
   /** Connections waiting, each reading ahead. */
   const reading = new WeakMap<Socket, ReadAhead>();
   /** When the first bytes came, of connections handed over after they did, until their first request; then that request's. */

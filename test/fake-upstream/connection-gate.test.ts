@@ -186,7 +186,7 @@ describe('gateConnections', () => {
     expect(g.gate.waiting).toBe(0);
   });
 
-  it('hands over nothing while connections are accepted on burstTurns turns in a row; the first turn that accepts none lets them go, read ahead', async () => {
+  it('hands over nothing and tears nothing down while connections are accepted on burstTurns turns in a row; the first turn that accepts none lets them go, read ahead', async () => {
     const clock = new ManualClock();
     const g = gatedFake(100, 1000, { burstTurns: 2, clock });
     const first = g.arrive(3);
@@ -202,12 +202,17 @@ describe('gateConnections', () => {
     await nextTurn(); // the turn ends having accepted: still held
     const more = g.arrive(2);
     expect(g.gate.waiting).toBe(5);
+    // A client that leaves meanwhile is torn down after the burst too.
+    first[0].emit('end');
+    expect(g.ended).toEqual([]);
+    expect(g.gate.ending).toBe(1);
     await nextTurn(); // so does this one
     expect(g.handed).toHaveLength(6);
     await nextTurn(); // a turn that accepted nothing ends the burst ...
     expect(g.handed).toHaveLength(6);
     await nextTurn(); // ... and what was held is handed over on the turn after
     expect(g.handed).toEqual([...first, ...second, ...held, ...more]);
+    expect(g.ended).toEqual([first[0]]);
     expect(g.received.get(held[1])).toEqual(['POST']);
     clock.advance(5);
     expect(g.gate.waitedMs(g.request(held[1]))).toBe(25); // timed from when its bytes came
