@@ -16,7 +16,7 @@ import { createFakeUpstream } from '../src/fake-upstream/server.js';
  * stdin ends, prints `{"peakRssMb", "maxInFlight", "served", "cpuUsPerRequest", "maxStallMs", "maxStallCpuMs", "maxStallWaitMs", "maxGcMs"}` (the most chat
  * requests open at once; CPU time per request served from the first one on; the longest the event
  * loop was held, from `monitorEventLoopDelay` and a timer-drift probe, the larger, in CPU
- * time, and of the probe's latest tick the time spent waiting for a core, see below; the
+ * time, and of the probe's tick that fired latest the time spent waiting for a core, see below; the
  * longest GC pause) and exits.
  */
 const [kind = 'minimal', ttftArg = '0'] = process.argv.slice(2);
@@ -103,7 +103,7 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
  * paced stream's next chunk would suffer), beside `monitorEventLoopDelay`'s own histogram. On a
  * shared machine a late timer may only mean the process was not scheduled, so the probe also
  * notes the most CPU time the main thread spent between two of its ticks (the stall as it would
- * be on a core of its own) and, of its latest tick, the time the main thread was ready to run
+ * be on a core of its own) and, of its tick that fired latest, the time the main thread was ready to run
  * but waited for a core (what the other processes and threads took from it). Both are the main
  * thread's own (Linux `schedstat`, ns: time on a CPU, time waiting in the run queue); the
  * process's CPU time (`process.cpuUsage`) counts the collector's and compiler's helper threads
@@ -112,7 +112,7 @@ async function start(): Promise<{ url: string; close(): Promise<void> }> {
  */
 const PROBE_MS = 5;
 let maxDrift = 0;
-/** Of the latest tick (`maxDrift`), the time the main thread waited for a core. */
+/** Of the tick that fired latest (`maxDrift`), the time the main thread waited for a core. */
 let maxDriftWait = 0;
 let maxCpuStall = 0;
 let expected = performance.now() + PROBE_MS;

@@ -162,7 +162,11 @@ export function gateConnections(server: Server, options: GateOptions = {}): Conn
         ahead.replay();
         // The client's end, a turn later, as a read after the bytes would give it: after what the
         // request's parse set going (its body's end, the answer), which an end at once would abort.
-        if (ahead.ended && ending !== null) setImmediate(() => ends.push(ending));
+        // A socket closed meanwhile has had its teardown (its parser may serve another by then).
+        if (ahead.ended && ending !== null)
+          setImmediate(() => {
+            if (!socket.destroyed) ends.push(ending);
+          });
       }
       socket.resume();
     },

@@ -129,6 +129,19 @@ describe('gateConnections', () => {
     expect(g.ended).toEqual([ending]);
   });
 
+  it('an end read ahead is not passed on to a connection closed in the turn it was handed over', async () => {
+    const g = gatedFake(1);
+    const [, ending] = g.arrive(2);
+    ending.emit('data', Buffer.from('POST'));
+    ending.emit('end');
+    await nextTurn(); // handed over, its bytes given to the server
+    expect(g.received.get(ending)).toEqual(['POST']);
+    ending.destroy(); // the server closed it (an answer with connection: close, an error)
+    await nextTurn();
+    await nextTurn();
+    expect(g.ended).toEqual([]);
+  });
+
   it('skips a connection that closed while it waited, and a reset while waiting is not an unhandled error', async () => {
     const g = gatedFake(1);
     const [first, second, third] = g.arrive(3);
