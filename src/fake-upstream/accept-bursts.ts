@@ -68,7 +68,8 @@ export class AcceptBursts {
       this.endOfTurnNext();
       return;
     }
-    const held = this.heldSince >= 0 || this.spent;
+    // A spent hold began holding first, so heldSince tells whether this burst held at all.
+    const held = this.heldSince >= 0;
     this.streak = 0;
     this.heldSince = -1;
     this.spent = false;
