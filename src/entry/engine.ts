@@ -15,6 +15,9 @@ export { Guard } from '../platform/system-guard.js';
 export type { AttemptContext, GuardResult, RunOptions } from '../engine/guard.js';
 export type { GuardSnapshot, StartOptions } from '../engine/guard-core.js';
 export { GUARD_DEFAULTS } from '../engine/guard-options.js';
+// The named default sets: `http` (what stormlab/undici ships, and what scenarios simulate) and `core` (the Guard's own).
+export { DEFAULT_ENGINE_PROFILE, ENGINE_PROFILE_NAMES, ENGINE_PROFILES } from '../engine/engine-profiles.js';
+export type { CommitPolicy, EngineProfile, EngineProfileName, StreamProfile } from '../engine/engine-profiles.js';
 export type { GuardOptions } from '../engine/guard-options.js';
 export type { GuardEvent, GuardEventType, GuardListener } from '../engine/guard-events.js';
 

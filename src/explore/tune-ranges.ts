@@ -13,7 +13,10 @@ export interface KnobRange {
   integer?: boolean;
   /** A duration in ms, written back like `2s`. */
   duration?: boolean;
-  /** The engine's default; `null` when the default is "off" (`slowCallRatio: false`). */
+  /**
+   * The primitive's own default, for a knob no engine profile sets (`ENGINE_PROFILES` decides
+   * the rest: `tune-current.ts`); `null` when the default is "off" (`slowCallRatio: false`).
+   */
   fallback: number | null;
 }
 

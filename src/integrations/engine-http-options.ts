@@ -42,6 +42,12 @@ export interface EngineHttpOptions extends Omit<GuardOptions, 'clock' | 'random'
    * every request is guarded as one target named `default` and keeps its own origin and model.
    */
   targets?: HttpTarget[];
+  /** Retry budget shared by the requests; `false` turns it off. Merged over `HTTP_DEFAULTS.retryBudget` (ratio 0.5). */
+  retryBudget?: GuardOptions['retryBudget'];
+  /** SRE adaptive throttle, one per target; `false` turns it off. Merged over `HTTP_DEFAULTS.throttle` (K = 3). */
+  throttle?: GuardOptions['throttle'];
+  /** Circuit breaker, one per target; `false` turns it off. Merged over `HTTP_DEFAULTS.breaker` (ratios 0.8). */
+  breaker?: GuardOptions['breaker'];
   /** Counts tokens of the request's text for the reservation. @default charsPerToken(3) */
   estimator?: TokenEstimator;
   /**
@@ -58,7 +64,7 @@ export interface EngineHttpOptions extends Omit<GuardOptions, 'clock' | 'random'
   /**
    * Longest wait for a non-streamed answer's headers, which come only once the whole answer is
    * written. A timeout is a `timeout`: it falls back when there is a next target.
-   * @default 30_000
+   * @default HTTP_DEFAULTS.headersTimeoutMs (30 s)
    */
   headersTimeoutMs?: number;
   /** The stream guard for server-sent event answers; `false` passes streams through unguarded. */
@@ -76,13 +82,13 @@ export interface EngineHttpOptions extends Omit<GuardOptions, 'clock' | 'random'
 
 /** How streamed answers (OpenAI chat completions, Anthropic messages, the Responses API) are guarded. */
 export interface StreamGuardOptions {
-  /** When the caller gets the stream: at its first content token, or whole at its end. @default 'first-token' */
+  /** When the caller gets the stream: at its first content token, or whole at its end. @default HTTP_DEFAULTS.stream.commit ('first-token') */
   commit?: CommitPolicy;
-  /** Longest wait for a streamed answer's headers. @default 10_000 */
+  /** Longest wait for a streamed answer's headers. @default HTTP_DEFAULTS.stream.headersTimeoutMs (10 s) */
   headersTimeoutMs?: number;
-  /** Longest time from the attempt's start to the first content token (a stall: `stream_stall`). @default 20_000 */
+  /** Longest time from the attempt's start to the first content token (a stall: `stream_stall`). @default HTTP_DEFAULTS.stream.firstTokenMs (20 s) */
   firstTokenMs?: number;
-  /** Longest gap between two events of a stream (a stall: `stream_stall`). @default 15_000 */
+  /** Longest gap between two events of a stream (a stall: `stream_stall`). @default HTTP_DEFAULTS.stream.idleMs (15 s) */
   idleMs?: number;
 }
 
@@ -158,10 +164,10 @@ function resolveStream(o: StreamGuardOptions | false | undefined): ResolvedStrea
   if (o !== undefined && (o === null || typeof o !== 'object'))
     throw new OptionError(`stream must be an object or false, got ${JSON.stringify(o)}`, 'stream');
   const r = {
-    commit: o?.commit ?? HTTP_DEFAULTS.commit,
-    headersTimeoutMs: o?.headersTimeoutMs ?? HTTP_DEFAULTS.streamHeadersTimeoutMs,
-    firstTokenMs: o?.firstTokenMs ?? HTTP_DEFAULTS.firstTokenMs,
-    idleMs: o?.idleMs ?? HTTP_DEFAULTS.idleMs,
+    commit: o?.commit ?? HTTP_DEFAULTS.stream.commit,
+    headersTimeoutMs: o?.headersTimeoutMs ?? HTTP_DEFAULTS.stream.headersTimeoutMs,
+    firstTokenMs: o?.firstTokenMs ?? HTTP_DEFAULTS.stream.firstTokenMs,
+    idleMs: o?.idleMs ?? HTTP_DEFAULTS.stream.idleMs,
   };
   if (!COMMIT_POLICIES.includes(r.commit))
     throw new OptionError(

@@ -1,19 +1,12 @@
+import type { CommitPolicy } from '../engine/engine-profiles.js';
 import { refusalOf } from '../engine/refusal.js';
 import type { SseUsage } from './response-usage.js';
 import { SseSplitter, sseFields } from './sse-splitter.js';
 import { PlainDeltas } from './plain-deltas.js';
 import { errorEvent, EventFlag, readStreamEvent, type StreamProvider } from './stream-event.js';
 
-/**
- * When a guarded stream reaches the caller:
- * - `first-token`: at its first content token. Everything before it (role chunks, pings,
- *   `message_start`) is held, so a failure before the first token is retried or failed over
- *   without the caller seeing a byte.
- * - `complete`: at its terminal signal. The whole answer is held and handed over at once, so a
- *   break at any point is retried or failed over: for callers that need atomic answers.
- */
-export type CommitPolicy = 'first-token' | 'complete';
-export const COMMIT_POLICIES: readonly CommitPolicy[] = ['first-token', 'complete'];
+// When the caller gets a stream: defined beside the engine profiles that give its default.
+export { COMMIT_POLICIES, type CommitPolicy } from '../engine/engine-profiles.js';
 
 /** How a stream stands after a chunk or at its end. */
 export type GateState =

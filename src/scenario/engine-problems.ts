@@ -7,9 +7,10 @@ import type { EngineConfig, LayerConfig } from '../traffic/config.js';
 
 /**
  * Engine settings each valid alone but not together (a breaker's `openMs` above its
- * `maxOpenMs`, a backoff base above its cap): the engine itself judges them, by building each
- * engine the run would build — the scenario's `engine:` defaults, and every engine layer's own
- * overrides on top — on a throwaway clock. One line per engine that refuses, with its path.
+ * `maxOpenMs`, a backoff base above its cap, two limits of one name): the engine itself judges
+ * them, by building each engine the run would build — the scenario's `engine:` defaults, and
+ * every engine layer's and tool call's own overrides on top — on a throwaway clock. One line
+ * per engine that refuses, with its path.
  */
 export function engineProblems(engine: EngineConfig, layers: readonly LayerConfig[]): string[] {
   const problems: string[] = [];
@@ -25,8 +26,43 @@ export function engineProblems(engine: EngineConfig, layers: readonly LayerConfi
   layers.forEach((l, i) => {
     if (l.retry.policy === 'engine' && Object.keys(l.retry.engine).length > 0)
       check(l.retry.engine, `layers[${i}].retry.engine`);
+    (l.tools ?? []).forEach((t, j) => {
+      if (t.retry?.policy === 'engine' && Object.keys(t.retry.engine).length > 0)
+        check(t.retry.engine, `layers[${i}].tools[${j}].retry.engine`);
+    });
   });
-  return problems;
+  return [...problems, ...placementProblems(layers)];
+}
+
+/**
+ * Engine options a layer (or tool call) sets where no call of it can read them: refused, one
+ * line each, rather than run as if they were not there. A stream guard's limits need the
+ * streamed model layer; the wait for a non-streamed answer's headers, the non-streamed one;
+ * a tool call is neither streamed nor replicated. (The scenario's `engine:` block holds
+ * defaults for whichever layers do read them.)
+ */
+function placementProblems(layers: readonly LayerConfig[]): string[] {
+  const out: string[] = [];
+  const last = layers.length - 1;
+  layers.forEach((l, i) => {
+    const at = `layers[${i}].retry.engine`;
+    const e = l.retry.policy === 'engine' ? l.retry.engine : {};
+    if (e.stream !== undefined && !(i === last && l.stream === true))
+      out.push(
+        `${at}.stream: only the streamed model layer (the last, with stream: true) guards streams; set it there or in engine.stream`,
+      );
+    if (e.headersTimeoutMs !== undefined && !(i === last && l.stream !== true))
+      out.push(
+        `${at}.headersTimeoutMs: only the model layer's non-streamed calls wait for an answer's headers (a streamed call's wait is stream.headers)`,
+      );
+    (l.tools ?? []).forEach((t, j) => {
+      const te = t.retry?.policy === 'engine' ? t.retry.engine : {};
+      for (const key of ['stream', 'headersTimeoutMs', 'state'] as const)
+        if (te[key] !== undefined)
+          out.push(`layers[${i}].tools[${j}].retry.engine.${key}: a tool call is neither streamed nor replicated`);
+    });
+  });
+  return out;
 }
 
 /**

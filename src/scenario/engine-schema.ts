@@ -3,17 +3,24 @@ import { ADAPTIVE_THROTTLE_RANGES } from '../engine/adaptive-throttle.js';
 import { BACKOFF_RANGES, BACKOFF_STRATEGIES, type BackoffOptions } from '../engine/backoff.js';
 import { CIRCUIT_BREAKER_RANGES } from '../engine/circuit-breaker.js';
 import { CONCURRENCY_LIMITER_RANGES } from '../engine/concurrency-limiter.js';
+import { DEFAULT_ENGINE_PROFILE, ENGINE_PROFILE_NAMES } from '../engine/engine-profiles.js';
 import { GUARD_DEFAULTS, GUARD_RANGES } from '../engine/guard-options.js';
 import { LIMIT_RANGES } from '../engine/limiter.js';
-import { inRange, type Range, rangeText } from '../engine/options.js';
+import { ABOVE_0, inRange, type Range, rangeText } from '../engine/options.js';
 import { RETRY_BUDGET_RANGES } from '../engine/retry-budget.js';
 import type { EngineConfig, RetryPolicy } from '../traffic/config.js';
+import { LIMIT_KEYS } from '../traffic/engine-guard.js';
 import { SDK_NAMES, SDK_PRESETS } from '../traffic/sdk-presets.js';
-import { durationIn, expecting, inRangeOf, num, obj, oneOf, orFalse, switchOn, text } from './schema-kit.js';
+import { durationIn, expecting, inRangeOf, num, obj, oneOf, orFalse, rangeJson, switchOn, text } from './schema-kit.js';
 import { streamLimitsSchema } from './stream-schema.js';
 
-/** Engine defaults for layers whose retry policy is `engine`: the Guard's own (one source). */
-export const ENGINE_DEFAULTS: Readonly<Required<EngineConfig>> = Object.freeze({
+/**
+ * The `engine:` block's defaults for layers whose retry policy is `engine`: the `http` profile
+ * (`ENGINE_PROFILES`, what `guardedFetch` ships) under every mapping left empty here, the
+ * Guard's own for the rest (one source each; `resolveEngine` merges them).
+ */
+export const ENGINE_DEFAULTS: Readonly<Required<Omit<EngineConfig, 'headersTimeoutMs'>>> = Object.freeze({
+  profile: DEFAULT_ENGINE_PROFILE,
   maxAttempts: GUARD_DEFAULTS.maxAttempts,
   backoff: {},
   retryBudget: GUARD_DEFAULTS.retryBudget,
@@ -38,6 +45,9 @@ export const NAIVE_BACKOFF: Readonly<Partial<BackoffOptions>> = Object.freeze({
 export const NAIVE_ATTEMPTS = 3;
 export const RETRY_POLICIES = ['none', 'naive', 'sdk', 'engine'] as const;
 
+/** A non-streamed model call's wait for its answer: above 0 (the HTTP integrations check the same). */
+const HEADERS_TIMEOUT_RANGE: Range = ABOVE_0;
+
 // Naive and SDK retry counts are the harness's own (the engine's `maxAttempts` is in GUARD_RANGES).
 const retries = () => num('an integer from 0 to 100', (n) => Number.isInteger(n) && n >= 0 && n <= 100);
 const attempts = () => num('an integer from 1 to 100', (n) => Number.isInteger(n) && n >= 1 && n <= 100);
@@ -56,8 +66,10 @@ function rangedFields<K extends string>(ranges: Readonly<Record<K, Range>>) {
 /** The breaker's trip ratios: in range, or `false` for "this trigger is off". */
 const tripRatio = (range: Range) => {
   const what = `${rangeText(range)}, or false`;
-  return switchOn<number | false>(what, (v) =>
-    v === false ? z.literal(false) : typeof v === 'number' ? num(what, (n) => inRange(range, n)) : undefined,
+  return switchOn<number | false>(
+    what,
+    (v) => (v === false ? z.literal(false) : typeof v === 'number' ? num(what, (n) => inRange(range, n)) : undefined),
+    { anyOf: [{ const: false }, { type: 'number', ...rangeJson(range) }] },
   );
 };
 
@@ -89,7 +101,8 @@ const limit = () =>
       per: oneOf(['second', 'minute']),
       // A requests limit's burst must also be at least 1: the engine says so, with the path.
       burst: inRangeOf(LIMIT_RANGES.tokenBurst).optional(),
-      keyBy: text().optional(),
+      // Only keys a simulated call carries: any other would put every call in one bucket, unseen.
+      keyBy: oneOf(LIMIT_KEYS).optional(),
     },
     'a limit like {name: rps, unit: requests, rate: 10, per: second}',
   );
@@ -97,6 +110,7 @@ const limit = () =>
 /** Each engine option's schema, none defaulted. */
 function engineFields() {
   return {
+    profile: oneOf(ENGINE_PROFILE_NAMES),
     maxAttempts: inRangeOf(GUARD_RANGES.maxAttempts),
     backoff: backoff(),
     retryBudget: orFalse(retryBudget(), 'a mapping of retry budget options'),
@@ -107,6 +121,7 @@ function engineFields() {
     minAttemptMs: durationIn(GUARD_RANGES.minAttemptMs),
     state: oneOf(ENGINE_STATES),
     stream: streamLimitsSchema(),
+    headersTimeoutMs: durationIn(HEADERS_TIMEOUT_RANGE),
   };
 }
 
@@ -116,6 +131,7 @@ export function engineSchema(): z.ZodType<EngineConfig> {
   const d = ENGINE_DEFAULTS;
   return obj(
     {
+      profile: f.profile.default(d.profile),
       maxAttempts: f.maxAttempts.default(d.maxAttempts),
       backoff: f.backoff.default(() => ({})),
       retryBudget: f.retryBudget.default(() => ({})),
@@ -127,6 +143,8 @@ export function engineSchema(): z.ZodType<EngineConfig> {
       state: f.state.default(d.state),
       // Absent unless given: most scenarios do not stream.
       stream: f.stream.optional(),
+      // Absent unless given: the profile's.
+      headersTimeoutMs: f.headersTimeoutMs.optional(),
     },
     'a mapping of engine options',
   ) as z.ZodType<EngineConfig>;
@@ -156,7 +174,7 @@ export function retrySchema(): z.ZodType<RetryPolicy> {
       engine: engineOverrides().optional(),
     },
     'a retry policy like {policy: naive, attempts: 3}',
-  ).transform((r): RetryPolicy => {
+  ).transform((r, ctx): RetryPolicy => {
     switch (r.policy) {
       case 'none':
         return { policy: 'none' };
@@ -164,6 +182,16 @@ export function retrySchema(): z.ZodType<RetryPolicy> {
         return { policy: 'naive', attempts: r.attempts ?? NAIVE_ATTEMPTS, backoff: { ...NAIVE_BACKOFF, ...r.backoff } };
       case 'sdk': {
         const sdk = r.sdk ?? 'openai';
+        // The chosen policy's own keys must all count: no other SDK has a runner to retry.
+        if (r.runnerRetries !== undefined && sdk !== 'openai-agents') {
+          ctx.issues.push({
+            code: 'custom',
+            path: ['runnerRetries'],
+            input: r.runnerRetries,
+            message: `only the openai-agents SDK has a runner that retries (this policy's sdk is ${sdk})`,
+          });
+          return z.NEVER;
+        }
         return {
           policy: 'sdk',
           sdk,

@@ -57,7 +57,7 @@ export function num(what: string, ok: (n: number) => boolean = () => true) {
 }
 
 /** How the JSON Schema says a range (the checks are code here). */
-function rangeJson(range: Range): Record<string, number> {
+export function rangeJson(range: Range): Record<string, number> {
   const out: Record<string, number> = range.above ? { exclusiveMinimum: range.min } : { minimum: range.min };
   if (range.max !== undefined && range.max !== Infinity) out.maximum = range.max;
   return out;
@@ -136,11 +136,16 @@ export function isMapping(v: unknown): v is Record<string, unknown> {
  * `false`). A plain `z.union` would report every branch's complaints; this reports only the
  * complaints of the branch the value was evidently meant for, or `expected <what>` if none.
  */
-export function switchOn<T>(what: string, pick: (v: unknown) => z.ZodType<T> | undefined) {
-  // The JSON Schema cannot follow `pick`: it says in words what the value may be.
+export function switchOn<T>(
+  what: string,
+  pick: (v: unknown) => z.ZodType<T> | undefined,
+  json: Record<string, unknown> = {},
+) {
+  // The JSON Schema cannot follow `pick`: it says in words what the value may be, and `json`
+  // what a caller knows of its shape.
   return z
     .unknown()
-    .meta({ description: what })
+    .meta({ description: what, ...json })
     .transform((v, ctx): T => {
       const schema = pick(v);
       if (schema === undefined) {
@@ -160,11 +165,17 @@ export function switchOn<T>(what: string, pick: (v: unknown) => z.ZodType<T> | u
  * `--set engine.breaker=true` turns a breaker back on.
  */
 export function orFalse<T>(schema: z.ZodType<T>, what: string) {
-  return switchOn<T | false>(`${what}, true or false`, (v) => {
-    if (v === false) return z.literal(false);
-    if (v === true) return z.literal(true).transform(() => ({}) as T);
-    return isMapping(v) ? schema : undefined;
-  });
+  // Editors (and the option-walk test) see the mapping's own fields, not only the words.
+  const { $schema: _, ...mapping } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  return switchOn<T | false>(
+    `${what}, true or false`,
+    (v) => {
+      if (v === false) return z.literal(false);
+      if (v === true) return z.literal(true).transform(() => ({}) as T);
+      return isMapping(v) ? schema : undefined;
+    },
+    { anyOf: [{ type: 'boolean' }, mapping] },
+  );
 }
 
 /** A tagged union (`type:`, `dist:`, `kind:`): an unknown tag reads `expected one of ...`. */

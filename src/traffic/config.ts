@@ -3,6 +3,7 @@ import type { AdaptiveThrottleOptions } from '../engine/adaptive-throttle.js';
 import type { BackoffOptions } from '../engine/backoff.js';
 import type { CircuitBreakerOptions } from '../engine/circuit-breaker.js';
 import type { ConcurrencyLimiterOptions } from '../engine/concurrency-limiter.js';
+import type { EngineProfileName } from '../engine/engine-profiles.js';
 import type { LimitDimension } from '../engine/limiter.js';
 import type { RetryBudgetOptions } from '../engine/retry-budget.js';
 import type { Dist } from '../upstream/distribution.js';
@@ -29,8 +30,14 @@ export type ArrivalConfig =
  */
 export type EngineState = 'local' | 'shared';
 
-/** The engine's options as a scenario gives them (the Guard's, less clock/random/store). */
+/**
+ * The engine's options as a scenario gives them (the Guard's, less clock/random/store). Each is
+ * merged over the `profile`'s defaults (`ENGINE_PROFILES`), a layer's `retry.engine` over the
+ * scenario's `engine:` block (`resolveEngine`).
+ */
 export interface EngineConfig {
+  /** Whose defaults fill what is not given: `http` (as `stormlab/undici` ships) or `core` (`new Guard()`). @default 'http' */
+  profile?: EngineProfileName;
   maxAttempts: number;
   backoff: Partial<BackoffOptions>;
   retryBudget: Partial<RetryBudgetOptions> | false;
@@ -41,8 +48,10 @@ export interface EngineConfig {
   minAttemptMs: number;
   /** How the replicas of a layer keep their state (no difference with one replica). @default 'local' */
   state?: EngineState;
-  /** The stream guard's limits, for engine layers whose calls are streamed. @default STREAM_LIMIT_DEFAULTS */
+  /** The stream guard's limits, for engine layers whose calls are streamed. @default the profile's */
   stream?: Partial<StreamLimits>;
+  /** Longest wait for a non-streamed model call's answer (its headers come with it). @default the profile's */
+  headersTimeoutMs?: number;
 }
 
 /** Who retries at a layer, and how. */

@@ -7,7 +7,9 @@ import { RequestFlag, type UpstreamListener } from '../upstream/response.js';
 import type { EventHandler, Scheduler } from '../upstream/scheduler.js';
 import { CallTable } from './call-table.js';
 import type { LayerConfig, TrafficConfig } from './config.js';
+import { keyedLimits, resolveEngine } from './engine-guard.js';
 import { EngineReplicas } from './engine-replicas.js';
+import { EngineSlots } from './engine-slots.js';
 import type { LeafTransport, TrafficObserver } from './observer.js';
 import { Code, TIMEOUT, classifyCode, classifyUpstream, codeOf } from './outcomes.js';
 import { plainPolicy, type PlainPolicy } from './retry-policy.js';
@@ -40,6 +42,14 @@ interface Layer {
   stream: StreamLeaf | undefined;
   /** The budget of the layer's stage, ms (Infinity: no stage): each call ends when it is spent. */
   budget: number;
+  /**
+   * Longest an attempt may take: the layer's `timeout`, and for a model layer's non-streamed
+   * engine calls also the engine's wait for an answer's headers (`headersTimeoutMs`), as
+   * `guardedFetch` cuts one that does not answer.
+   */
+  timeoutMs: number;
+  /** Its engine's limits pick buckets by key: its calls carry their tenant, user and model. */
+  keyed: boolean;
 }
 
 /**
@@ -80,6 +90,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   private readonly fallbackTarget: number = -1;
   /** Root tasks (with users) whose last submission ended with a partial result, until their user settles. */
   private readonly partialRoots = new Set<number>();
+  /** The engines' concurrency slots, when an engine layer limits its concurrency. */
+  private readonly slots: EngineSlots | undefined;
 
   constructor(
     config: TrafficConfig,
@@ -110,8 +122,30 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
           ? new StreamLeaf(cfg, config.engine, transport.lastEventAt !== undefined)
           : undefined;
       const budget = cfg.stage === undefined ? Infinity : (config.stages?.[cfg.stage] ?? Infinity);
-      return { cfg, leaf, plain: plainPolicy(cfg.retry, r.split('policy')), engines, models, stream, budget };
+      const e = cfg.retry.policy === 'engine' ? resolveEngine(config.engine, cfg.retry.engine) : undefined;
+      const headers = leaf && stream === undefined && e !== undefined ? e.headersTimeoutMs : Infinity;
+      const timeoutMs = Math.min(cfg.timeoutMs, headers);
+      const keyed = e !== undefined && keyedLimits(e);
+      return {
+        cfg,
+        leaf,
+        plain: plainPolicy(cfg.retry, r.split('policy')),
+        engines,
+        models,
+        stream,
+        budget,
+        timeoutMs,
+        keyed,
+      };
     });
+    if (this.layers.some((l) => l.engines?.guards[0].concurrency !== undefined))
+      this.slots = new EngineSlots(scheduler, {
+        granted: (id, now) => this.attempt(id, now),
+        refused: (id, reason, now) => {
+          this.observer.shed(this.calls.layer[id], reason, now);
+          this.finish(id, Code.NoRetry, now);
+        },
+      });
     this.shape = new TreeShape(config.layers, random.split('shape').seed);
     this.prompt = sampler(config.tokens.prompt, random.split('prompt'));
     this.completion = sampler(config.tokens.completion, random.split('completion'));
@@ -210,6 +244,12 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const key = this.shape.rootKey(root);
     const tenant = this.gate.tenantOf(key);
     return { tenant: this.gate.tenants[tenant].name, user: `u${this.gate.userOf(key, tenant)}` };
+  }
+
+  /** The limit keys of a call at `layer` in root task `root` (`LIMIT_KEYS`). */
+  private keysOf(root: number, layer: Layer): Record<string, string> {
+    const { tenant, user } = this.ownerOf(root);
+    return layer.leaf ? { tenant, user, model: layer.cfg.models?.[0] ?? '' } : { tenant, user };
   }
 
   /** The user's task is over (its first success, or its last failure). */
@@ -321,7 +361,10 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     }
     if (layer.engines !== undefined) {
       const tokens = layer.leaf ? c.prompt[id] + c.completion[id] : 0;
-      this.guardCalls[id] = layer.engines.pick().start(now, { deadlineAt: c.deadline[id], tokens });
+      const guard = layer.engines.pick();
+      this.slots?.bind(id, guard.concurrency);
+      const keys = layer.keyed ? this.keysOf(c.root[id], layer) : undefined;
+      this.guardCalls[id] = guard.start(now, { deadlineAt: c.deadline[id], tokens, keys });
     }
     this.attempt(id, now);
   }
@@ -333,9 +376,11 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const layer = this.layers[layerIx];
     const gc = this.guardCalls[id];
     let isRetry: boolean;
-    let timeout = layer.cfg.timeoutMs;
+    let timeout = layer.timeoutMs;
     if (layer.budget !== Infinity && c.deadline[id] <= now) return this.outOfBudget(id, now);
     if (gc !== undefined) {
+      // A concurrency slot first, as guard.run takes one before asking the call's next step.
+      if (this.slots !== undefined && !this.slots.take(id, now)) return;
       if (gc.next(now) !== Step.Attempt) {
         this.observer.shed(layerIx, gc.shedReason!, now);
         this.finish(id, Code.NoRetry, now);
@@ -415,6 +460,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   private attemptEnded(id: number, code: number, cls: Classification, usedTokens: number, now: number): void {
     const c = this.calls;
     c.serial[id] = 0;
+    this.slots?.release(id, now);
     const layer = this.layers[c.layer[id]];
     if (code !== Code.Ok) {
       const spent = layer.leaf ? usedTokens : c.tokens[id];
@@ -475,6 +521,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const root = c.root[id];
     const degraded = ok && c.degraded[id] === 1;
     this.guardCalls[id] = undefined;
+    this.slots?.release(id, now);
     c.release(id);
     if (parent < 0) {
       if (partial && this.users !== undefined) this.partialRoots.add(root);

@@ -3,7 +3,7 @@ import { StreamEvent } from '../upstream/response.js';
 import type { CallTable } from './call-table.js';
 import type { EngineConfig, LayerConfig } from './config.js';
 import { classifyStreamed, engineStreamError, isTruncated } from './stream-outcomes.js';
-import { STREAM_LIMIT_DEFAULTS } from './stream-limits.js';
+import { resolveEngine } from './engine-guard.js';
 
 /** Timer kinds of the stream guard (the interpreter's K_RETRY is 1, K_TIMEOUT 2). */
 export const K_FIRST_TOKEN = 3;
@@ -39,8 +39,7 @@ export class StreamLeaf {
     private readonly polled = false,
   ) {
     this.engine = cfg.retry.policy === 'engine';
-    const over = cfg.retry.policy === 'engine' ? cfg.retry.engine.stream : undefined;
-    const limits = { ...STREAM_LIMIT_DEFAULTS, ...base.stream, ...over };
+    const limits = resolveEngine(base, cfg.retry.policy === 'engine' ? cfg.retry.engine : {}).stream;
     // No headers before the first token (see StreamLimits.headersMs): the header wait bounds it as well.
     this.firstTokenMs = this.engine ? Math.min(limits.firstTokenMs, limits.headersMs) : Infinity;
     this.idleMs = this.engine ? limits.idleMs : Infinity;

@@ -1,4 +1,5 @@
 import type { Clock } from '../engine/clock.js';
+import type { ShedReason } from '../engine/errors.js';
 import { Step, type GuardCall } from '../engine/guard-call.js';
 import { idempotencyKey } from '../engine/idempotency-key.js';
 import type { SeededRandom } from '../engine/random.js';
@@ -6,7 +7,9 @@ import type { EventHandler, Scheduler } from '../upstream/scheduler.js';
 import type { ToolListener } from '../upstream/tool-service.js';
 import { CallTable } from './call-table.js';
 import type { TrafficConfig } from './config.js';
+import { keyedLimits, resolveEngine } from './engine-guard.js';
 import { EngineReplicas } from './engine-replicas.js';
+import { EngineSlots } from './engine-slots.js';
 import { Code, TIMEOUT, classifyUpstream, codeOf } from './outcomes.js';
 import { plainPolicy, type PlainPolicy } from './retry-policy.js';
 import { childKey, mix32 } from './shape.js';
@@ -28,6 +31,8 @@ interface Entry {
   plain: PlainPolicy | undefined;
   engines: EngineReplicas | undefined;
   keyed: boolean;
+  /** Its engine's limits pick buckets by key: its calls carry their tenant, user and tool. */
+  limitKeys: boolean;
 }
 
 /** Called when a tool call ends: the parent's attempt (by serial) and how it went (`Code`, degraded). */
@@ -56,6 +61,8 @@ export class ToolCalls implements EventHandler, ToolListener {
   private readonly guardCalls: Array<GuardCall | undefined> = [];
   private readonly handlerId: number;
   private nextSerial = 1;
+  /** The engines' concurrency slots, when a tool call's engine limits its concurrency. */
+  private readonly slots: EngineSlots | undefined;
 
   constructor(
     config: TrafficConfig,
@@ -78,11 +85,17 @@ export class ToolCalls implements EventHandler, ToolListener {
             ? new EngineReplicas(config.engine, retry.engine, 1, `${layer.name}.${cfg.tool}`, [cfg.tool], clock, r)
             : undefined;
         const keyed = cfg.idempotency ?? retry.policy === 'engine';
-        this.entries.push({ cfg, tool, plain: plainPolicy(retry, r.split('policy')), engines, keyed });
+        const limitKeys = retry.policy === 'engine' && keyedLimits(resolveEngine(config.engine, retry.engine));
+        this.entries.push({ cfg, tool, plain: plainPolicy(retry, r.split('policy')), engines, keyed, limitKeys });
         return this.entries.length - 1;
       }),
     );
     this.handlerId = scheduler.register(this);
+    if (this.entries.some((e) => e.engines?.guards[0].concurrency !== undefined))
+      this.slots = new EngineSlots(scheduler, {
+        granted: (id, now) => this.attempt(id, now),
+        refused: (id, reason, now) => this.refused(id, reason, now),
+      });
   }
 
   /** Each tool's breaker state (the worst over the layers calling it under the engine), by tool index. */
@@ -165,7 +178,12 @@ export class ToolCalls implements EventHandler, ToolListener {
     c.start[id] = now;
     c.deadline[id] = deadline;
     const entry = this.entries[e];
-    if (entry.engines !== undefined) this.guardCalls[id] = entry.engines.pick().start(now, { deadlineAt: deadline });
+    if (entry.engines !== undefined) {
+      const guard = entry.engines.pick();
+      this.slots?.bind(id, guard.concurrency);
+      const keys = entry.limitKeys ? { ...this.ownerOf(root), tool: entry.cfg.tool } : undefined;
+      this.guardCalls[id] = guard.start(now, { deadlineAt: deadline, keys });
+    }
     this.attempt(id, now);
   }
 
@@ -176,10 +194,9 @@ export class ToolCalls implements EventHandler, ToolListener {
     let timeout = entry.cfg.timeoutMs;
     let isRetry: boolean;
     if (gc !== undefined) {
-      if (gc.next(now) !== Step.Attempt) {
-        this.observer.toolShed(entry.tool, gc.shedReason!, now);
-        return this.finish(id, entry.cfg.degrade === 'fail' ? ToolOutcome.Failed : ToolOutcome.Degraded, now);
-      }
+      // A concurrency slot first, as guard.run takes one before asking the call's next step.
+      if (this.slots !== undefined && !this.slots.take(id, now)) return;
+      if (gc.next(now) !== Step.Attempt) return this.refused(id, gc.shedReason!, now);
       isRetry = gc.attempts > 1;
       timeout = Math.min(timeout, c.deadline[id] - now);
     } else isRetry = c.attempts[id] > 0;
@@ -199,16 +216,14 @@ export class ToolCalls implements EventHandler, ToolListener {
   private attemptEnded(id: number, code: number, cls: ReturnType<typeof classifyUpstream>, now: number): void {
     const c = this.calls;
     c.serial[id] = 0;
+    this.slots?.release(id, now);
     const entry = this.entries[c.layer[id]];
     const gc = this.guardCalls[id];
     let delay: number;
     if (gc !== undefined) {
       const step = gc.complete(cls, now - c.attemptStart[id], 0, now);
       if (step === Step.Done) return this.finish(id, ToolOutcome.Ok, now);
-      if (step === Step.Shed) {
-        this.observer.toolShed(entry.tool, gc.shedReason!, now);
-        return this.finish(id, entry.cfg.degrade === 'fail' ? ToolOutcome.Failed : ToolOutcome.Degraded, now);
-      }
+      if (step === Step.Shed) return this.refused(id, gc.shedReason!, now);
       if (step === Step.Fail) return this.finish(id, ToolOutcome.Failed, now);
       delay = gc.delayMs;
     } else {
@@ -219,8 +234,16 @@ export class ToolCalls implements EventHandler, ToolListener {
     this.scheduler.schedule(now + delay, this.handlerId, K_RETRY, id);
   }
 
+  /** Call `id`'s engine refused it: it fails, or answers in its lesser way (`degrade`). */
+  private refused(id: number, reason: ShedReason, now: number): void {
+    const entry = this.entries[this.calls.layer[id]];
+    this.observer.toolShed(entry.tool, reason, now);
+    this.finish(id, entry.cfg.degrade === 'fail' ? ToolOutcome.Failed : ToolOutcome.Degraded, now);
+  }
+
   private finish(id: number, outcome: number, now: number): void {
     const c = this.calls;
+    this.slots?.release(id, now);
     this.observer.toolDone(this.entries[c.layer[id]].tool, c.start[id], now, outcome);
     const parent = c.parent[id];
     const parentSerial = c.parentSerial[id];

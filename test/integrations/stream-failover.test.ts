@@ -80,12 +80,12 @@ describe('failures before the first token are retried or failed over invisibly (
     const c = client(a.origin, {
       ...base,
       targets: [a.origin, b.origin],
-      stream: { ...base.stream, headersTimeoutMs: HTTP_DEFAULTS.streamHeadersTimeoutMs },
+      stream: { ...base.stream, headersTimeoutMs: HTTP_DEFAULTS.stream.headersTimeoutMs },
     });
     const start = clock.now();
     const pending = c.chat.completions.create({ ...ask, stream: true });
     await until(() => a.requests.length === 1);
-    clock.advance(HTTP_DEFAULTS.streamHeadersTimeoutMs);
+    clock.advance(HTTP_DEFAULTS.stream.headersTimeoutMs);
     expect(await text(await pending)).toBe('Paris.');
     expect(clock.now() - start).toBe(10_000);
     expect(of('fallback')).toEqual([expect.objectContaining({ why: 'timeout' })]);

@@ -53,6 +53,7 @@ describe('defaults', () => {
 
   it('fills in the engine options', () => {
     expect(s.traffic.engine).toEqual({
+      profile: 'http',
       maxAttempts: 3,
       backoff: {},
       retryBudget: {},
@@ -70,6 +71,7 @@ describe('defaults', () => {
       ),
     ).traffic.engine;
     expect(e).toEqual({
+      profile: 'http',
       maxAttempts: 3,
       backoff: {},
       retryBudget: {},

@@ -218,7 +218,7 @@ describe('TrafficInterpreter: a streamed engine layer with no limits of its own'
     config.layers[0] = { ...config.layers[0], stream: true };
     const { seen, transport } = oneRoot(config, ['hang']);
     // The simulated upstream sends a stream's headers with its first token: the header wait (10 s) comes first.
-    const expected = Math.min(HTTP_DEFAULTS.streamHeadersTimeoutMs, HTTP_DEFAULTS.firstTokenMs);
+    const expected = Math.min(HTTP_DEFAULTS.stream.headersTimeoutMs, HTTP_DEFAULTS.stream.firstTokenMs);
     expect(expected).toBe(10_000);
     expect(transport.cancelled).toEqual([expected]);
     expect(seen.roots).toEqual([{ ok: false, within: true, at: expected }]);
