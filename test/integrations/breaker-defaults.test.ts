@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ADAPTIVE_THROTTLE_DEFAULTS } from '../../src/engine/adaptive-throttle.js';
-import { CIRCUIT_BREAKER_DEFAULTS } from '../../src/engine/circuit-breaker.js';
-import { RETRY_BUDGET_DEFAULTS } from '../../src/engine/retry-budget.js';
+import { ENGINE_PROFILES } from '../../src/engine/engine-profiles.js';
 import { ManualClock } from '../../src/engine/manual-clock.js';
 import { SeededRandom } from '../../src/engine/random.js';
 import type { EngineHttpOptions } from '../../src/integrations/engine-http-options.js';
@@ -10,7 +8,7 @@ import { HTTP_DEFAULTS } from '../../src/integrations/http-defaults.js';
 import { drive } from '../helpers/drive.js';
 
 /**
- * The integrations' breaker defaults against the engine's: 300 calls, one every 200 ms, to a
+ * The integrations' breaker defaults (the http profile) against the core profile's: 300 calls, one every 200 ms, to a
  * provider that fails a share of requests with a 503 (seeded), each through guardedFetch with
  * its defaults otherwise. Success is the share of calls that got a 200; attempts per call is
  * what reached the provider.
@@ -43,22 +41,17 @@ async function brownout(failShare: number, options: EngineHttpOptions) {
   return { success: ok / calls, shed: shed / calls, attemptsPerCall: attempts / calls, reasons };
 }
 
-const ENGINE = {
-  breaker: {
-    failureRatio: CIRCUIT_BREAKER_DEFAULTS.failureRatio,
-    throttledRatio: CIRCUIT_BREAKER_DEFAULTS.throttledRatio,
-  },
-  throttle: { k: ADAPTIVE_THROTTLE_DEFAULTS.k },
-  retryBudget: { ratio: RETRY_BUDGET_DEFAULTS.ratio },
-};
+// The core profile's settings (new Guard()'s), passed to guardedFetch over its own.
+const { retryBudget, throttle, breaker } = ENGINE_PROFILES.core;
+const ENGINE = { retryBudget, throttle, breaker };
 const NO_ENGINE = { breaker: false, throttle: false, retryBudget: false } as const;
 
-describe('breaker, throttle and budget defaults of the HTTP integrations', () => {
-  it('a 50 % brownout keeps goodput close to unguarded retries; the engine defaults shed it', async () => {
+describe('breaker, throttle and budget defaults of the HTTP integrations (README: Breaker defaults)', () => {
+  it('a 50 % brownout keeps goodput close to unguarded retries; the core defaults shed it', async () => {
     const ours = await brownout(0.5, {});
     const engine = await brownout(0.5, ENGINE);
     const none = await brownout(0.5, NO_ENGINE);
-    console.log('50 % brownout', { integration: ours, engineDefaults: engine, unguarded: none });
+    console.log('50 % brownout', { http: ours, core: engine, unguarded: none });
     expect(HTTP_DEFAULTS.breaker.failureRatio).toBe(0.8);
     expect(ours.success).toBeGreaterThanOrEqual(0.8);
     expect(ours.success).toBeGreaterThanOrEqual(none.success - 0.05);

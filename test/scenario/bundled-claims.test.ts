@@ -86,7 +86,8 @@ describe.each([[[] as string[]], [['upstream.faults[0].rate=0.5']]])('brownout %
   it('the engine has more goodput than naive and a far lower amplification', () => {
     const { naive, engine } = get();
     expect(engine.goodput).toBeGreaterThan(naive.goodput * 1.05);
-    expect(engine.amplification).toBeLessThanOrEqual(1.2);
+    // ~1.3×: the shipped budget (0.5) retries a brownout's failures about once.
+    expect(engine.amplification).toBeLessThanOrEqual(1.4);
     expect(naive.amplification).toBeGreaterThan(5 * engine.amplification);
   });
 
@@ -104,6 +105,20 @@ describe.each([[[] as string[]], [['upstream.faults[0].rate=0.5']]])('brownout %
     expect(goodputOver(naive, fault.to, end)).toBeLessThan(0.5 * before);
     // Never within the run for this seed; other seeds come back after 20-30 s.
     if (naive.recoveryMs !== null) expect(naive.recoveryMs).toBeGreaterThan(engine.recoveryMs! + 10_000);
+  });
+});
+
+describe('brownout under the core profile (breakers at 0.5, K = 2, budget 0.1)', () => {
+  it("the upper layers' breakers trip as the brownout ends: recovery takes far longer and goodput ends below naive's", () => {
+    const shipped = runs('brownout').results.engine;
+    const { scenario, results } = runs('brownout', ['engine.profile=core']);
+    const { naive, engine } = results;
+    const fault = phase(scenario);
+    const agent = engine.series.engine.find((e) => e.layer === 'agent')!;
+    expect(agent.breakerOpen.slice(fault.to, fault.to + 5).some((open) => open > 0)).toBe(true);
+    expect(shipped.series.engine.every((e) => e.breakerOpen.every((open) => open === 0))).toBe(true);
+    expect(engine.recoveryMs!).toBeGreaterThan(shipped.recoveryMs! + 10_000);
+    expect(engine.goodput).toBeLessThan(naive.goodput);
   });
 });
 
@@ -197,11 +212,11 @@ describe('replicas: per-replica limits are N times too generous', () => {
     }
   });
 
-  it('with the throttle and breaker on, local still sends about twice the quota; shared is unchanged', () => {
+  it('with the throttle and breaker on, local still sends over twice the quota; shared is unchanged', () => {
     const { shared } = get();
     const on = get(['engine.throttle=true', 'engine.breaker=true']);
-    expect(on.local.upstream.attempts).toBeGreaterThanOrEqual(1.6 * on.quota);
-    expect(on.local.upstream.attempts).toBeLessThanOrEqual(2.4 * on.quota);
+    expect(on.local.upstream.attempts).toBeGreaterThanOrEqual(2.2 * on.quota);
+    expect(on.local.upstream.attempts).toBeLessThanOrEqual(3 * on.quota);
     expect(layer(on.local, 'gateway').shed.breaker ?? 0).toBeGreaterThan(on.quota);
     expect(on.shared.upstream.attempts).toBe(shared.upstream.attempts);
   });
@@ -221,11 +236,13 @@ describe('metastable: a short trigger, a collapse that outlives it', () => {
     expect(goodputOver(naive, trigger.to + 30, end)).toBeLessThan(0.2 * before);
   });
 
-  it('the engine recovers within seconds and stays recovered', () => {
+  it('the engine recovers within ~30 s and stays recovered; breakers at 0.5 bring it back sooner', () => {
     const { engine, trigger, end } = get();
     const before = goodputOver(engine, WARM_UP, trigger.from);
     expect(engine.recoveryMs).not.toBeNull();
-    expect(engine.recoveryMs!).toBeLessThanOrEqual(30_000);
+    expect(engine.recoveryMs!).toBeLessThanOrEqual(40_000);
+    const half = get(['engine.breaker.failureRatio=0.5']).engine;
+    expect(half.recoveryMs!).toBeLessThan(engine.recoveryMs!);
     expect(goodputOver(engine, trigger.to + 30, end)).toBeGreaterThanOrEqual(0.9 * before);
     expect(worstWindow(engine, trigger.to + 30, end, 10)).toBeGreaterThan(0.7 * before);
   });
@@ -326,11 +343,19 @@ describe('sdk-stack: the SDK retries under the agent retries', () => {
     expect(layer(naive, 'llm').amplification).toBeCloseTo(layer(naive, 'agent').amplification, 6);
   });
 
-  it('engine: at most ~1.2×, over the run and during the failure', () => {
+  it('engine: ~1.2× over the run, ~1.5× during the failure, a third of the attempts of naive', () => {
     const { naive, engine, from, to } = get();
-    expect(engine.amplification).toBeLessThanOrEqual(1.2);
-    expect(amplificationOver(engine.series, from, to)).toBeLessThanOrEqual(1.2);
-    expect(engine.upstream.attempts).toBeLessThan(naive.upstream.attempts / 3);
+    expect(engine.amplification).toBeLessThanOrEqual(1.4);
+    expect(amplificationOver(engine.series, from, to)).toBeLessThanOrEqual(1.7);
+    expect(engine.upstream.attempts).toBeLessThan(naive.upstream.attempts / 2.5);
+  });
+
+  it("engine: 429s and 503s each stay under the shipped breaker's 80 %, so it never opens; the core's 50 % opens it", () => {
+    const { engine } = get();
+    const open = (r: RunResult) => r.series.engine.some((e) => e.breakerOpen.some((x) => x > 0));
+    expect(open(engine)).toBe(false);
+    expect(layer(engine, 'llm').shed.breaker ?? 0).toBe(0);
+    expect(open(get(['engine.profile=core']).engine)).toBe(true);
   });
 });
 
@@ -437,15 +462,16 @@ describe('framework-stack: an agent framework over an SDK over a gateway', () =>
   it('the engine in the gateway: under 1× over the run; the Agents SDK obeys its refusals and fails fast', () => {
     const { agents, engine, from, to } = get();
     expect(engine.amplification).toBeLessThan(1);
-    expect(amplificationOver(engine.series, from, to)).toBeLessThan(1);
+    expect(amplificationOver(engine.series, from, to)).toBeLessThan(1.5);
     expect(layer(engine, 'runner').amplification).toBeLessThan(1.1);
     expect(engine.roots.latencyMs.p50).toBeLessThan(agents.roots.latencyMs.p50);
   });
 
-  it('LangChain ignores x-should-retry and retries the refusals, yet the breaker holds the upstream near 1×', () => {
-    const { 'langchain-engine': lce } = get();
+  it('LangChain ignores x-should-retry and retries the refusals, yet the breaker holds the upstream near 2×', () => {
+    const { langchain, 'langchain-engine': lce } = get();
     expect(layer(lce, 'runner').amplification).toBeGreaterThan(3.5);
-    expect(lce.amplification).toBeLessThan(1.5);
+    expect(lce.amplification).toBeLessThan(2.5);
+    expect(lce.amplification).toBeLessThan(langchain.amplification / 3);
     expect(layer(lce, 'gateway').shed.breaker ?? 0).toBeGreaterThan(1000);
     expect(lce.successRate).toBeGreaterThan(0.9);
   });

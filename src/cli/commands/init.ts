@@ -31,10 +31,11 @@ layers:                    # the call tree, top first; the last layer calls the 
     retry: { policy: naive, attempts: 3 }
     models: [primary]      # the model, then fallbacks in order
 engine:                    # options of every layer whose retry policy is engine
-  maxAttempts: 3
-  retryBudget: { ratio: 0.1, minRetriesPerSec: 1 }   # retries at most 10 % of first attempts
-  throttle: { k: 2 }       # adaptive throttling: drops calls while the upstream refuses them
-  breaker: { failureRatio: 0.5 }
+  profile: http            # the engine as guardedFetch ships it (core: new Guard()'s defaults)
+  maxAttempts: 3           # what you set here is merged over the profile, e.g.:
+  # retryBudget: { ratio: 0.5 }     # retries at most 50 % of first attempts (http's value)
+  # throttle: { k: 3 }              # adaptive throttling: drops calls while the upstream refuses them
+  # breaker: { failureRatio: 0.8 }  # opens when 80 % of the calls in its window fail
 upstream:
   cancelOnDisconnect: false   # abandoned requests still cost the upstream (wasted tokens)
   models:
