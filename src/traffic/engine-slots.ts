@@ -29,6 +29,7 @@ const K_EXPIRE = 3;
  */
 export class EngineSlots implements EventHandler {
   private readonly limiters: ConcurrencyLimiter[] = [];
+  private readonly indexOf = new Map<ConcurrencyLimiter, number>();
   private readonly expiryAt: number[] = [];
   private readonly handlerId: number;
   /** Per call: its limiter's index + 1 (0: its guard has no limit). */
@@ -51,9 +52,10 @@ export class EngineSlots implements EventHandler {
       this.of[id] = 0;
       return;
     }
-    let i = this.limiters.indexOf(limiter);
-    if (i < 0) {
+    let i = this.indexOf.get(limiter);
+    if (i === undefined) {
       i = this.limiters.push(limiter) - 1;
+      this.indexOf.set(limiter, i);
       this.expiryAt.push(Infinity);
     }
     this.of[id] = i + 1;
