@@ -33,12 +33,6 @@ export interface SweepFlags extends ScenarioFlags {
   quiet?: boolean;
 }
 
-/** Lines of problems, each its own `stormlab:` line: the usage exit code. */
-function usageLines(io: Io, problems: readonly string[]): number {
-  for (const p of problems) io.stderr(`stormlab: ${p}\n`);
-  return EXIT.usage;
-}
-
 /**
  * `stormlab sweep <scenario> --param path=v1,v2,…`: runs the grid of the parameters' values
  * (in parallel on worker threads), prints every point, the heatmap of the metric and the
@@ -52,16 +46,11 @@ export async function sweepCommand(
   flags: SweepFlags,
   run: RunPointsFn = runPoints,
 ): Promise<number> {
-  let spec: SweepSpec;
   const workers = workerReporter(io, flags.quiet);
   const queue = queueTarget(flags);
   const announce = heldUntilQueue(io, queue !== undefined);
-  try {
-    spec = { ...prepare(announce.io, arg, flags), onWorkers: workers.onWorkers };
-  } catch (e) {
-    if (e instanceof SweepError) return usageLines(io, e.problems);
-    throw e;
-  }
+  // Bad flags or values throw (a SweepError's every problem is a line of its own: cli/failure.ts).
+  const spec: SweepSpec = { ...prepare(announce.io, arg, flags), onWorkers: workers.onWorkers };
   const remote = queue === undefined ? undefined : await openQueue(queue, spec.job);
   announce.flush();
   const file = await runSweep(spec, remote?.run ?? run)
