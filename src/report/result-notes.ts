@@ -47,7 +47,9 @@ function rootNotes(v: RunResult, ctx: NoteContext): ResultNote[] {
   const when =
     drainMs === null
       ? 'were still in flight when the run was stopped'
-      : `had not finished when the ${formatDuration(drainMs)} drain (the wait after arrivals stop) ran out`;
+      : drainMs === 0
+        ? 'had not finished when arrivals stopped (the run has no drain)'
+        : `had not finished when the ${formatDuration(drainMs)} drain (the wait after arrivals stop) ran out`;
   return [
     {
       kind: 'unfinished',

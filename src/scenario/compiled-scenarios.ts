@@ -30,7 +30,7 @@ export function compiledScenario(
   dir = COMPILED_DIR,
   bundledDir = BUNDLED_DIR,
 ): CompiledScenario | undefined {
-  // A file of that name where the command runs would be what loadScenarioArg reads.
+  // A file of that name where the command runs would be what resolveScenario reads.
   if (!/^[\w-]+$/.test(arg) || existsSync(arg)) return undefined;
   let compiled: CompiledScenario;
   let text: string;
