@@ -183,4 +183,26 @@ describe('results that say what they are', () => {
     expect(header).toMatch(/<summary>What ran: \d+ fields? overridden/);
     expect(header).toMatch(/\n--set +arrival\.rate = 4 \(as the scenario had it\)/);
   });
+
+  it('report and diff read files with notes and effective scenarios, and files written before them', async () => {
+    const run = await stormlab(['compare', 'cut.yaml', '--no-ui', '--json', 'out.json', '--set', 'arrival.rate=4']);
+    const now = JSON.parse(run.files.get('out.json')!);
+    expect(now.notes.length).toBeGreaterThan(0);
+    expect(now.variants[0].effective.document).toBeDefined();
+    const { notes, ...older } = now;
+    for (const v of older.variants) delete v.effective;
+    writeFileSync(join(dir, 'now.json'), run.files.get('out.json')!);
+    writeFileSync(join(dir, 'older.json'), JSON.stringify(older));
+    for (const [a, b] of [
+      ['older.json', 'now.json'],
+      ['now.json', 'older.json'],
+    ]) {
+      const diff = await cli(['diff', a, b], { cwd: dir });
+      expect(diff.code, diff.err).toBe(0);
+    }
+    const report = await cli(['report', 'older.json'], { cwd: dir });
+    expect(report.code, report.err).toBe(0);
+    expect(report.out).not.toContain('note:');
+    expect(report.out).not.toContain('overrides (');
+  });
 });
