@@ -133,6 +133,18 @@ describe('precedence: scenario → variant → command line (the command line wi
       { path: 'layers[*].retry.attempts', value: 2, from: 'variant gentle', was: 3, wasFrom: 'scenario' },
     ]);
     expect(file.effective.document.layers[0].retry).toEqual({ policy: 'naive', attempts: 2 });
+    // A point is that document with its values on top: run so, it gives the point's figures.
+    const again = tempDir({ 'base.json': JSON.stringify(file.effective.document) });
+    const point = await cli(['run', 'base.json', '--set', 'layers[*].retry.attempts=3', '--json', 'p.json', '-q'], {
+      cwd: again,
+    });
+    expect(point.code, point.err).toBe(0);
+    const ran = JSON.parse(point.files.get('p.json')!).variants[0];
+    expect([ran.amplification, ran.goodput, ran.successRate]).toEqual([
+      file.points[1].figures.amplification,
+      file.points[1].figures.goodput,
+      file.points[1].figures.successRate,
+    ]);
   });
 
   it('tune: the points, and the current values, are the variant under the command line', async () => {
