@@ -166,7 +166,7 @@ function checkRunOutputs(io: Io, flags: RunFlags): void {
 function judge(io: Io, file: ResultFile, checks: Check[], flags: RunFlags): number {
   if (checks.length === 0 && flags.junit === undefined && flags.markdown === undefined) return EXIT.ok;
   // Expectations of variants this run did not make are skipped: listed in JUnit and Markdown,
-  // one line here rather than a row each (`run` of a scenario whose expect: is for compare).
+  // one note in the summary rather than a row each (`run` of a scenario whose expect: is for compare).
   const ran = checks.filter((c) => file.variants.some((v) => v.name === c.group));
   return reportChecks(io, gateTitle(file), checks, flags, ran, file.notes);
 }
