@@ -203,7 +203,8 @@ async function runAll(io: Io, req: ScenarioRequest, flags: RunFlags): Promise<Ru
   checkRunOutputs(io, flags);
   const { runs } = await effectiveScenarios(req);
   const scenario = runs[0].scenario;
-  const expectations = expectationsOf(scenario, flags.expect);
+  // The expect: list is the file's: its problems are named after the file, not the variant that runs.
+  const expectations = expectationsOf({ ...scenario, source: req.arg }, flags.expect);
   const executed = await execute(io, scenario, runs, flags);
   return { ...executed, file: withEffective(executed.file, runs), runs, expectations };
 }
