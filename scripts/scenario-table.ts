@@ -6,7 +6,6 @@ import { formatPercent, formatRate, formatTimes } from '../src/report/format.js'
 import { Simulation } from '../src/run/sim/simulation.js';
 import { bundledDescription, listBundledScenarios } from '../src/scenario/bundled.js';
 import { loadScenario } from '../src/scenario/load-scenario.js';
-import { resolveVariant } from '../src/scenario/variants.js';
 
 /** Scenarios whose figures only mean something against real HTTP (`--mode live`). */
 const LIVE_ONLY = new Set(['throughput']);
@@ -18,7 +17,7 @@ function figures(name: string, file: string): Figures {
   if (LIVE_ONLY.has(name)) return ['— (`--mode live`)', '—', '—'];
   const scenario = loadScenario(file);
   const runs = scenario.variants.map((v) => {
-    const s = resolveVariant(scenario, v.name);
+    const s = loadScenario(file, { variant: v.name });
     const sim = new Simulation({
       name: v.name,
       seed: s.seed,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type {
+  EffectiveScenario,
   EngineSeries,
+  OverrideRecord,
   LayerResult,
   Percentiles,
   ResultFile,
@@ -84,6 +86,15 @@ const tool = z.looseObject({
 });
 const users = z.looseObject({ tasks: num, submissions: num, resubmits: num, amplification: num });
 
+/** What ran (newer files): the document is kept as written, each override read as a record. */
+const effective = reads<EffectiveScenario>()({
+  document: z.unknown(),
+  overrides: z.array(reads<OverrideRecord>()({ path: z.string(), from: z.string() })),
+});
+
+/** A note beside the figures (newer files): the report prints its line. */
+const note = z.looseObject({ kind: z.string(), message: z.string() });
+
 const variant = reads<RunResult>()({
   name: z.string(),
   durationMs: num,
@@ -98,6 +109,7 @@ const variant = reads<RunResult>()({
   series,
   tools: z.array(tool).optional(),
   users: users.optional(),
+  effective: effective.optional(),
 });
 
 export const resultFileSchema = reads<ResultFile>()({
@@ -106,4 +118,5 @@ export const resultFileSchema = reads<ResultFile>()({
   seed: num,
   mode: z.string(),
   variants: z.array(variant).min(1),
+  notes: z.array(note).optional(),
 });

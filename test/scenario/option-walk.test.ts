@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { Simulation } from '../../src/run/sim/simulation.js';
 import { loadScenario } from '../../src/scenario/load-scenario.js';
 import { ScenarioError } from '../../src/scenario/scenario-error.js';
-import { resolveVariant } from '../../src/scenario/variants.js';
 
 // No ignored option: every engine and layer field the JSON Schema (generated from the loader's
 // own schema) accepts either changes the simulated result or is refused by the loader. The
@@ -266,14 +265,13 @@ function plan(field: string): { set: string; context: string[]; refused: boolean
 
 /** The simulated result as JSON, or the loader's refusal. */
 function outcome(set: string[]): { json: string } | { refused: string } {
-  let scenario: ReturnType<typeof loadScenario>;
+  let s: ReturnType<typeof loadScenario>;
   try {
-    scenario = loadScenario(BASE, { set });
+    s = loadScenario(BASE, { set, variant: 'as-written' });
   } catch (e) {
     if (e instanceof ScenarioError) return { refused: e.problems.join('\n') };
     throw e;
   }
-  const s = resolveVariant(scenario, 'as-written');
   const sim = new Simulation({
     name: 'walk',
     seed: s.seed,

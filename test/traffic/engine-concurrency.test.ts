@@ -6,7 +6,6 @@ import { SeededRandom } from '../../src/engine/random.js';
 import type { RunResult } from '../../src/run/metrics/result.js';
 import { Simulation } from '../../src/run/sim/simulation.js';
 import { loadScenario } from '../../src/scenario/load-scenario.js';
-import { resolveVariant } from '../../src/scenario/variants.js';
 import { drive } from '../helpers/drive.js';
 
 // `engine.concurrency` in the simulator is the engine's own limiter held per attempt, as
@@ -30,8 +29,7 @@ variants: { as-written: {} }
 `;
 
 function simulate(text: string, set: string[] = []): RunResult {
-  const scenario = loadScenario(text, { set });
-  const s = resolveVariant(scenario, 'as-written');
+  const s = loadScenario(text, { set, variant: 'as-written' });
   return new Simulation({
     name: 'x',
     seed: s.seed,

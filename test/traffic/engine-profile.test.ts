@@ -3,7 +3,7 @@ import { ADAPTIVE_THROTTLE_DEFAULTS } from '../../src/engine/adaptive-throttle.j
 import { BACKOFF_DEFAULTS } from '../../src/engine/backoff.js';
 import { resolveCircuitBreakerOptions } from '../../src/engine/circuit-breaker.js';
 import { ENGINE_PROFILES } from '../../src/engine/engine-profiles.js';
-import { Guard } from '../../src/engine/guard.js';
+import { coreOf, Guard } from '../../src/engine/guard.js';
 import type { GuardCore } from '../../src/engine/guard-core.js';
 import { ManualClock } from '../../src/engine/manual-clock.js';
 import { withDefaults } from '../../src/engine/options.js';
@@ -55,7 +55,7 @@ function simulated(base: EngineConfig, over: Partial<EngineConfig> = {}): GuardC
 describe('engine profiles', () => {
   it('an engine layer by default runs with what guardedFetch and the interceptor ship', () => {
     const http = createHttpGuard({ clock: new ManualClock(0), random: new SeededRandom(1) });
-    expect(optionsOf(simulated(block()))).toEqual(optionsOf(http.guard));
+    expect(optionsOf(simulated(block()))).toEqual(optionsOf(coreOf(http.guard)));
     expect(optionsOf(simulated(block())).breaker).toMatchObject({ failureRatio: 0.8, throttledRatio: 0.8 });
     // The stream guard's and the answer's waits too.
     const e = resolveEngine(block(), {});
@@ -69,7 +69,7 @@ describe('engine profiles', () => {
   });
 
   it('profile: core is new Guard() as stormlab/engine ships it, by the block or by one layer', () => {
-    const core = new Guard({ clock: new ManualClock(0), random: new SeededRandom(1) });
+    const core = coreOf(new Guard({ clock: new ManualClock(0), random: new SeededRandom(1) }));
     expect(optionsOf(simulated(block('{ profile: core }')))).toEqual(optionsOf(core));
     const layer = simulated(block(), { profile: 'core' });
     expect(layer.budget).toBeDefined();
