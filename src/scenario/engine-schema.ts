@@ -182,8 +182,9 @@ export function retrySchema(): z.ZodType<RetryPolicy> {
         return { policy: 'naive', attempts: r.attempts ?? NAIVE_ATTEMPTS, backoff: { ...NAIVE_BACKOFF, ...r.backoff } };
       case 'sdk': {
         const sdk = r.sdk ?? 'openai';
-        // The chosen policy's own keys must all count: no other SDK has a runner to retry.
-        if (r.runnerRetries !== undefined && sdk !== 'openai-agents') {
+        // The chosen policy's own keys must all count: no other SDK has a runner to retry (0,
+        // no runner retries, is true of every SDK, so `--set` can turn them off for all variants).
+        if (r.runnerRetries !== undefined && r.runnerRetries > 0 && sdk !== 'openai-agents') {
           ctx.issues.push({
             code: 'custom',
             path: ['runnerRetries'],
