@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { SETTLE_DEFAULTS } from '../run/live/settle-defaults.js';
+import { formatDuration } from '../upstream/duration.js';
 import type { RunFlags } from './commands/run.js';
 import { collect, type CommandContext } from './command-context.js';
 
@@ -28,7 +30,15 @@ function scenarioOptions(cmd: Command): Command {
     .option('--connections <n>', "live: connections of the HTTP pool (default: the scenario's live.connections, 256)")
     .option(
       '--upstream <url>',
-      "live, with --target: the stormlab serve behind that gateway; the scenario's faults are injected there and what reaches it is measured",
+      "live, with --target: the stormlab serve behind that gateway; the scenario's faults are injected there and what reaches it is measured (hop 2)",
+    )
+    .option(
+      '--settle-quiet <d>',
+      `live, with --upstream: hop 2 is read once the upstream has had nothing in flight for this long, longer than the gateway's backoff (default ${formatDuration(SETTLE_DEFAULTS.quietMs)})`,
+    )
+    .option(
+      '--settle-timeout <d>',
+      `live, with --upstream: the longest wait for that after the driver stopped; then hop 2 is read as it is, marked unsettled (default ${formatDuration(SETTLE_DEFAULTS.timeoutMs)})`,
     )
     .option(
       '--expect <"metric op value">',

@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import type {
   EngineSeries,
+  HopSettle,
   LayerResult,
+  LiveFigures,
   Percentiles,
   ResultFile,
   RootResult,
   RunResult,
   SeriesResult,
+  UpstreamHop,
   UpstreamResult,
   UpstreamShare,
 } from '../run/metrics/result.js';
@@ -84,6 +87,29 @@ const tool = z.looseObject({
 });
 const users = z.looseObject({ tasks: num, submissions: num, resubmits: num, amplification: num });
 
+/**
+ * Hop 2 of a gateway under test. A file written before hop 2 was read settled has neither the
+ * total nor `settle`: it reads, and the report shows no hops for it (`hopOf`).
+ */
+const hop = reads<UpstreamHop>()({
+  sent: num,
+  reached: num,
+  amplification: num,
+  totalAmplification: num.optional(),
+  status: z.record(z.string(), num),
+  noLengthHeader: num.optional(),
+  lengthsAsAsked: z.boolean().optional(),
+  settle: reads<HopSettle>()({
+    settled: z.boolean(),
+    outcome: z.enum(['quiet', 'timeout', 'skipped', 'unreadable']),
+    timeoutMs: num,
+    waitedMs: num,
+    inFlight: num,
+    afterEnd: num,
+  }).optional(),
+});
+const live = reads<LiveFigures>()({ upstream: hop.optional() });
+
 const variant = reads<RunResult>()({
   name: z.string(),
   durationMs: num,
@@ -98,6 +124,7 @@ const variant = reads<RunResult>()({
   series,
   tools: z.array(tool).optional(),
   users: users.optional(),
+  live: live.optional(),
 });
 
 export const resultFileSchema = reads<ResultFile>()({

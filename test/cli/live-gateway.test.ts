@@ -101,6 +101,8 @@ describe('stormlab run --mode live --target <gateway> --upstream <stormlab serve
       gw.url,
       '--upstream',
       fake.url,
+      '--settle-quiet',
+      '100ms',
       '--no-ui',
       '--json',
       'out.json',
@@ -122,8 +124,8 @@ describe('stormlab run --mode live --target <gateway> --upstream <stormlab serve
     expect(hop.reached).toBeLessThanOrEqual(90);
     expect(Object.values(hop.status as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(hop.reached);
     // The summary shows both hops; the upstream has its own (no) faults back.
-    expect(r.out).toMatch(/reached upstream +[\d,]+/);
-    expect(r.out).toMatch(/gateway amplification +[\d.]+×/);
+    expect(r.out).toMatch(/^hop 2 · gateway → upstream\n {2}requests +[\d,]+\n {2}amplification +[\d.]+×$/m);
+    expect(r.out).toMatch(/^total amplification +[\d.]+×$/m);
     expect(fake.faults()).toEqual([]);
     expect(r.err).not.toContain('not injected');
   });
@@ -131,10 +133,22 @@ describe('stormlab run --mode live --target <gateway> --upstream <stormlab serve
   it('a gateway that does not retry measures 1.00× behind it, whatever the faults', async () => {
     const fake = await upstream();
     const gw = await retryingGateway(fake.url, 1);
-    const r = await cli(['run', scenario, '--mode', 'live', '--target', gw.url, '--upstream', fake.url, '--no-ui']);
+    const r = await cli([
+      'run',
+      scenario,
+      '--mode',
+      'live',
+      '--target',
+      gw.url,
+      '--upstream',
+      fake.url,
+      '--settle-quiet',
+      '100ms',
+      '--no-ui',
+    ]);
     expect(r.code).toBe(0);
     expect(gw.counts.forwarded).toBe(30);
-    expect(r.out).toMatch(/gateway amplification +1\.00×/);
+    expect(r.out).toMatch(/^amplification hop 1 1\.00× · hop 2 1\.00× · total 1\.00×/);
   });
 
   it('--upstream that is not a stormlab serve is a usage error before any traffic', async () => {

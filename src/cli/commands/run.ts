@@ -5,7 +5,7 @@ import { summaryTable } from '../../report/summary-table.js';
 import type { Check, ResultFile } from '../../run/metrics/result.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { formatDuration } from '../../scenario/duration.js';
-import { EXIT, stopExit, UsageError, type Io, type StopCause } from '../io.js';
+import { EXIT, stopCause, stopExit, UsageError, type Io, type StopCause } from '../io.js';
 import { Playback, parseSpeed } from '../playback.js';
 import type { ScenarioFlags } from '../scenario-args.js';
 import { loadRunScenario, loadRunVariants } from '../run-scenario.js';
@@ -58,7 +58,7 @@ async function execute(
   const playback = new Playback(scenario, sims, speed, (t) => advanceAll(io, sims, t));
   let signal: StopCause | undefined;
   const offStop = io.onStop?.((s) => {
-    signal = s === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+    signal = stopCause(s);
     playback.stop();
   });
   try {
@@ -109,6 +109,8 @@ function isLive(flags: RunFlags): boolean {
     ['--header', flags.header],
     ['--connections', flags.connections],
     ['--upstream', flags.upstream],
+    ['--settle-quiet', flags.settleQuiet],
+    ['--settle-timeout', flags.settleTimeout],
   ] as const;
   const given = liveOnly.find(([, v]) => v !== undefined);
   if (given !== undefined) throw new UsageError(`${given[0]}: only with --mode live`);

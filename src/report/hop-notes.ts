@@ -1,0 +1,59 @@
+import type { RunResult, UpstreamHop } from '../run/metrics/result.js';
+import { OUTPUT_TOKENS_HEADER } from '../upstream/output-tokens-header.js';
+import { formatCount, formatMs } from './format.js';
+
+/**
+ * Hop 2 of a variant run with a gateway under test, if it was. A result file written before
+ * hop 2 was read settled (no `settle`, no total: `report/result-schema.ts` lets it through)
+ * has none to show.
+ */
+export function hopOf(v: RunResult): UpstreamHop | undefined {
+  const h = v.live?.upstream;
+  return h?.settle === undefined || h.totalAmplification === undefined ? undefined : h;
+}
+
+/** How hop 2 was read, in a few words: `after 5.20 s` (the driver's end) when it settled, else why it did not. */
+export function settleText(h: UpstreamHop): string {
+  const s = h.settle;
+  if (s.outcome === 'quiet') return `after ${formatMs(s.waitedMs)}`;
+  if (s.outcome === 'timeout') return `no (${formatMs(s.timeoutMs)} out)`;
+  return s.outcome === 'skipped' ? 'no (stopped)' : 'no (unreadable)';
+}
+
+/**
+ * One line per thing about a variant's hops a reader must not miss (none without a gateway
+ * under test): hop 2 read before it settled, a gateway that does not pass the harness's length
+ * header on, successes the upstream gave the gateway that never reached the driver.
+ */
+export function hopNotes(vs: readonly RunResult[]): string[] {
+  const notes: string[] = [];
+  for (const v of vs) {
+    const h = hopOf(v);
+    if (h === undefined) continue;
+    const who = vs.length > 1 ? `${v.name}: ` : '';
+    const s = h.settle;
+    if (!s.settled) {
+      const why =
+        s.outcome === 'timeout'
+          ? `--settle-timeout ${formatMs(s.timeoutMs)} ran out with ${formatCount(s.inFlight)} in flight there`
+          : s.outcome === 'skipped'
+            ? 'the run was stopped'
+            : 'its counters could not be read again';
+      notes.push(`${who}hop 2 was read before the upstream settled (${why}): its figures may be short`);
+    }
+    if (h.noLengthHeader > 0) {
+      const answered = h.lengthsAsAsked
+        ? 'the upstream answered them as the header asks (told so through its control API)'
+        : "their lengths are the upstream's own, so token figures are as measured, not the scenario's";
+      notes.push(
+        `${who}${formatCount(h.noLengthHeader)} of ${formatCount(h.reached)} requests reached the upstream without ${OUTPUT_TOKENS_HEADER} (the gateway does not pass it on): ${answered}`,
+      );
+    }
+    const lost = (h.status['200'] ?? 0) - (v.upstream.status['200'] ?? 0);
+    if (lost > 0)
+      notes.push(
+        `${who}the upstream answered the gateway ${formatCount(h.status['200'] ?? 0)} 200s, the gateway the driver ${formatCount(v.upstream.status['200'] ?? 0)}: ${formatCount(lost)} successes never reached the driver (turned into errors, answered after it gave up, or hedged)`,
+      );
+  }
+  return notes;
+}

@@ -1,0 +1,42 @@
+import type { RunResult, UpstreamHop } from '../../run/metrics/result.js';
+import { formatCount, formatPercent, formatTimes } from '../format.js';
+import { hopNotes, hopOf, settleText } from '../hop-notes.js';
+import { escapeHtml } from './html-escape.js';
+
+type Column = [string, (v: RunResult, h: UpstreamHop) => string];
+
+const statusText = (status: Record<string, number>): string =>
+  Object.entries(status)
+    .map(([k, n]) => `${k} ${formatCount(n)}`)
+    .join(' · ') || '—';
+
+const COLUMNS: Column[] = [
+  ['hop 1 attempts', (v) => formatCount(v.upstream.attempts)],
+  ['hop 1 amplification', (v) => formatTimes(v.amplification)],
+  ['hop 1 statuses', (v) => statusText(v.upstream.status)],
+  ['hop 1 5xx share', (v) => formatPercent(v.upstream.share['5xx'])],
+  ['hop 2 requests', (_v, h) => formatCount(h.reached)],
+  ['hop 2 amplification', (_v, h) => formatTimes(h.amplification)],
+  ['hop 2 statuses', (_v, h) => statusText(h.status)],
+  ['total amplification', (_v, h) => formatTimes(h.totalAmplification)],
+  ['hop 2 settled', (_v, h) => settleText(h)],
+  ['hop 2 requests after the driver stopped', (_v, h) => formatCount(h.settle.afterEnd)],
+];
+
+/**
+ * One row per variant run with a gateway under test: hop 1 (driver → gateway) as the driver
+ * saw it, hop 2 (gateway → upstream) as the upstream counted it, the total, how hop 2 settled,
+ * and below the table the notes the terminal summary gives. '' without a gateway under test.
+ */
+export function hopsTable(variants: readonly RunResult[]): string {
+  const rows = variants.flatMap((v) => {
+    const h = hopOf(v);
+    if (h === undefined) return [];
+    const cells = COLUMNS.map(([, f]) => `<td>${escapeHtml(f(v, h))}</td>`);
+    return [`<tr><td>${escapeHtml(v.name)}</td>${cells.join('')}</tr>`];
+  });
+  if (rows.length === 0) return '';
+  const head = `<tr><th>variant</th>${COLUMNS.map(([name]) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>`;
+  const notes = hopNotes(variants).map((n) => `<p class="note">${escapeHtml(`note: ${n}`)}</p>`);
+  return `<div class="scroll"><table class="headline">${head}${rows.join('')}</table></div>${notes.join('')}`;
+}
