@@ -1,4 +1,5 @@
 import type { RunResult, UpstreamHop } from '../run/metrics/result.js';
+import { formatDuration } from '../upstream/duration.js';
 import { OUTPUT_TOKENS_HEADER } from '../upstream/output-tokens-header.js';
 import { formatCount, formatMs } from './format.js';
 
@@ -16,7 +17,7 @@ export function hopOf(v: RunResult): UpstreamHop | undefined {
 export function settleText(h: UpstreamHop): string {
   const s = h.settle;
   if (s.outcome === 'quiet') return `after ${formatMs(s.waitedMs)}`;
-  if (s.outcome === 'timeout') return `no (${formatMs(s.timeoutMs)} out)`;
+  if (s.outcome === 'timeout') return `no (${formatDuration(s.timeoutMs)} out)`;
   return s.outcome === 'skipped' ? 'no (stopped)' : 'no (unreadable)';
 }
 
@@ -35,7 +36,7 @@ export function hopNotes(vs: readonly RunResult[]): string[] {
     if (!s.settled) {
       const why =
         s.outcome === 'timeout'
-          ? `--settle-timeout ${formatMs(s.timeoutMs)} ran out with ${formatCount(s.inFlight)} in flight there`
+          ? `--settle-timeout ${formatDuration(s.timeoutMs)} ran out with ${formatCount(s.inFlight)} in flight there`
           : s.outcome === 'skipped'
             ? 'the run was stopped'
             : 'its counters could not be read again';

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeUpstream, type FakeUpstream } from '../../src/fake-upstream/server.js';
-import { cli, tempDir } from './capture-io.js';
+import { createProgram } from '../../src/cli/program.js';
+import { captureIo, cli, tempDir } from './capture-io.js';
 
 /**
  * One layer that never retries, so every retry that reaches the upstream is the gateway's; the
@@ -176,6 +177,55 @@ describe('stormlab run --mode live --target <gateway> --upstream <stormlab serve
       `stormlab: --upstream ${notStormlab}: GET /_stormlab/stats answered 404 (not a stormlab serve?)\n`,
     );
     expect(gw.counts.received).toBe(0);
+  });
+});
+
+describe('gateway mode: what the io hears', () => {
+  it("a crash of the process puts the upstream's own faults back (the cleanup it registers), even mid-run", async () => {
+    const fake = await upstream();
+    const own = fake.setFaults([{ kind: 'latency', fromMs: 3_600_000, factor: 2 }], 'start');
+    const gw = await retryingGateway(fake.url, 1);
+    const io = captureIo();
+    let crash: (() => Promise<unknown>) | undefined;
+    let forgotten = false;
+    io.onCrash = (cleanup) => {
+      crash = cleanup;
+      return () => void (forgotten = true);
+    };
+    let stop: ((signal: string) => void) | undefined;
+    io.onStop = (fn) => {
+      stop = fn;
+      return () => {};
+    };
+    let restoredMidRun: unknown;
+    const write = io.stderr;
+    io.stderr = (t) => {
+      write(t);
+      if (!t.startsWith('[') || crash === undefined || restoredMidRun !== undefined) return;
+      restoredMidRun = 'pending';
+      // As the process would on an uncaught error: the cleanups, then (here) a stop.
+      void crash().then(() => {
+        restoredMidRun = fake.faults();
+        stop?.('SIGTERM');
+      });
+    };
+    const argv = [
+      'run',
+      scenario,
+      '--mode',
+      'live',
+      '--duration',
+      '10s',
+      '--target',
+      gw.url,
+      '--upstream',
+      fake.url,
+      '--no-ui',
+    ];
+    const code = await createProgram(io).run(argv);
+    expect(code).toBe(143);
+    expect(restoredMidRun).toEqual(own);
+    expect(forgotten).toBe(true);
   });
 });
 

@@ -23,6 +23,12 @@ export interface ScriptedGateway {
   close(): Promise<void>;
 }
 
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
 /**
  * A small gateway for tests, a real HTTP server on port 0: each request is forwarded to the
  * upstream and retried on a 5xx or 429 up to `attempts` tries with a fixed backoff — and, as
@@ -39,7 +45,7 @@ export async function scriptedGateway(o: ScriptedGatewayOptions): Promise<Script
     waiters = [];
   };
   const forward = (body: Buffer, path: string, headers: Record<string, string>) =>
-    new Promise<{ status: number; headers: Record<string, string>; body: Buffer }>((resolve) => {
+    new Promise<Answer>((resolve) => {
       counts.forwarded++;
       const req = httpRequest(`${o.upstream}${path}`, { method: 'POST', headers }, (res) => {
         const chunks: Buffer[] = [];
@@ -71,7 +77,7 @@ export async function scriptedGateway(o: ScriptedGatewayOptions): Promise<Script
       for (const [k, v] of Object.entries(req.headers))
         if (typeof v === 'string' && !['host', 'connection', 'content-length', ...(o.drop ?? [])].includes(k))
           headers[k] = v;
-      let answer = { status: 502, headers: {} as Record<string, string>, body: Buffer.alloc(0) };
+      let answer: Answer = { status: 502, headers: {}, body: Buffer.alloc(0) };
       for (let i = 0; i < o.attempts; i++) {
         if (i > 0) await new Promise((r) => setTimeout(r, o.backoffMs));
         if (left) counts.afterClientLeft++;

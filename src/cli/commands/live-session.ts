@@ -86,7 +86,8 @@ export class LiveSession {
         get done() {
           return v.over;
         },
-        view: (name: string) => v.sim.view(name),
+        // Done once hop 2 is read too: until then the dashboard shows it settling.
+        view: (name: string) => ({ ...v.sim.view(name), done: v.over }),
       },
     }));
   }
