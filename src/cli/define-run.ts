@@ -60,8 +60,9 @@ function runModule(): Promise<typeof import('./commands/run.js')> {
 
 /** The exit codes of run and compare, for their --help. */
 const RUN_EXITS =
-  'Exit codes: 0 ok, 1 an expectation failed, 2 bad input, 130 stopped (q, Ctrl-C, SIGINT), 143 SIGTERM;\n' +
-  'a stopped run still writes its result, marked "partial": true.';
+  'Exit codes: 0 ok, 1 an expectation failed, 2 bad input, 130 stopped (q, Ctrl-C, SIGINT), 141 its output pipe\n' +
+  'closed (SIGPIPE), 143 SIGTERM; a stopped run still writes its result, marked "partial": true. With --upstream,\n' +
+  'the upstream gets its own fault phases back whatever ends the run (a first q or Ctrl-C still lets hop 2 settle).';
 
 /** `stormlab run` and `stormlab compare`. */
 export function defineRun(program: Command, { io, exit }: CommandContext): void {
