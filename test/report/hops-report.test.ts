@@ -105,7 +105,8 @@ describe('the two hops in the summary', () => {
     const page = resultReport(fakeFile([gatewayRun('gw', hop({ noLengthHeader: 900 }))]));
     expect(page.body).toContain('<h2>Two hops</h2>');
     expect(page.body).toContain('<th>total amplification</th><th>hop 1 amplification</th>');
-    expect(page.body).toContain('<td>503 900</td><td>9.00×</td><td>after 5.21 s</td>');
+    expect(page.body).toContain('<td>gw</td><td>9.00×</td><td>3.00×</td><td>3.00×</td><td>300</td><td>900</td>');
+    expect(page.body).toContain('<td>503 900</td><td>33.3 %</td><td>after 5.21 s</td><td>12</td>');
     expect(page.body).toContain('note: 900 of 900 requests reached the upstream without x-stormlab-output-tokens');
     expect(page.body).not.toContain('<th>wasted tokens</th>');
     expect(resultReport(fakeFile([fakeRun('plain', { roots: 10, leafAttempts: 1, okShare: 1 })])).body).not.toContain(

@@ -10,15 +10,16 @@ const statusText = (status: Record<string, number>): string =>
     .map(([k, n]) => `${k} ${formatCount(n)}`)
     .join(' · ') || '—';
 
+// The amplifications first, where a page that scrolls sideways still shows them.
 const COLUMNS: Column[] = [
-  ['hop 1 attempts', (v) => formatCount(v.upstream.attempts)],
-  ['hop 1 amplification', (v) => formatTimes(v.amplification)],
-  ['hop 1 statuses', (v) => statusText(v.upstream.status)],
-  ['hop 1 5xx share', (v) => formatPercent(v.upstream.share['5xx'])],
-  ['hop 2 requests', (_v, h) => formatCount(h.reached)],
-  ['hop 2 amplification', (_v, h) => formatTimes(h.amplification)],
-  ['hop 2 statuses', (_v, h) => statusText(h.status)],
   ['total amplification', (_v, h) => formatTimes(h.totalAmplification)],
+  ['hop 1 amplification', (v) => formatTimes(v.amplification)],
+  ['hop 2 amplification', (_v, h) => formatTimes(h.amplification)],
+  ['hop 1 attempts', (v) => formatCount(v.upstream.attempts)],
+  ['hop 2 requests', (_v, h) => formatCount(h.reached)],
+  ['hop 1 statuses', (v) => statusText(v.upstream.status)],
+  ['hop 2 statuses', (_v, h) => statusText(h.status)],
+  ['hop 1 5xx share', (v) => formatPercent(v.upstream.share['5xx'])],
   ['hop 2 settled', (_v, h) => settleText(h)],
   ['hop 2 requests after the driver stopped', (_v, h) => formatCount(h.settle.afterEnd)],
 ];
