@@ -1,6 +1,5 @@
 import { loadScenario } from '../src/scenario/load-scenario.js';
 import type { Scenario } from '../src/scenario/scenario.js';
-import { resolveVariant } from '../src/scenario/variants.js';
 import type { RunSpec } from '../src/run/run-spec.js';
 
 /** The bundled scenario the simulator suite runs. */
@@ -15,7 +14,7 @@ export const SIM_SCENARIO = 'retry-storm';
  * would, but without naming fault indexes the bundled file might reorder.
  */
 export function scaledSpec(variant: string, rate: number, durationMs: number): RunSpec {
-  const s: Scenario = resolveVariant(loadScenario(SIM_SCENARIO), variant);
+  const s: Scenario = loadScenario(SIM_SCENARIO, { variant });
   const end = durationMs + s.drainMs;
   return {
     name: `${SIM_SCENARIO}/${variant}`,
@@ -32,7 +31,7 @@ export function scaledSpec(variant: string, rate: number, durationMs: number): R
 
 /** retry-storm's variant `variant` as bundled, unscaled. */
 export function bundledSpec(variant: string): RunSpec {
-  const s = resolveVariant(loadScenario(SIM_SCENARIO), variant);
+  const s = loadScenario(SIM_SCENARIO, { variant });
   return {
     name: `${SIM_SCENARIO}/${variant}`,
     seed: s.seed,

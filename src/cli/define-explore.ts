@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { SweepFlags } from './commands/sweep.js';
 import type { TuneFlags } from './commands/tune.js';
 import type { WorkerFlags } from './commands/worker.js';
-import { collect, type CommandContext } from './command-context.js';
+import { collect, PRECEDENCE, type CommandContext } from './command-context.js';
 
 /** What the options sweep and tune share say about each command's points. */
 interface ExploreWords {
@@ -25,7 +25,11 @@ function exploreOptions(cmd: Command, words: ExploreWords): Command {
     )
     .option('--seed <n>', 'seed of every point (same seed, same table)')
     .option('--seeds <n>', words.seeds)
-    .option('--set <path=value>', 'override a scenario field for every point (repeatable)', collect)
+    .option(
+      '--set <path=value>',
+      "override a scenario field for every point (repeatable; wins over the variant's overrides)",
+      collect,
+    )
     .option('--duration <d>', 'run length of every point, e.g. 30s or 2m')
     .option('--json <file>', words.json)
     .option(
@@ -60,7 +64,7 @@ export function defineExplore(program: Command, { io, exit }: CommandContext): v
   )
     .addHelpText(
       'after',
-      "\nEvery point runs the same scenario and seed, the variant's overrides on top of the point's values.\nExample: stormlab sweep brownout --param engine.throttle.k=1.1,1.5,2,3 --param engine.retryBudget.ratio=0.05,0.1,0.2\nExit codes: 0 ok, 2 bad input.",
+      `\nEvery point runs the same scenario and seed. A point's values are command-line values: they\napply after the variant's overrides and --set, and win.\n${PRECEDENCE}\nExample: stormlab sweep brownout --param engine.throttle.k=1.1,1.5,2,3 --param engine.retryBudget.ratio=0.05,0.1,0.2\nExit codes: 0 ok, 2 bad input.`,
     )
     .action(async (arg: string, flags: SweepFlags) => {
       const { sweepCommand } = await import('./commands/sweep.js');
@@ -97,7 +101,7 @@ export function defineExplore(program: Command, { io, exit }: CommandContext): v
   )
     .addHelpText(
       'after',
-      '\nExample: stormlab tune brownout --maximize goodput --subject-to "amplification <= 1.2" --params engine.throttle.k,engine.retryBudget.ratio=0.02:0.4:log\nExit codes: 0 a point met every constraint, 1 none did, 2 bad input.',
+      `\nA point's values apply after the variant's overrides and --set, and win; the current values are\nthose of the variant under --set.\n${PRECEDENCE}\nExample: stormlab tune brownout --maximize goodput --subject-to "amplification <= 1.2" --params engine.throttle.k,engine.retryBudget.ratio=0.02:0.4:log\nExit codes: 0 a point met every constraint, 1 none did, 2 bad input.`,
     )
     .action(async (arg: string, flags: TuneFlags) => {
       const { tuneCommand } = await import('./commands/tune.js');

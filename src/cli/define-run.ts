@@ -2,13 +2,17 @@ import type { Command } from 'commander';
 import { SETTLE_DEFAULTS } from '../run/live/settle-defaults.js';
 import { formatDuration } from '../upstream/duration.js';
 import type { RunFlags } from './commands/run.js';
-import { collect, type CommandContext } from './command-context.js';
+import { collect, PRECEDENCE, type CommandContext } from './command-context.js';
 
 /** The options `run` and `compare` share: the scenario's overrides, the outputs, sim or live, the gate. */
 function scenarioOptions(cmd: Command): Command {
   return cmd
     .option('--seed <n>', 'seed for every random draw (same seed, same result)')
-    .option('--set <path=value>', 'override a scenario field, e.g. upstream.faults[0].rate=0.5 (repeatable)', collect)
+    .option(
+      '--set <path=value>',
+      "override a scenario field, e.g. upstream.faults[0].rate=0.5 (repeatable; wins over the variant's overrides)",
+      collect,
+    )
     .option('--duration <d>', 'run length, e.g. 30s or 2m')
     .option('--json <file>', 'write the result as JSON (schema stormlab.result/v1)')
     .option('-q, --quiet', 'print only the headline')
@@ -60,6 +64,7 @@ function runModule(): Promise<typeof import('./commands/run.js')> {
 
 /** The exit codes of run and compare, for their --help. */
 const RUN_EXITS =
+  `${PRECEDENCE}\n` +
   'Exit codes: 0 ok, 1 an expectation failed, 2 bad input, 130 stopped (q, Ctrl-C, SIGINT), 141 its output pipe\n' +
   'closed (SIGPIPE), 143 SIGTERM; a stopped run still writes its result, marked "partial": true. With --upstream,\n' +
   'the upstream gets its own fault phases back whatever ends the run (a first q or Ctrl-C still lets hop 2 settle).';

@@ -27,6 +27,6 @@ export function expectationsOf(scenario: Scenario, flagged: readonly string[] = 
   const fromFile = scenario.expect.flatMap((text, i) => parse(text, `expect[${i}]`));
   if (problems.length > 0) throw new ScenarioError(scenario.source, problems);
   const fromFlags = flagged.flatMap((text) => parse(text, `--expect ${JSON.stringify(text)}`));
-  if (problems.length > 0) throw new UsageError(problems.join('\nstormlab: '));
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
   return [...fromFile, ...fromFlags];
 }

@@ -1,5 +1,6 @@
 import { colorWanted } from './color-wanted.js';
 import type { Check } from '../report/check.js';
+import type { ResultNote } from '../run/metrics/result.js';
 import { tally } from '../report/check.js';
 import { checkTable } from '../report/check-table.js';
 import { junitXml } from '../report/junit.js';
@@ -19,7 +20,8 @@ export interface GateFlags {
  * Shows a gate's checks (the table on stdout; with --quiet only the failures), writes --junit
  * and --markdown, and returns the exit code: 1 when a check failed, else 0. `title` names the
  * gate in the files (`stormlab retry-storm`); `inTable` picks the checks the terminal table
- * shows (all by default), the files always get every check.
+ * shows (all by default), the files always get every check, and the result's `notes` (the
+ * summary shows them on the terminal).
  */
 export function reportChecks(
   io: Io,
@@ -27,11 +29,12 @@ export function reportChecks(
   checks: readonly Check[],
   flags: GateFlags,
   inTable: readonly Check[] = checks,
+  notes: readonly ResultNote[] = [],
 ): number {
   const color = colorWanted(io);
   const shown = flags.quiet ? inTable.filter((c) => c.status === 'fail') : inTable;
   if (shown.length > 0) io.stdout(`\n${checkTable(shown, { color, verdictOf: inTable })}`);
-  if (flags.junit !== undefined) writeOutput(io, '--junit', flags.junit, junitXml(title, checks));
-  if (flags.markdown !== undefined) writeOutput(io, '--markdown', flags.markdown, markdownChecks(title, checks));
+  if (flags.junit !== undefined) writeOutput(io, '--junit', flags.junit, junitXml(title, checks, notes));
+  if (flags.markdown !== undefined) writeOutput(io, '--markdown', flags.markdown, markdownChecks(title, checks, notes));
   return tally(checks).ok ? EXIT.ok : EXIT.failed;
 }

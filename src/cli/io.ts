@@ -1,3 +1,5 @@
+import { StormlabError } from '../engine/errors.js';
+
 /** What a command may touch of the outside world; tests pass captured ones. */
 export interface Io {
   stdout(text: string): void;
@@ -39,10 +41,9 @@ export interface Terminal {
 }
 
 /** A problem with what the user gave us: one line on stderr, exit code 2. */
-export class UsageError extends Error {
+export class UsageError extends StormlabError {
   constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
+    super('ERR_STORMLAB_USAGE', message);
   }
 }
 

@@ -1,9 +1,9 @@
-import { loadScenarioArg } from '../scenario/load-scenario-arg.js';
-import { resolveVariant } from '../scenario/variants.js';
-import type { Scenario } from '../scenario/scenario.js';
+import type { CommandSet } from '../scenario/scenario-request.js';
 import { parseDuration } from '../scenario/duration.js';
 import { UsageError } from './io.js';
-import { variantNames } from './run-scenario.js';
+
+// Light on purpose: `run` of a bundled scenario as written imports this and must not load the
+// scenario loader (the YAML parser, the schema); see scenario/effective-scenario.ts.
 
 export interface ScenarioFlags {
   seed?: string;
@@ -36,31 +36,37 @@ export function checkDuration(raw: string): void {
   if (ms <= 0) throw new UsageError(`--duration: expected a duration above 0, like 30s or 2m, got ${got}`);
 }
 
-/** The `--set`s a command applies: the user's, then --duration and --seed as overrides (both checked). */
-export function scenarioSets(flags: ScenarioFlags): string[] {
-  const set = [...(flags.set ?? [])];
+/**
+ * The command line's overrides, in the order they apply (after the variant's, so they win):
+ * the user's `--set`s, then --duration and --seed (both checked).
+ */
+export function scenarioSets(flags: ScenarioFlags): CommandSet[] {
+  const set: CommandSet[] = (flags.set ?? []).map((text) => ({ text, from: '--set' }));
   if (flags.duration !== undefined) {
     checkDuration(flags.duration);
-    set.push(`duration=${flags.duration}`);
+    set.push({ text: `duration=${flags.duration}`, from: '--duration' });
   }
   const seed = parseSeed(flags.seed);
-  if (seed !== undefined) set.push(`seed=${seed}`);
+  if (seed !== undefined) set.push({ text: `seed=${seed}`, from: '--seed' });
   return set;
 }
 
-/** Loads the scenario a command names, with --set, --duration and --seed applied. */
-export function scenarioFromFlags(arg: string, flags: ScenarioFlags, cwd: string): Scenario {
-  return loadScenarioArg(arg, scenarioSets(flags), cwd);
+/** `--variants a,b` (or `--variant a`): the names, in order; an empty list is refused. */
+export function variantList(raw: string, flag: string): string[] {
+  const names = raw
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if (names.length === 0)
+    throw new UsageError(`${flag}: expected a comma-separated list of variant names, got ${JSON.stringify(raw)}`);
+  return names;
 }
 
-/**
- * The variants a compare runs: those asked for, in order, or all the scenario has. `flag` is
- * the option they came from (`--variants`, or `--variant` for run), for messages.
- */
-export function pickVariants(
-  s: Scenario,
-  wanted: string | undefined,
-  flag = '--variants',
-): Array<{ name: string; scenario: Scenario }> {
-  return variantNames(s, wanted, flag).map((name) => ({ name, scenario: resolveVariant(s, name) }));
+/** `--variant`: one name (compare --variants a,b runs several). */
+export function oneVariant(raw: string): string {
+  if (raw.includes(',') || raw.trim() === '')
+    throw new UsageError(
+      `--variant: expected one variant name (compare --variants a,b runs several), got ${JSON.stringify(raw)}`,
+    );
+  return raw.trim();
 }

@@ -117,6 +117,11 @@ export class GuardCore {
     if (options.onEvent) this.subscribe(options.onEvent);
   }
 
+  /** `options.name`: what metrics and state keys call it. */
+  get name(): string {
+    return this.options.name;
+  }
+
   /** Begins a logical call at `now`; drive it with `call.next(now)` and `call.complete(...)`. */
   start(now: number, opts?: StartOptions): GuardCall {
     if (opts === undefined) return new GuardCall(this, now + this.timeoutMs, 0, undefined);

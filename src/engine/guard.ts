@@ -1,8 +1,10 @@
 import { classify, classifyStatus, type AttemptResult, type Classification } from './classify.js';
 import { sleep } from './clock.js';
 import { ShedError, StormlabError } from './errors.js';
+import type { Clock } from './clock.js';
 import { Step, type GuardCall } from './guard-call.js';
-import { GuardCore, type StartOptions } from './guard-core.js';
+import { GuardCore, type GuardSnapshot, type StartOptions } from './guard-core.js';
+import type { GuardListener } from './guard-events.js';
 import type { GuardOptions } from './guard-options.js';
 import type { DeferredOutcome } from './deferred-outcome.js';
 import type { Target } from './target.js';
@@ -71,12 +73,30 @@ export class AttemptTimeoutError extends StormlabError {
 }
 
 /**
+ * What a guard shows of itself to whoever watches it (the Prometheus adapter, a dashboard):
+ * its name, its clock, its state at a time, its events. `Guard` and the core the simulator
+ * drives both have it.
+ */
+export interface GuardView {
+  /** `GuardOptions.name`: what metrics and state keys call it. */
+  readonly name: string;
+  readonly clock: Clock;
+  snapshot(now?: number): GuardSnapshot;
+  subscribe(listener: GuardListener): () => void;
+}
+
+/**
  * The engine for users: `await guard.run(fn)` runs `fn` under the retry budget, adaptive
  * throttle, circuit breakers, token buckets, concurrency limit, deadline, backoff and
  * fallback chain, in the order ARCHITECTURE.md gives ("The engine"). The decisions are the
- * synchronous `GuardCall` state machine; this class only awaits, sleeps and times out.
+ * synchronous `GuardCall` state machine of a `GuardCore` this guard holds (and does not
+ * expose: the primitives and the synchronous calls are the simulator's, not an API); this
+ * class only awaits, sleeps and times out.
  */
-export class Guard extends GuardCore {
+export class Guard implements GuardView {
+  private readonly core: GuardCore;
+  /** The core's clock, read on every call. */
+  private readonly clk: Clock;
   private readonly idem: GuardOptions['idempotency'];
   /** No attempt timeout: an attempt needs a timer only for a deadline or a caller's signal. */
   private readonly untimed: boolean;
@@ -84,10 +104,36 @@ export class Guard extends GuardCore {
   private readonly plain: boolean;
 
   constructor(options: GuardOptions = {}) {
-    super(options);
+    const core = new GuardCore(options);
+    this.core = core;
+    this.clk = core.clock;
     this.idem = options.idempotency;
-    this.untimed = this.options.attemptTimeoutMs === Infinity;
-    this.plain = this.untimed && this.timeoutMs === Infinity && this.concurrency === undefined;
+    this.untimed = core.options.attemptTimeoutMs === Infinity;
+    this.plain = this.untimed && core.timeoutMs === Infinity && core.concurrency === undefined;
+    cores.set(this, core);
+  }
+
+  get name(): string {
+    return this.core.options.name;
+  }
+
+  get clock(): Clock {
+    return this.clk;
+  }
+
+  /** The targets of its fallback chain, in order (the primary first). */
+  get targets(): readonly Target[] {
+    return this.core.targets;
+  }
+
+  /** The state of its budget, throttles, breakers, buckets and concurrency limit at `now` (default: its clock's now). */
+  snapshot(now: number = this.clk.now()): GuardSnapshot {
+    return this.core.snapshot(now);
+  }
+
+  /** Adds a listener for its `GuardEvent`s; returns a function that removes it. */
+  subscribe(listener: GuardListener): () => void {
+    return this.core.subscribe(listener);
   }
 
   /**
@@ -114,9 +160,9 @@ export class Guard extends GuardCore {
   ): Promise<R | GuardResult<R>> {
     if (opts?.signal?.aborted) return Promise.reject(opts.signal.reason);
     if (this.idem !== undefined && opts?.idempotencyKey !== undefined) return this.runOnce(fn, opts, detailed);
-    const now = this.clock.now();
+    const now = this.clk.now();
     const call = this.begin(now, opts);
-    if (this.concurrency !== undefined) return this.loop(fn, opts, call, false, undefined, detailed);
+    if (this.core.concurrency !== undefined) return this.loop(fn, opts, call, false, undefined, detailed);
     // Fast path for the first attempt: no async frame, one `then`. Retries continue in `loop`.
     if (call.next(now) !== Step.Attempt) return Promise.reject(this.shedError(call, undefined));
     const cancel =
@@ -146,8 +192,8 @@ export class Guard extends GuardCore {
    * keeps function names, as tsx does, both fall off V8's fast paths and cost ten times more.)
    */
   private execPlain<R>(fn: (ctx: AttemptContext) => R | Promise<R>, detailed: boolean): Promise<R | GuardResult<R>> {
-    const now = this.clock.now();
-    const call = this.start(now);
+    const now = this.clk.now();
+    const call = this.core.start(now);
     if (call.next(now) !== Step.Attempt) return Promise.reject(this.shedError(call, undefined));
     const pending = invoke(fn, call);
     if (detailed)
@@ -168,7 +214,7 @@ export class Guard extends GuardCore {
   }
 
   private plainDone(call: GuardCall, started: number): void {
-    const end = this.clock.now();
+    const end = this.clk.now();
     call.complete(SUCCESS, end - started, -1, end); // a success is always Step.Done
   }
 
@@ -184,8 +230,8 @@ export class Guard extends GuardCore {
   }
 
   private begin<R>(now: number, opts: RunOptions<R> | undefined): GuardCall {
-    if (opts?.timeoutMs === undefined || opts.deadlineAt !== undefined) return this.start(now, opts);
-    return this.start(now, { ...opts, deadlineAt: now + opts.timeoutMs });
+    if (opts?.timeoutMs === undefined || opts.deadlineAt !== undefined) return this.core.start(now, opts);
+    return this.core.start(now, { ...opts, deadlineAt: now + opts.timeoutMs });
   }
 
   /** At most once per idempotency key: the stored receipt is the detailed result. */
@@ -196,9 +242,9 @@ export class Guard extends GuardCore {
   ): Promise<R | GuardResult<R>> {
     const { store, leaseMs } = this.idem!;
     const run = (): Promise<GuardResult<R>> =>
-      this.loop(fn, opts, this.begin(this.clock.now(), opts), false, undefined, true) as Promise<GuardResult<R>>;
+      this.loop(fn, opts, this.begin(this.clk.now(), opts), false, undefined, true) as Promise<GuardResult<R>>;
     const r = await withIdempotency(
-      { store, key: opts.idempotencyKey!, clock: this.clock, random: this.random, leaseMs },
+      { store, key: opts.idempotencyKey!, clock: this.clk, random: this.core.random, leaseMs },
       run,
     );
     const result = r.status === 'replayed' ? { ...r.value, replayed: true } : r.value;
@@ -214,12 +260,12 @@ export class Guard extends GuardCore {
     lastOutcome: unknown,
     detailed: boolean,
   ): Promise<R | GuardResult<R>> {
-    const clock = this.clock;
+    const clock = this.clk;
     for (;;) {
       if (waiting && call.delayMs > 0) await sleep(clock, call.delayMs, opts?.signal);
       waiting = true;
       opts?.signal?.throwIfAborted(); // the caller gave up while we waited: no attempt
-      const release = this.concurrency === undefined ? undefined : await this.admit(call, opts?.signal);
+      const release = this.core.concurrency === undefined ? undefined : await this.admit(call, opts?.signal);
       const now = clock.now();
       // next() answers Attempt or Shed; moving past an open breaker to a fallback happens inside it.
       if (call.next(now) !== Step.Attempt) {
@@ -262,7 +308,7 @@ export class Guard extends GuardCore {
   ): R | GuardResult<R> | typeof WAIT {
     let cls: Classification;
     let used = -1;
-    const now = this.clock.now();
+    const now = this.clk.now();
     if (opts === undefined && !threw) {
       cls = SUCCESS;
     } else if (threw) {
@@ -299,12 +345,12 @@ export class Guard extends GuardCore {
   /** Waits for a concurrency slot; a refusal is a shed like any other. */
   private async admit(call: GuardCall, signal: AbortSignal | undefined): Promise<() => void> {
     try {
-      return await this.concurrency!.acquire(this.clock, signal);
+      return await this.core.concurrency!.acquire(this.clk, signal);
     } catch (err) {
-      if (err instanceof ShedError && this.listener) {
-        this.emit({
+      if (err instanceof ShedError && this.core.listener) {
+        this.core.emit({
           type: 'shed',
-          at: this.clock.now(),
+          at: this.clk.now(),
           target: call.targetName,
           reason: err.reason,
           retryAfterMs: err.retryAfterMs,
@@ -320,7 +366,7 @@ export class Guard extends GuardCore {
    * caller aborts. Costs nothing when there is neither a limit nor a caller signal.
    */
   private arm(call: GuardCall, now: number, outer: AbortSignal | undefined): (() => void) | undefined {
-    const limit = Math.min(this.options.attemptTimeoutMs, call.deadlineAt - now);
+    const limit = Math.min(this.core.options.attemptTimeoutMs, call.deadlineAt - now);
     if (limit === Infinity && outer === undefined) {
       call.signal = undefined;
       return undefined;
@@ -330,12 +376,22 @@ export class Guard extends GuardCore {
     const onAbort = (): void => ac.abort(outer!.reason);
     outer?.addEventListener('abort', onAbort, { once: true });
     const cancel =
-      limit === Infinity ? undefined : this.clock.setTimer(limit, () => ac.abort(new AttemptTimeoutError(limit)));
+      limit === Infinity ? undefined : this.clk.setTimer(limit, () => ac.abort(new AttemptTimeoutError(limit)));
     return () => {
       cancel?.();
       outer?.removeEventListener('abort', onAbort);
     };
   }
+}
+
+const cores = new WeakMap<Guard, GuardCore>();
+
+/**
+ * The core a guard holds: for the engine's own tests and tools, never exported from
+ * `stormlab/engine` (what the simulator drives synchronously is not the users' API).
+ */
+export function coreOf(guard: Guard): GuardCore {
+  return cores.get(guard)!;
 }
 
 /** Calls the attempt function; a synchronous throw becomes a rejection like an async one. */

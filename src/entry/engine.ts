@@ -5,14 +5,16 @@
  *
  * This list is the public API: a name here is a promise to users, so add one on purpose.
  * The synchronous machinery the simulator drives (`GuardCore`, `GuardCall`, `Step`) and the
- * options resolvers stay internal.
+ * options resolvers stay internal: `Guard` holds a core rather than being one, so none of it
+ * is reachable through a guard either (its API: run, runDetailed, snapshot, subscribe, name,
+ * clock, targets).
  */
 
 // The guard: everything composed behind `await guard.run(fn)`.
 export { AttemptTimeoutError } from '../engine/guard.js';
 // The engine's Guard with systemClock and systemRandom() as its defaults.
 export { Guard } from '../platform/system-guard.js';
-export type { AttemptContext, GuardResult, RunOptions } from '../engine/guard.js';
+export type { AttemptContext, GuardResult, GuardView, RunOptions } from '../engine/guard.js';
 export type { GuardSnapshot, StartOptions } from '../engine/guard-core.js';
 export { GUARD_DEFAULTS } from '../engine/guard-options.js';
 export type { GuardOptions } from '../engine/guard-options.js';

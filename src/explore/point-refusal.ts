@@ -23,13 +23,19 @@ export function isRefused(o: PointOutcome | { runs: RunResult[] }): o is Refused
 }
 
 /**
+ * Who the loader says a problem of one point's document is (`--set "engine.breaker.maxOpenMs=30s": `,
+ * `--set "…" with variant engine: `, `variants.engine: `): the point's values and the sweep's
+ * variant together, every time, so it says nothing about this point.
+ */
+const WHOSE = /^(?:--set "[^"]*"(?: with variants? [^:]+)?|variants\.[^:]+): /;
+
+/**
  * The one-line reason when `e` is a refusal (the scenario does not validate, or the engine
  * refuses its options when the run builds it); undefined for anything else, which is a bug.
- * The loader blames the last `--set` for a clash (`--set "engine.breaker.maxOpenMs=30s": …`);
- * a clash is the whole point's doing, so that prefix goes.
+ * A clash is the whole point's doing, so who the loader blames (`WHOSE`) goes.
  */
 export function refusalOf(e: unknown): string | undefined {
-  if (e instanceof ScenarioError) return e.problems.map((p) => p.replace(/^--set "[^"]*": /, '')).join('; ');
+  if (e instanceof ScenarioError) return e.problems.map((p) => p.replace(WHOSE, '')).join('; ');
   if (e instanceof OptionError) return `engine: ${scenarioWording(e)}`;
   return undefined;
 }
@@ -42,5 +48,5 @@ export function refusalOf(e: unknown): string | undefined {
  * ends, before a sweep or tune leave these to the points: there they are refused, not fatal.
  */
 export function isEngineClash(problem: string): boolean {
-  return /^(?:--set "[^"]*": )?(?:engine|layers\[\d+\]\.retry\.engine): (?!expected )/.test(problem);
+  return /^(?:engine|layers\[\d+\]\.retry\.engine): (?!expected )/.test(problem.replace(WHOSE, ''));
 }

@@ -1,9 +1,8 @@
 import type { RunResult } from '../run/metrics/result.js';
 import { runSpecOf } from '../run/run-spec.js';
 import { Simulation } from '../run/sim/simulation.js';
-import { loadScenarioArg } from '../scenario/load-scenario-arg.js';
+import { resolveScenario } from '../scenario/resolve-scenario.js';
 import type { Scenario } from '../scenario/scenario.js';
-import { resolveVariant } from '../scenario/variants.js';
 import { refusalOf, type PointOutcome } from './point-refusal.js';
 
 /** What every point of a sweep or tune runs: the scenario as the user named it, the base `--set`s (seed and duration included), the variant. */
@@ -11,18 +10,21 @@ export interface PointJob {
   /** A file path (relative to `cwd`) or a bundled scenario's name, as given on the command line. */
   scenario: string;
   cwd: string;
+  /** The command line's `path=value` overrides (`--set`, then `duration=` and `seed=` for --duration and --seed). */
   set: string[];
   /** The variant to run; none runs the scenario as written. */
   variant?: string;
 }
 
 /**
- * The scenario of one point: the job's `--set`s, then the point's, on the base document, then
- * the variant's overrides on top (as `run --variant` does), loaded as every command loads it.
+ * The scenario of one point, resolved as `run --variant` resolves one: the file, the
+ * variant's overrides, then the command line's — the job's `--set`s, then the point's values
+ * (and its seed), which are command-line values too, so they win over the variant's.
  */
 export function loadPoint(job: PointJob, sets: readonly string[]): Scenario {
-  const s = loadScenarioArg(job.scenario, [...job.set, ...sets], job.cwd);
-  return job.variant === undefined ? s : resolveVariant(s, job.variant);
+  const set = [...job.set, ...sets].map((text) => ({ text, from: '--set' }));
+  const variants = job.variant === undefined ? undefined : [job.variant];
+  return resolveScenario({ arg: job.scenario, cwd: job.cwd, set, variants, flag: '--variant' }).runs[0].scenario;
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   type SweepPoint,
   type SweepRefusedPoint,
 } from '../report/sweep-file.js';
-import type { RunResult } from '../run/metrics/result.js';
+import type { EffectiveScenario, RunResult } from '../run/metrics/result.js';
 import { round6 } from '../run/metrics/round.js';
 import { paretoFront } from './pareto.js';
 import { bySeed, withSeeds } from './seeded-points.js';
@@ -38,6 +38,8 @@ export interface SweepSpec {
   workers: WorkerCount;
   /** The seeds every point runs on, when more than the scenario's one (see `seedList`). */
   seeds?: number[];
+  /** What every point runs before its own values, for the file (see `SweepFile.effective`). */
+  effective?: EffectiveScenario;
   /** After each simulated point (for progress). */
   onDone?: (done: number, total: number) => void;
   /** Once the workers are chosen (`auto` says what it chose). */
@@ -175,6 +177,7 @@ export function sweepFile(
       return point;
     }),
     ...(refused.length > 0 ? { refused } : {}),
+    ...(spec.effective === undefined ? {} : { effective: spec.effective }),
     timing,
   };
 }

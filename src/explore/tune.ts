@@ -12,7 +12,7 @@ import {
 } from './run-points.js';
 import { lexicographic } from './search-rank.js';
 import { searchSpace, type Evaluated, type Score, type SearchRound } from './search-space.js';
-import type { RunResult } from '../run/metrics/result.js';
+import type { EffectiveScenario, RunResult } from '../run/metrics/result.js';
 import { round6 } from '../run/metrics/round.js';
 import { bySeed, withSeeds } from './seeded-points.js';
 import type { TuneGoal } from './tune-goal.js';
@@ -31,6 +31,8 @@ export interface TuneSpec {
   budget: number;
   /** The seeds every point (and the baseline) runs on, when more than the scenario's one. */
   seeds?: number[];
+  /** What every point runs before its own values, for the file (see `TuneFile.effective`). */
+  effective?: EffectiveScenario;
   workers: WorkerCount;
   /** Once a batch's workers are chosen (`auto` says what it chose, on the first batch). */
   onWorkers?: (choice: WorkerChoice) => void;
@@ -159,6 +161,7 @@ export async function tune(spec: TuneSpec, runPoints: RunPointsFn): Promise<Tune
       })),
       stopped: result.stopped,
     },
+    ...(spec.effective === undefined ? {} : { effective: spec.effective }),
     timing: { wallMs: spec.wallNow() - start, workers: used },
   };
 }

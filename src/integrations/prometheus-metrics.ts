@@ -1,5 +1,5 @@
 import { Counter, Gauge, register as globalRegistry, type Registry } from 'prom-client';
-import type { GuardCore } from '../engine/guard-core.js';
+import type { GuardView } from '../engine/guard.js';
 import type { GuardEvent } from '../engine/guard-events.js';
 
 export interface GuardMetricsOptions {
@@ -20,7 +20,7 @@ const BREAKER_STATES = ['closed', 'open', 'half_open'] as const;
 
 /** The metrics of one registry and prefix, shared by every guard registered there. */
 class MetricSet {
-  readonly guards = new Set<GuardCore>();
+  readonly guards = new Set<GuardView>();
   readonly stores = new Set<ObservableStore>();
   readonly attempts: Counter<'guard' | 'target' | 'retry'>;
   readonly retries: Counter<'guard' | 'target' | 'class'>;
@@ -83,8 +83,8 @@ class MetricSet {
           read(this);
         },
       });
-    const each = (fn: (g: GuardCore, s: ReturnType<GuardCore['snapshot']>, name: string) => void): void => {
-      for (const g of this.guards) fn(g, g.snapshot(g.clock.now()), g.options.name);
+    const each = (fn: (g: GuardView, s: ReturnType<GuardView['snapshot']>, name: string) => void): void => {
+      for (const g of this.guards) fn(g, g.snapshot(g.clock.now()), g.name);
     };
     gauge(
       'breaker_state',
@@ -155,9 +155,9 @@ function metricSet(registry: Registry, prefix: string): MetricSet {
  * concurrency limiter. Every metric is labelled with the guard's `name`, so many guards share
  * one set of metrics. Returns a function that stops counting and drops the guard's gauges.
  */
-export function guardMetrics(guard: GuardCore, options: GuardMetricsOptions = {}): () => void {
+export function guardMetrics(guard: GuardView, options: GuardMetricsOptions = {}): () => void {
   const set = metricSet(options.registry ?? globalRegistry, options.prefix ?? 'stormlab_');
-  const name = guard.options.name;
+  const name = guard.name;
   set.guards.add(guard);
   // Labelled children are looked up once per label set, not per event.
   const children = new Map<string, { inc(n?: number): void }>();

@@ -1,4 +1,4 @@
-import type { RunResult, UpstreamHop } from '../run/metrics/result.js';
+import type { ResultNote, RunResult, UpstreamHop } from '../run/metrics/result.js';
 import { formatDuration } from '../upstream/duration.js';
 import { OUTPUT_TOKENS_HEADER } from '../upstream/output-tokens-header.js';
 import { formatCount, formatMs } from './format.js';
@@ -22,16 +22,16 @@ export function settleText(h: UpstreamHop): string {
 }
 
 /**
- * One line per thing about a variant's hops a reader must not miss (none without a gateway
+ * What a reader must not miss about a variant's hops, one note each (none without a gateway
  * under test): hop 2 read before it settled, a gateway that does not pass the harness's length
  * header on, successes the upstream gave the gateway that never reached the driver.
  */
-export function hopNotes(vs: readonly RunResult[]): string[] {
-  const notes: string[] = [];
+export function hopNotes(vs: readonly RunResult[]): ResultNote[] {
+  const notes: ResultNote[] = [];
   for (const v of vs) {
     const h = hopOf(v);
     if (h === undefined) continue;
-    const who = vs.length > 1 ? `${v.name}: ` : '';
+    const variant = v.name;
     const s = h.settle;
     if (!s.settled) {
       const why =
@@ -40,21 +40,37 @@ export function hopNotes(vs: readonly RunResult[]): string[] {
           : s.outcome === 'skipped'
             ? 'the run was stopped'
             : 'its counters could not be read again';
-      notes.push(`${who}hop 2 was read before the upstream settled (${why}): its figures may be short`);
+      notes.push({
+        kind: 'hop-unsettled',
+        variant,
+        outcome: s.outcome,
+        inFlight: s.inFlight,
+        message: `${variant}: hop 2 was read before the upstream settled (${why}): its figures may be short`,
+      });
     }
     if (h.noLengthHeader > 0) {
       const answered = h.lengthsAsAsked
         ? 'the upstream answered them as the header asks (told so through its control API)'
         : "their lengths are the upstream's own, so token figures are as measured, not the scenario's";
-      notes.push(
-        `${who}${formatCount(h.noLengthHeader)} of ${formatCount(h.reached)} requests reached the upstream without ${OUTPUT_TOKENS_HEADER} (the gateway does not pass it on): ${answered}`,
-      );
+      notes.push({
+        kind: 'length-header',
+        variant,
+        requests: h.noLengthHeader,
+        of: h.reached,
+        lengthsAsAsked: h.lengthsAsAsked,
+        message: `${variant}: ${formatCount(h.noLengthHeader)} of ${formatCount(h.reached)} requests reached the upstream without ${OUTPUT_TOKENS_HEADER} (the gateway does not pass it on): ${answered}`,
+      });
     }
-    const lost = (h.status['200'] ?? 0) - (v.upstream.status['200'] ?? 0);
-    if (lost > 0)
-      notes.push(
-        `${who}the upstream answered the gateway ${formatCount(h.status['200'] ?? 0)} 200s, the gateway the driver ${formatCount(v.upstream.status['200'] ?? 0)}: ${formatCount(lost)} successes never reached the driver (turned into errors, answered after it gave up, or hedged)`,
-      );
+    const upstream = h.status['200'] ?? 0;
+    const driver = v.upstream.status['200'] ?? 0;
+    if (upstream > driver)
+      notes.push({
+        kind: 'successes-lost',
+        variant,
+        upstream,
+        driver,
+        message: `${variant}: the upstream answered the gateway ${formatCount(upstream)} 200s, the gateway the driver ${formatCount(driver)}: ${formatCount(upstream - driver)} successes never reached the driver (turned into errors, answered after it gave up, or hedged)`,
+      });
   }
   return notes;
 }

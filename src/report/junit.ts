@@ -1,3 +1,4 @@
+import type { ResultNote } from '../run/metrics/result.js';
 import type { Check } from './check.js';
 import { tally } from './check.js';
 
@@ -22,9 +23,11 @@ function xml(text: string): string {
 /**
  * JUnit XML as CI systems read it (GitHub, GitLab, Jenkins): one `<testsuite>` per group
  * (variant), one `<testcase>` per check, `<failure>` for a failed one and `<skipped>` for one
- * that could not be judged. `suite` names the whole (`stormlab retry-storm`).
+ * that could not be judged. `suite` names the whole (`stormlab retry-storm`). The result's
+ * notes (a stopped run, roots the drain cut off) go in the `<system-out>` of the suites they
+ * concern — every suite for a note about the whole run — where CI systems show them.
  */
-export function junitXml(suite: string, checks: readonly Check[]): string {
+export function junitXml(suite: string, checks: readonly Check[], notes: readonly ResultNote[] = []): string {
   const groups = [...new Set(checks.map((c) => c.group))];
   const all = tally(checks);
   const lines = [
@@ -38,10 +41,19 @@ export function junitXml(suite: string, checks: readonly Check[]): string {
       `  <testsuite name="${xml(`${suite} · ${group}`)}" tests="${mine.length}" failures="${t.fail}" skipped="${t.skip}" errors="0">`,
     );
     for (const c of mine) lines.push(...testCase(suite, c));
+    const said = notes.filter((n) => concerns(n, group)).map((n) => n.message);
+    if (said.length > 0) lines.push(`    <system-out>${xml(said.join('\n'))}</system-out>`);
     lines.push('  </testsuite>');
   }
   lines.push('</testsuites>', '');
   return lines.join('\n');
+}
+
+/** Whether a note is about variant `group` (or about the whole run). */
+function concerns(n: ResultNote, group: string): boolean {
+  if (n.kind === 'partial') return true;
+  if (n.kind === 'skipped-expectations') return n.variants.includes(group);
+  return n.variant === group;
 }
 
 function testCase(suite: string, c: Check): string[] {

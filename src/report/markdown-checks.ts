@@ -1,3 +1,4 @@
+import type { ResultNote } from '../run/metrics/result.js';
 import type { Check } from './check.js';
 import { tally } from './check.js';
 
@@ -32,10 +33,12 @@ function headline(checks: readonly Check[]): string {
 
 /**
  * A Markdown summary of a gate, for a CI step summary (`$GITHUB_STEP_SUMMARY`): a heading that
- * says whether it held, then one table row per check with its figures.
+ * says whether it held, the result's notes (what its figures must be read with), then one
+ * table row per check with its figures.
  */
-export function markdownChecks(title: string, checks: readonly Check[]): string {
+export function markdownChecks(title: string, checks: readonly Check[], notes: readonly ResultNote[] = []): string {
   const lines = [`### ${md(title)}: ${headline(checks)}`, ''];
+  if (notes.length > 0) lines.push(...notes.map((n) => `- **Note:** ${md(n.message)}`), '');
   if (checks.length === 0) return `${[...lines, '_No expectations were given._'].join('\n')}\n`;
   lines.push('| | check | variant | actual | expected | note |', '|---|---|---|---|---|---|');
   for (const c of checks) {

@@ -14,6 +14,7 @@ const KEY_ORDER = [
   'seed',
   'mode',
   'partial',
+  'kind',
   'name',
   'layer',
   't',
@@ -73,6 +74,12 @@ const KEY_ORDER = [
   'eventsPerSec',
   'variants',
   'checks',
+  'notes',
+  'variant',
+  'count',
+  'reason',
+  'drainMs',
+  'stoppedAtMs',
   'group',
   'actual',
   'expected',
@@ -89,7 +96,14 @@ function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** A copy with keys in canonical order and every non-integer number rounded to 6 significant digits. */
+/** The key whose value `canonical` leaves as it is. */
+const VERBATIM = 'effective';
+
+/**
+ * A copy with keys in canonical order and every non-integer number rounded to 6 significant
+ * digits — except a variant's `effective` scenario, written as it ran: its document's key
+ * order (the order of its variants, say) and its numbers are what a rerun of it reads.
+ */
 function canonical(value: unknown): unknown {
   if (typeof value === 'number') return round6(value);
   if (Array.isArray(value)) return value.map(canonical);
@@ -97,7 +111,7 @@ function canonical(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort(compareKeys)) {
     const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined) out[key] = canonical(v);
+    if (v !== undefined) out[key] = key === VERBATIM ? v : canonical(v);
   }
   return out;
 }

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import type {
+  EffectiveScenario,
   EngineSeries,
   HopSettle,
+  OverrideRecord,
   LayerResult,
   LiveFigures,
   Percentiles,
@@ -110,6 +112,15 @@ const hop = reads<UpstreamHop>()({
 });
 const live = reads<LiveFigures>()({ upstream: hop.optional() });
 
+/** What ran (newer files): the document is kept as written, each override read as a record. */
+const effective = reads<EffectiveScenario>()({
+  document: z.unknown(),
+  overrides: z.array(reads<OverrideRecord>()({ path: z.string(), from: z.string() })),
+});
+
+/** A note beside the figures (newer files): the report prints its line. */
+const note = z.looseObject({ kind: z.string(), message: z.string() });
+
 const variant = reads<RunResult>()({
   name: z.string(),
   durationMs: num,
@@ -125,6 +136,7 @@ const variant = reads<RunResult>()({
   tools: z.array(tool).optional(),
   users: users.optional(),
   live: live.optional(),
+  effective: effective.optional(),
 });
 
 export const resultFileSchema = reads<ResultFile>()({
@@ -133,4 +145,5 @@ export const resultFileSchema = reads<ResultFile>()({
   seed: num,
   mode: z.string(),
   variants: z.array(variant).min(1),
+  notes: z.array(note).optional(),
 });

@@ -1,7 +1,8 @@
 import { SHED_REASONS } from '../engine/errors.js';
 import type { LayerResult, ResultFile, RunResult, ToolResult, UpstreamHop } from '../run/metrics/result.js';
 import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from './format.js';
-import { hopNotes, hopOf, settleText } from './hop-notes.js';
+import { hopOf, settleText } from './hop-notes.js';
+import { overrideLines } from './override-lines.js';
 
 export interface SummaryTableOptions {
   /** Add ANSI colours (green / yellow / red by health). @default false */
@@ -41,6 +42,18 @@ function higher(share: number): Health {
 
 const cell = (text: string, health: Health = 'none'): Cell => ({ text, health });
 const amp = (x: number): Cell => cell(formatTimes(x), lower(x, 1.5, 3));
+/** A run's amplification, `—` when it made no logical leaf call (0 ÷ 0 is no figure, whatever the JSON's 0 says). */
+const runAmp = (v: RunResult): Cell => (leafCalls(v) === 0 ? cell('—') : amp(v.amplification));
+const layerAmp = (l: LayerResult): Cell => (l.logicalCalls === 0 ? cell('—') : amp(l.amplification));
+
+function leafCalls(v: RunResult): number {
+  return v.layers.length === 0 ? 0 : v.layers[v.layers.length - 1].logicalCalls;
+}
+
+/** `27.0×`, or `—` for a run with no logical leaf call. */
+function ampText(v: RunResult): string {
+  return leafCalls(v) === 0 ? '—' : formatTimes(v.amplification);
+}
 const share = (x: number): Cell => cell(formatPercent(x), lower(x, 0.01, 0.1));
 
 function recovery(v: RunResult): Cell {
@@ -132,7 +145,7 @@ function runRows(vs: RunResult[]): Row[] {
   const row = (label: string, f: (v: RunResult) => Cell): Row => ({ label, cells: vs.map(f) });
   const gateway = vs.some((v) => hopOf(v) !== undefined) ? hopRows(vs) : undefined;
   return [
-    ...(gateway?.top ?? [row('amplification', (v) => amp(v.amplification))]),
+    ...(gateway?.top ?? [row('amplification', runAmp)]),
     row('goodput', (v) => cell(formatRate(v.goodput), higher(v.successRate))),
     row('success rate', (v) => cell(formatPercent(v.successRate), higher(v.successRate))),
     row('recovery', recovery),
@@ -181,7 +194,7 @@ function layerRows(name: string, vs: RunResult[]): Row[] {
     { label: `layer ${name}` },
     row('logical calls', (l) => cell(formatCount(l.logicalCalls))),
     row('attempts', (l) => cell(formatCount(l.attempts))),
-    row('amplification', (l) => amp(l.amplification)),
+    row('amplification', layerAmp),
     row('success', (l) => cell(formatPercent(l.successRate), l.ok + l.failed > 0 ? higher(l.successRate) : 'none')),
     row('p50', (l) => cell(formatMs(l.latencyMs.p50))),
     row('p95', (l) => cell(formatMs(l.latencyMs.p95))),
@@ -265,7 +278,7 @@ function headline(vs: RunResult[], width: number): string[] {
     return wrap(
       [
         ...(h === undefined
-          ? [`amplification ${formatTimes(v.amplification)}`]
+          ? [`amplification ${ampText(v)}`]
           : [
               `amplification hop 1 ${formatTimes(v.amplification)}`,
               `hop 2 ${formatTimes(h.amplification)}`,
@@ -280,9 +293,7 @@ function headline(vs: RunResult[], width: number): string[] {
   }
   // With a gateway under test the headline is the total: what reached the upstream per call the tree meant.
   const gateway = vs.some((v) => hopOf(v) !== undefined);
-  const parts = vs.map(
-    (v) => `${v.name} ${formatTimes(gateway ? (hopOf(v)?.totalAmplification ?? 0) : v.amplification)}`,
-  );
+  const parts = vs.map((v) => `${v.name} ${gateway ? formatTimes(hopOf(v)?.totalAmplification ?? 0) : ampText(v)}`);
   const dupParts = counted ? vs.map((v, i) => `${v.name} ${formatCount(dups[i] ?? 0)}`) : [];
   return wrap(
     [
@@ -345,11 +356,22 @@ function footer(file: ResultFile): string {
   return parts.join(' · ');
 }
 
+/** What ran, when a variant or the command line changed the file: each field once, with its value and where it came from. */
+function overridesBlock(vs: RunResult[], o: SummaryTableOptions): string[] {
+  const lines = overrideLines(vs);
+  if (lines.length === 0) return [];
+  const title = 'overrides (the command line wins over a variant, a variant over the scenario)';
+  return [[paint(title, 'bold', o.color), ...lines.map((l) => truncate(l, Math.max(o.width, 100)))].join('\n')];
+}
+
 /**
  * The terminal summary of a result file: a headline (amplification, goodput, success for one
- * variant; each variant's amplification for several), then a table with one column per
- * variant. Plain text unless `color` is asked for; fits `width` columns (80 by default) for
- * two variants, and splits more variants into blocks that fit.
+ * variant; each variant's amplification for several) and the notes on how its figures read,
+ * one line each (a stopped run, roots the drain cut off, no roots), then a table with one
+ * column per variant, the notes on expectations not judged, then the fields the variants and
+ * the command line overrode. Plain text
+ * unless `color` is asked for; fits `width` columns (80 by default) for two variants, and
+ * splits more variants into blocks that fit.
  */
 export function summaryTable(file: ResultFile, opts?: Partial<SummaryTableOptions>): string {
   const o: SummaryTableOptions = { ...DEFAULTS, ...opts };
@@ -359,7 +381,17 @@ export function summaryTable(file: ResultFile, opts?: Partial<SummaryTableOption
   const tables = blocks(rows, vs, o).map((lines) => lines.join('\n'));
   const foot = wrap(footer(file).split(' · '), o.width).map((l) => paint(l, 'dim', o.color));
   const head = headline(vs, o.width).map((l) => paint(l, 'bold', o.color));
-  const notes = hopNotes(vs).map((n) => paint(`note: ${n}`, 'warn', o.color));
-  const parts = [head.join('\n'), ...tables, ...(notes.length > 0 ? [notes.join('\n')] : []), foot.join('\n')];
-  return `${parts.join('\n\n')}\n`;
+  // Notes on how the figures read go under the headline; those on the gate after the table, before its checks.
+  const note = (kind: 'figures' | 'gate') =>
+    (file.notes ?? [])
+      .filter((n) => (n.kind === 'skipped-expectations') === (kind === 'gate'))
+      .map((n) => paint(`note: ${n.message}`, 'warn', o.color));
+  const gate = note('gate');
+  return `${[
+    [...head, ...note('figures')].join('\n'),
+    ...tables,
+    ...(gate.length > 0 ? [gate.join('\n')] : []),
+    ...overridesBlock(vs, o),
+    foot.join('\n'),
+  ].join('\n\n')}\n`;
 }

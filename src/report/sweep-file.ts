@@ -1,3 +1,4 @@
+import type { EffectiveScenario } from '../run/metrics/result.js';
 import type { FigureUnit } from './format.js';
 
 /**
@@ -92,6 +93,14 @@ export interface SweepFile {
    * otherwise, and absent from files written before it. `points` and `refused` make the grid.
    */
   refused?: SweepRefusedPoint[];
+  /**
+   * What every point ran before its own values: the scenario document after the variant's
+   * overrides and the command line's, and each field they set. A point's document is this one
+   * with each `params[i].path` set to its `values[i]` (then its seed, with `seeds`): point
+   * values are command-line values, applied last, so they win over the variant's. Absent in
+   * files written before it was.
+   */
+  effective?: EffectiveScenario;
   timing: { wallMs: number; workers: number };
 }
 

@@ -1,3 +1,4 @@
+import type { EffectiveScenario } from '../run/metrics/result.js';
 import YAML from 'yaml';
 import { formatDuration } from '../scenario/duration.js';
 import { formatFigure, formatMs, formatPercent, formatRate, formatTimes, type FigureUnit } from './format.js';
@@ -109,6 +110,12 @@ export interface TuneFile {
    */
   refused?: TuneRefusedPoint[];
   search: { budget: number; evaluations: number; rounds: TuneRound[]; stopped: 'budget' | 'converged' };
+  /**
+   * What every point ran before its own values (as in a sweep file): the scenario document
+   * after the variant's overrides and the command line's; a point sets each `params[i].path`
+   * to its value on top, then its seed. Absent in files written before it was.
+   */
+  effective?: EffectiveScenario;
   timing: { wallMs: number; workers: number };
 }
 

@@ -2,32 +2,35 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLED_DIR } from './bundled.js';
-import type { Scenario } from './scenario.js';
+import type { EffectiveRun } from './scenario-request.js';
 
 /**
- * A bundled scenario as the build loaded and validated it (`scripts/compile-scenarios.mjs`
- * writes one per scenario next to the compiled code): the file's text it came from, the
- * scenario, and each of its variants resolved.
+ * A bundled scenario as the build resolved it (`scripts/compile-scenarios.mjs` writes one per
+ * scenario next to the compiled code): the file's text it came from, and what
+ * `resolveScenario` gives with no overrides for the scenario as written and for each variant.
  */
 export interface CompiledScenario {
   text: string;
-  scenario: Scenario;
-  variants: Record<string, Scenario>;
+  asWritten: EffectiveRun;
+  /** In the order the file defines them. */
+  variants: EffectiveRun[];
 }
 
 /** `dist/scenario/compiled/`; absent when running from source, where nothing is compiled. */
 export const COMPILED_DIR: string = fileURLToPath(new URL('./compiled/', import.meta.url));
 
-const variantsOf = new WeakMap<Scenario, Record<string, Scenario>>();
-
 /**
- * The bundled scenario `arg` names (a bare name, no overrides), as the build validated it —
- * or undefined, and the caller loads it the ordinary way: when nothing was compiled, when the
- * name is not a bundled one, or when the file changed since the build. Loading this way needs
- * neither the YAML parser nor the schema, which are most of a short run's start-up.
+ * The bundled scenario `arg` names (a bare name), as the build resolved it — or undefined,
+ * and the caller resolves it the ordinary way: when nothing was compiled, when the name is not
+ * a bundled one, or when the file changed since the build. Loading this way needs neither the
+ * YAML parser nor the schema, which are most of a short run's start-up.
  */
-export function compiledScenario(arg: string, dir = COMPILED_DIR, bundledDir = BUNDLED_DIR): Scenario | undefined {
-  // A file of that name where the command runs would be what loadScenarioArg reads.
+export function compiledScenario(
+  arg: string,
+  dir = COMPILED_DIR,
+  bundledDir = BUNDLED_DIR,
+): CompiledScenario | undefined {
+  // A file of that name where the command runs would be what resolveScenario reads.
   if (!/^[\w-]+$/.test(arg) || existsSync(arg)) return undefined;
   let compiled: CompiledScenario;
   let text: string;
@@ -37,10 +40,7 @@ export function compiledScenario(arg: string, dir = COMPILED_DIR, bundledDir = B
   } catch {
     return undefined;
   }
-  if (compiled.text !== text) return undefined;
-  const scenario = { ...compiled.scenario, source: arg };
-  variantsOf.set(scenario, compiled.variants);
-  return scenario;
+  return compiled.text === text ? compiled : undefined;
 }
 
 /** The key that stands for a number JSON cannot hold (`Infinity` is the default of every timeout). */
@@ -63,10 +63,4 @@ export function fromCompiledJson(json: string): CompiledScenario {
       ? Number((v as Record<string, string>)[NUMBER])
       : v,
   ) as CompiledScenario;
-}
-
-/** Variant `name` of a scenario `compiledScenario` gave, resolved at build time (undefined otherwise). */
-export function compiledVariant(s: Scenario, name: string): Scenario | undefined {
-  const v = variantsOf.get(s)?.[name];
-  return v === undefined ? undefined : { ...v, source: `${s.source} (variant ${name})` };
 }

@@ -9,7 +9,7 @@ export interface Override {
   value: unknown;
 }
 
-/** A policy variant for `compare`: overrides applied on top of the base scenario. */
+/** A policy variant for `compare`: overrides applied on top of the scenario, under the command line's. */
 export interface Variant {
   name: string;
   set: Override[];
@@ -39,7 +39,7 @@ export interface Scenario {
   drainMs: number;
   traffic: TrafficConfig;
   upstream: UpstreamConfig;
-  /** Named policy variants for `compare`; each is a list of overrides applied on top of the base. @default naive and engine */
+  /** Named policy variants for `compare`; each is a list of overrides applied on top of the file, under the command line's. @default naive and engine */
   variants: Variant[];
   /** Expectations (strings like 'amplification < 1.5'), kept raw for a later issue. */
   expect: string[];
@@ -56,9 +56,10 @@ export interface Scenario {
   /** Where it came from, for messages: a file path, `<inline>`, with ` (variant x)` for a variant. */
   source: string;
   /**
-   * The document as the user wrote it, after `--set` and before defaults: `resolveVariant`
-   * applies a variant's overrides to it (their paths name the user-facing keys, like
-   * `arrival.rate` or `layers[0].timeout`, not the resolved ones) and validates it again.
+   * The document that runs, before defaults: the file's, then the variant's overrides, then
+   * the command line's (see `resolveDocument`). Its paths are the user-facing keys
+   * (`arrival.rate`, `layers[0].timeout`), not the resolved ones; saved as a file and run as
+   * written, it runs the same scenario again.
    */
   document: unknown;
 }

@@ -139,7 +139,7 @@ const setList = () =>
   );
 
 /** `name: { path: value, ... }` or `name: [ 'path=value', ... ]`. */
-const variantsSchema = () =>
+export const variantsSchema = (): z.ZodType<Variant[]> =>
   z
     .record(
       z.string(),

@@ -7,8 +7,11 @@ export type PathSegment = { key: string } | { index: number } | { all: true };
 export type ParsedPath = { ok: true; segments: PathSegment[] } | { ok: false; message: string };
 export type ParsedSet = { ok: true; override: Override } | { ok: false; message: string };
 
-/** An override and how the user wrote it (`--set "arrival.rate=5"`), for messages. */
-export type LabelledOverride = Override & { origin?: string };
+/**
+ * An override, how the user wrote it (`--set "arrival.rate=5"`), for messages, and where it
+ * came from (`--set`, `variant naive`), for the record of what ran.
+ */
+export type LabelledOverride = Override & { origin?: string; from?: string };
 
 const STEP = /^(?:\.?([^.[\]]+)|\[([^\]]*)\])/;
 
@@ -33,6 +36,17 @@ export function parsePath(path: string): ParsedPath {
     rest = rest.slice(m[0].length);
   }
   return { ok: true, segments };
+}
+
+/** Whether two paths name some field in common: one is the other or above it, `[*]` matching any index. */
+export function pathsOverlap(a: readonly PathSegment[], b: readonly PathSegment[]): boolean {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i];
+    const y = b[i];
+    if ('all' in x || 'all' in y) continue;
+    if ('key' in x ? !('key' in y) || x.key !== y.key : !('index' in y) || x.index !== y.index) return false;
+  }
+  return true;
 }
 
 /**
@@ -78,13 +92,21 @@ export function applyOverrides(
   doc: unknown,
   overrides: readonly LabelledOverride[],
 ): { doc: unknown; problems: string[] } {
+  const r = applyEach(doc, overrides);
+  return { doc: r.doc, problems: r.problems.map((p) => `${p.override.origin ?? p.override.path}: ${p.message}`) };
+}
+
+/** `applyOverrides`, each problem with the override that has it (for callers that word it themselves). */
+export function applyEach(
+  doc: unknown,
+  overrides: readonly LabelledOverride[],
+): { doc: unknown; problems: Array<{ override: LabelledOverride; message: string }> } {
   const root = structuredClone(doc);
-  const problems: string[] = [];
+  const problems: Array<{ override: LabelledOverride; message: string }> = [];
   for (const o of overrides) {
     const parsed = parsePath(o.path);
-    const label = o.origin ?? o.path;
-    if (!parsed.ok) problems.push(`${label}: ${parsed.message}`);
-    else for (const p of assign(root, parsed.segments, 0, o.value, '')) problems.push(`${label}: ${p}`);
+    if (!parsed.ok) problems.push({ override: o, message: parsed.message });
+    else for (const message of assign(root, parsed.segments, 0, o.value, '')) problems.push({ override: o, message });
   }
   return { doc: root, problems };
 }

@@ -4,13 +4,14 @@ import { engineProblems } from './engine-problems.js';
 import { referenceProblems } from './references.js';
 import { sizeProblems } from './size-problems.js';
 import { toolProblems } from './tool-schema.js';
-import type { Scenario } from './scenario.js';
-import { defaultVariants, scenarioSchema, type ParsedScenario } from './schema.js';
+import type { Scenario, Variant } from './scenario.js';
+import { defaultVariants, scenarioSchema, variantsSchema, type ParsedScenario } from './schema.js';
 import { fallbackErrorMap } from './schema-kit.js';
 
 export type Validation = { ok: true; scenario: Scenario } | { ok: false; problems: string[] };
 
 let schema: z.ZodType<ParsedScenario> | undefined;
+let variants: z.ZodType<Variant[]> | undefined;
 
 /**
  * Checks a raw scenario document (parsed YAML/JSON, overrides applied) and resolves it:
@@ -29,6 +30,21 @@ export function validateDocument(doc: unknown, source: string): Validation {
     );
   if (!r.success || problems.length > 0) return { ok: false, problems };
   return { ok: true, scenario: resolve(r.data, doc, source) };
+}
+
+/**
+ * The variants a raw document defines (`variants:`), or the default naive and engine when it
+ * defines none — read alone, before the document is, since which variant runs decides which
+ * document is validated. Problems come as the whole document's would: `variants.x[0]: …`.
+ */
+export function variantsOf(doc: unknown): { ok: true; variants: Variant[] } | { ok: false; problems: string[] } {
+  const raw = typeof doc === 'object' && doc !== null ? (doc as { variants?: unknown }).variants : undefined;
+  if (raw === undefined) return { ok: true, variants: defaultVariants() };
+  variants ??= variantsSchema();
+  const r = variants.safeParse(raw, { error: fallbackErrorMap, reportInput: true });
+  if (!r.success)
+    return { ok: false, problems: issueLines(r.error.issues.map((i) => ({ ...i, path: ['variants', ...i.path] }))) };
+  return { ok: true, variants: r.data.length > 0 ? r.data : defaultVariants() };
 }
 
 function resolve(p: ParsedScenario, doc: unknown, source: string): Scenario {

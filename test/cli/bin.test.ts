@@ -32,6 +32,33 @@ describe('bin/stormlab.js, end to end', () => {
     expect(r.status).toBe(0);
   });
 
+  it('a bundled scenario run as written loads neither the YAML parser nor zod; with a --set it does', () => {
+    // A module hook that refuses to resolve either: loading one is then an internal error.
+    const dir = tempDir({
+      'refuse.mjs': `import { register } from 'node:module';\nregister('data:text/javascript,' + encodeURIComponent(\`export async function resolve(s, c, n) { if (s === 'yaml' || s === 'zod' || s.startsWith('zod/')) throw new Error('loaded ' + s); return n(s, c); }\`));\n`,
+    });
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ['--import', join(dir, 'refuse.mjs'), BIN, ...args], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+        timeout: 60_000,
+      });
+    for (const args of [
+      ['run', 'retry-storm'],
+      ['compare', 'retry-storm'],
+      ['run', 'retry-storm', '--variant', 'engine'],
+    ]) {
+      const r = run([...args, '-q']);
+      expect(r.stderr, args.join(' ')).toBe('');
+      expect(r.status).toBe(0);
+    }
+    // The same door, answered by the loader: the hook proves the test would see a load.
+    const set = run(['run', 'retry-storm', '-q', '--seed', '2']);
+    expect(set.status).toBe(70);
+    expect(set.stderr).toMatch(/loaded (yaml|zod)/);
+  });
+
   it('reports a bad scenario file in one line, exit 2, nothing on stdout', () => {
     const dir = tempDir();
     writeFileSync(

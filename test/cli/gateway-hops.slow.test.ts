@@ -160,7 +160,7 @@ describe('gateway mode: hop 2 read once it settled, the hops apart and the total
     expect(r.out).toMatch(/^hop 1 · driver → gateway\n(.*\n){5} {2}status 500 +20$/m);
     expect(r.out).toMatch(/^hop 2 · gateway → upstream\n(.*\n){2} {2}status 200 +20$/m);
     expect(r.out).toContain(
-      'note: the upstream answered the gateway 20 200s, the gateway the driver 0: 20 successes never reached the driver',
+      'note: gateway-healthy: the upstream answered the gateway 20 200s, the gateway the driver 0: 20 successes never reached the driver',
     );
   }, 60_000);
 
@@ -173,7 +173,7 @@ describe('gateway mode: hop 2 read once it settled, the hops apart and the total
     const hop = v.live.upstream;
     expect(hop).toMatchObject({ reached: 20, noLengthHeader: 20, lengthsAsAsked: true });
     expect(r.out).toContain(
-      'note: 20 of 20 requests reached the upstream without x-stormlab-output-tokens (the gateway does not pass it on): the upstream answered them as the header asks',
+      'note: gateway-healthy: 20 of 20 requests reached the upstream without x-stormlab-output-tokens (the gateway does not pass it on): the upstream answered them as the header asks',
     );
     // Every answer max_tokens (1000) long, as the header asks, not serve's natural length (a median of 300):
     // what is left per answer is the prompt's estimate, the same for every request.

@@ -4,7 +4,7 @@ import { classifyStatus } from '../../src/engine/classify.js';
 import { sleep } from '../../src/engine/clock.js';
 import { OptionError, ShedError, StreamError } from '../../src/engine/errors.js';
 import type { GuardEvent } from '../../src/engine/guard-events.js';
-import { Guard, type AttemptContext } from '../../src/engine/guard.js';
+import { coreOf, Guard, type AttemptContext } from '../../src/engine/guard.js';
 import type { GuardOptions } from '../../src/engine/guard-options.js';
 import { ManualClock } from '../../src/engine/manual-clock.js';
 import { SeededRandom } from '../../src/engine/random.js';
@@ -169,9 +169,10 @@ describe('state per target (origin + model)', () => {
         { name: 'c', origin: API, model: 'n' },
       ],
     });
-    expect(guard.breakers![0]).toBe(guard.breakers![1]);
-    expect(guard.throttles![0]).toBe(guard.throttles![1]);
-    expect(guard.breakers![2]).not.toBe(guard.breakers![0]);
+    const core = coreOf(guard);
+    expect(core.breakers![0]).toBe(core.breakers![1]);
+    expect(core.throttles![0]).toBe(core.throttles![1]);
+    expect(core.breakers![2]).not.toBe(core.breakers![0]);
     expect(guard.targets.map((t) => t.key)).toEqual([`${API}|m`, `${API}|m`, `${API}|n`]);
   });
 
@@ -443,7 +444,7 @@ describe('deferred outcomes (a stream committed before it ends)', () => {
 
   it('works on the simulator’s synchronous path (start / next / defer / complete / settle)', () => {
     const { guard, clock } = setup({ maxAttempts: 1 });
-    const call = guard.start(clock.now());
+    const call = coreOf(guard).start(clock.now());
     expect(call.next(clock.now())).toBe(1);
     const d = call.defer();
     expect(call.complete(classifyStatus(200), 10, -1, clock.now())).toBe(3);

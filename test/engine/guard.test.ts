@@ -3,7 +3,7 @@ import { classifyStatus } from '../../src/engine/classify.js';
 import { OptionError, ShedError } from '../../src/engine/errors.js';
 import { Step } from '../../src/engine/guard-call.js';
 import type { GuardEvent } from '../../src/engine/guard-events.js';
-import { Guard, type AttemptContext } from '../../src/engine/guard.js';
+import { coreOf, Guard, type AttemptContext } from '../../src/engine/guard.js';
 import type { GuardOptions } from '../../src/engine/guard-options.js';
 import { MemoryIdempotencyStore } from '../../src/engine/idempotency-store.js';
 import { ManualClock } from '../../src/engine/manual-clock.js';
@@ -287,7 +287,7 @@ describe('GuardCall (the synchronous state machine the simulator drives)', () =>
   it('walks attempt → wait → attempt → done without promises', () => {
     const { guard } = setup({ backoff: { strategy: 'exponential', baseMs: 50 } });
     let now = 0;
-    const call = guard.start(now);
+    const call = coreOf(guard).start(now);
     expect(call.next(now)).toBe(Step.Attempt);
     expect(call.complete(classifyStatus(503), 10, -1, (now += 10))).toBe(Step.Wait);
     expect(call.delayMs).toBe(50);
@@ -308,7 +308,7 @@ describe('GuardCall (the synchronous state machine the simulator drives)', () =>
     let attempts = 0;
     let now = 0;
     for (let i = 0; i < 1000; i++) {
-      const call = guard.start(now);
+      const call = coreOf(guard).start(now);
       let step = call.next(now);
       while (step === Step.Attempt) {
         attempts++;

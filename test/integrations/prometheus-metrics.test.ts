@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { classifyStatus } from '../../src/engine/classify.js';
-import { Guard } from '../../src/engine/guard.js';
+import { coreOf, Guard } from '../../src/engine/guard.js';
 import { ManualClock } from '../../src/engine/manual-clock.js';
 import { SeededRandom } from '../../src/engine/random.js';
 import { guardMetrics, storeMetrics, type ObservableStore } from '../../src/integrations/prometheus-metrics.js';
@@ -36,16 +36,16 @@ describe('guardMetrics', () => {
     const ok = classifyStatus(200);
     // Two calls that fail twice each (4 failures trip the breaker), then one that is shed.
     for (let i = 0; i < 2; i++) {
-      const call = guard.start(clock.now(), { tokens: 100 });
+      const call = coreOf(guard).start(clock.now(), { tokens: 100 });
       expect(call.next(clock.now())).toBe(1);
       expect(call.complete(failed, 10, -1, clock.now())).toBe(2); // retry
       expect(call.next(clock.now())).toBe(1);
       call.complete(failed, 10, -1, clock.now());
     }
-    const shed = guard.start(clock.now(), { tokens: 100 });
+    const shed = coreOf(guard).start(clock.now(), { tokens: 100 });
     expect(shed.next(clock.now())).toBe(4);
     clock.advance(60_000);
-    const good = guard.start(clock.now(), { tokens: 100 });
+    const good = coreOf(guard).start(clock.now(), { tokens: 100 });
     good.next(clock.now());
     good.complete(ok, 10, 42, clock.now());
 
@@ -69,7 +69,7 @@ describe('guardMetrics', () => {
     );
 
     stop();
-    const again = guard.start(clock.now());
+    const again = coreOf(guard).start(clock.now());
     again.next(clock.now());
     expect(await value(registry, 'stormlab_attempts_total', { guard: 'chat', retry: 'false' })).toBe(3); // no longer counted
     expect(await value(registry, 'stormlab_breaker_state', { guard: 'chat' })).toBeUndefined();
@@ -82,7 +82,7 @@ describe('guardMetrics', () => {
     const b = new Guard({ clock, random: new SeededRandom(2), name: 'b' });
     guardMetrics(a, { registry });
     guardMetrics(b, { registry });
-    const call = a.start(clock.now());
+    const call = coreOf(a).start(clock.now());
     call.next(clock.now());
     call.complete(classifyStatus(429), 5, -1, clock.now());
     expect(await value(registry, 'stormlab_attempts_total', { guard: 'a' })).toBe(1);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resultFileSchema } from '../../src/report/result-schema.js';
 import { hopNotes } from '../../src/report/hop-notes.js';
+import { withNotes } from '../../src/report/result-notes.js';
 import { resultReport } from '../../src/report/html/result-report.js';
 import { summaryTable } from '../../src/report/summary-table.js';
 import { progressLine } from '../../src/report/progress-line.js';
@@ -87,27 +88,52 @@ describe('the two hops in the summary', () => {
       }),
     );
     expect(hopNotes([unsettled])).toEqual([
-      'hop 2 was read before the upstream settled (--settle-timeout 1m ran out with 3 in flight there): its figures may be short',
-      "900 of 900 requests reached the upstream without x-stormlab-output-tokens (the gateway does not pass it on): their lengths are the upstream's own, so token figures are as measured, not the scenario's",
-      'the upstream answered the gateway 324 200s, the gateway the driver 0: 324 successes never reached the driver (turned into errors, answered after it gave up, or hedged)',
+      {
+        kind: 'hop-unsettled',
+        variant: 'gw',
+        outcome: 'timeout',
+        inFlight: 3,
+        message:
+          'gw: hop 2 was read before the upstream settled (--settle-timeout 1m ran out with 3 in flight there): its figures may be short',
+      },
+      {
+        kind: 'length-header',
+        variant: 'gw',
+        requests: 900,
+        of: 900,
+        lengthsAsAsked: false,
+        message:
+          "gw: 900 of 900 requests reached the upstream without x-stormlab-output-tokens (the gateway does not pass it on): their lengths are the upstream's own, so token figures are as measured, not the scenario's",
+      },
+      {
+        kind: 'successes-lost',
+        variant: 'gw',
+        upstream: 324,
+        driver: 0,
+        message:
+          'gw: the upstream answered the gateway 324 200s, the gateway the driver 0: 324 successes never reached the driver (turned into errors, answered after it gave up, or hedged)',
+      },
     ]);
-    const out = summaryTable(fakeFile([unsettled]));
+    // The file's notes carry them (with the run's own), and the summary prints their lines.
+    const file = withNotes(fakeFile([unsettled]), { drainMs: {} });
+    expect(file.notes?.map((n) => n.kind)).toEqual(['hop-unsettled', 'length-header', 'successes-lost']);
+    const out = summaryTable(file);
     expect(out).toMatch(/^ {2}settled +no \(1m out\)$/m);
     expect(out).toMatch(/^ {2}status inFlight +3$/m);
-    expect(out).toContain('note: hop 2 was read before the upstream settled');
+    expect(out).toContain('note: gw: hop 2 was read before the upstream settled');
     const skipped = hop({ settle: { ...hop().settle, settled: false, outcome: 'skipped' } });
-    expect(hopNotes([gatewayRun('a', skipped), gatewayRun('b')])).toEqual([
+    expect(hopNotes([gatewayRun('a', skipped), gatewayRun('b')]).map((n) => n.message)).toEqual([
       'a: hop 2 was read before the upstream settled (the run was stopped): its figures may be short',
     ]);
   });
 
   it('the HTML report has the two hops side by side, the total first, and the same notes', () => {
-    const page = resultReport(fakeFile([gatewayRun('gw', hop({ noLengthHeader: 900 }))]));
+    const page = resultReport(withNotes(fakeFile([gatewayRun('gw', hop({ noLengthHeader: 900 }))]), { drainMs: {} }));
     expect(page.body).toContain('<h2>Two hops</h2>');
     expect(page.body).toContain('<th>total amplification</th><th>hop 1 amplification</th>');
     expect(page.body).toContain('<td>gw</td><td>9.00×</td><td>3.00×</td><td>3.00×</td><td>300</td><td>900</td>');
     expect(page.body).toContain('<td>503 900</td><td>33.3 %</td><td>after 5.21 s</td><td>12</td>');
-    expect(page.body).toContain('note: 900 of 900 requests reached the upstream without x-stormlab-output-tokens');
+    expect(page.body).toContain('gw: 900 of 900 requests reached the upstream without x-stormlab-output-tokens');
     expect(page.body).not.toContain('<th>wasted tokens</th>');
     expect(resultReport(fakeFile([fakeRun('plain', { roots: 10, leafAttempts: 1, okShare: 1 })])).body).not.toContain(
       'Two hops',

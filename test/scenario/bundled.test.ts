@@ -9,7 +9,6 @@ import {
 } from '../../src/scenario/bundled.js';
 import { loadScenario } from '../../src/scenario/load-scenario.js';
 import { ScenarioError } from '../../src/scenario/scenario-error.js';
-import { resolveVariant } from '../../src/scenario/variants.js';
 import { BUNDLED_NAMES } from '../helpers/bundled-names.js';
 
 const NAMES = BUNDLED_NAMES;
@@ -30,7 +29,7 @@ describe('bundled scenarios', () => {
     const s = loadScenario(name);
     expect(s.name).toBe(name);
     expect(s.variants.length).toBeGreaterThanOrEqual(2);
-    for (const v of s.variants) expect(resolveVariant(s, v.name).name).toBe(name);
+    for (const v of s.variants) expect(loadScenario(name, { variant: v.name }).name).toBe(name);
   });
 
   it.each(NAMES)('%s opens with a comment header: what it shows, what to look at, how to run it', (name) => {
@@ -75,7 +74,7 @@ describe('bundled scenarios', () => {
     const s = loadScenario('tpm-burst');
     expect(s.variants.map((v) => v.name)).toEqual(['rps-only', 'rps+tpm']);
     const limits = (v: string) => {
-      const llm = resolveVariant(s, v).traffic.layers[1].retry;
+      const llm = loadScenario('tpm-burst', { variant: v }).traffic.layers[1].retry;
       return llm.policy === 'engine' ? llm.engine.limits : undefined;
     };
     expect(limits('rps-only')?.map((l) => l.unit)).toEqual(['requests']);
@@ -87,7 +86,7 @@ describe('bundled scenarios', () => {
   it('replicas: a replicated engine layer; the variants differ by engine.state only', () => {
     const s = loadScenario('replicas');
     expect(s.variants.map((v) => v.name)).toEqual(['local', 'shared']);
-    const [local, shared] = ['local', 'shared'].map((v) => resolveVariant(s, v).traffic);
+    const [local, shared] = ['local', 'shared'].map((v) => loadScenario('replicas', { variant: v }).traffic);
     expect(local.layers[0]).toMatchObject({ name: 'gateway', replicas: 4, retry: { policy: 'engine' } });
     expect([local.engine.state, shared.engine.state]).toEqual(['local', 'shared']);
     expect({ ...shared, engine: { ...shared.engine, state: 'local' } }).toEqual(local);
@@ -98,7 +97,7 @@ describe('bundled scenarios', () => {
     expect(loadScenario('metastable').upstream.cancelOnDisconnect).toBe(false);
     const sdk = loadScenario('sdk-stack');
     expect(sdk.traffic.layers.map((l) => l.retry.policy)).toEqual(['none', 'naive', 'sdk']);
-    expect(resolveVariant(sdk, 'naive').traffic).toEqual(sdk.traffic);
+    expect(loadScenario('sdk-stack', { variant: 'naive' }).traffic).toEqual(sdk.traffic);
   });
 
   it('resolveScenarioPath takes a path or a bare bundled name', () => {

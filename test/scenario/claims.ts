@@ -6,7 +6,6 @@ import { Simulation } from '../../src/run/sim/simulation.js';
 import { BUNDLED_DIR } from '../../src/scenario/bundled.js';
 import { loadScenario } from '../../src/scenario/load-scenario.js';
 import type { Scenario } from '../../src/scenario/scenario.js';
-import { resolveVariant } from '../../src/scenario/variants.js';
 
 /** A scenario as loaded (with its `--set` flags) and the result of each of its variants. */
 export interface Runs {
@@ -16,12 +15,13 @@ export interface Runs {
 
 /**
  * Loads a bundled scenario (or inline scenario text) with `set` flags and runs every variant
- * in simulation, the way `stormlab compare` does.
+ * in simulation, the way `stormlab compare` does: each variant's overrides, then the flags.
  */
 export function runAll(nameOrText: string, set: string[] = []): Runs {
   const scenario = loadScenario(nameOrText, { set });
   const results: Record<string, RunResult> = {};
-  for (const v of scenario.variants) results[v.name] = simulate(resolveVariant(scenario, v.name), v.name);
+  for (const v of scenario.variants)
+    results[v.name] = simulate(loadScenario(nameOrText, { set, variant: v.name }), v.name);
   return { scenario, results };
 }
 

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,24 +6,19 @@ import { BUNDLED_DIR } from '../../src/scenario/bundled.js';
 import {
   COMPILED_DIR,
   compiledScenario,
-  compiledVariant,
   fromCompiledJson,
   toCompiledJson,
   type CompiledScenario,
 } from '../../src/scenario/compiled-scenarios.js';
-import { loadScenarioArg } from '../../src/scenario/load-scenario-arg.js';
-import { resolveVariant } from '../../src/scenario/variants.js';
-import { readFileSync, existsSync } from 'node:fs';
+import { resolveScenario } from '../../src/scenario/resolve-scenario.js';
 
 /** A compiled folder and a bundled folder holding `name`, compiled as scripts/compile-scenarios.mjs does. */
 function compiledFolders(name: string): { dir: string; bundled: string } {
   const root = mkdtempSync(join(tmpdir(), 'stormlab-compiled-'));
-  const scenario = loadScenarioArg(name, [], process.cwd());
-  const variants = Object.fromEntries(scenario.variants.map((v) => [v.name, resolveVariant(scenario, v.name)]));
   const record: CompiledScenario = {
     text: readFileSync(join(BUNDLED_DIR, `${name}.yaml`), 'utf8'),
-    scenario,
-    variants,
+    asWritten: resolveScenario({ arg: name, cwd: process.cwd(), checkFile: true }).runs[0],
+    variants: resolveScenario({ arg: name, cwd: process.cwd(), variants: 'all' }).runs,
   };
   writeFileSync(join(root, `${name}.json`), toCompiledJson(record));
   copyFileSync(join(BUNDLED_DIR, `${name}.yaml`), join(root, `${name}.yaml`));
@@ -31,17 +26,16 @@ function compiledFolders(name: string): { dir: string; bundled: string } {
 }
 
 describe('compiled bundled scenarios', () => {
-  it('give the scenario and its variants exactly as loading and validating the file does', () => {
+  it('give the scenario and its variants exactly as resolving the file does', () => {
     for (const name of ['retry-storm', 'brownout', 'stream-faults']) {
       const { dir, bundled } = compiledFolders(name);
-      const loaded = loadScenarioArg(name, [], process.cwd());
       const compiled = compiledScenario(name, dir, bundled);
-      expect(compiled, name).toEqual(loaded);
-      expect(compiled?.traffic.deadlineMs).toBe(loaded.traffic.deadlineMs); // Infinity survives JSON
-      for (const v of loaded.variants)
-        expect(compiledVariant(compiled as NonNullable<typeof compiled>, v.name), v.name).toEqual(
-          resolveVariant(loaded, v.name),
-        );
+      const asWritten = resolveScenario({ arg: name, cwd: process.cwd() }).runs[0];
+      expect(compiled?.asWritten, name).toEqual(asWritten);
+      expect(compiled?.asWritten.scenario.traffic.deadlineMs).toBe(asWritten.scenario.traffic.deadlineMs); // Infinity survives JSON
+      expect(compiled?.variants, name).toEqual(
+        resolveScenario({ arg: name, cwd: process.cwd(), variants: 'all' }).runs,
+      );
     }
   });
 
@@ -55,11 +49,6 @@ describe('compiled bundled scenarios', () => {
       `${readFileSync(join(bundled, 'retry-storm.yaml'), 'utf8')}\n# edited\n`,
     );
     expect(compiledScenario('retry-storm', dir, bundled)).toBeUndefined();
-  });
-
-  it('know variants only of a scenario they gave', () => {
-    const loaded = loadScenarioArg('retry-storm', [], process.cwd());
-    expect(compiledVariant(loaded, loaded.variants[0].name)).toBeUndefined();
   });
 
   it('write the numbers JSON cannot hold, and read them back', () => {

@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Simulation } from '../../src/run/sim/simulation.js';
 import { loadScenario } from '../../src/scenario/load-scenario.js';
-import { resolveVariant } from '../../src/scenario/variants.js';
 
 interface Case {
   plan: number;
@@ -39,7 +38,7 @@ variants: { only: {} }
 
 /** Runs the case; returns each staged call's duration over its budget (ms, ≤ 0 when within) and the result. */
 function run(c: Case) {
-  const s = resolveVariant(loadScenario(scenarioText(c)), 'only');
+  const s = loadScenario(scenarioText(c), { variant: 'only' });
   const sim = new Simulation({ ...s, name: 'only', seed: 7 });
   const budgets = [Infinity, c.plan, c.model];
   let worst = -Infinity;

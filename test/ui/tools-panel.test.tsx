@@ -2,7 +2,6 @@ import { cleanup, render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Simulation } from '../../src/run/sim/simulation.js';
 import { loadScenario } from '../../src/scenario/load-scenario.js';
-import { resolveVariant } from '../../src/scenario/variants.js';
 import { shownFaults } from '../../src/run/run-view.js';
 import { faultLines } from '../../src/ui/FaultTimeline.js';
 import { duplicatesLines } from '../../src/ui/Header.js';
@@ -13,7 +12,7 @@ afterEach(() => cleanup());
 
 /** A variant of a bundled scenario run to the end, as the dashboard sees it. */
 function viewOf(name: string, variant: string) {
-  const s = resolveVariant(loadScenario(name), variant);
+  const s = loadScenario(name, { variant });
   const sim = new Simulation({
     name: variant,
     seed: s.seed,
@@ -42,7 +41,7 @@ describe('ToolsPanel', () => {
   });
 
   it('shows the breaker open and the degraded share when a failing tool degrades', () => {
-    const s = resolveVariant(loadScenario('tenant-flood'), 'engine');
+    const s = loadScenario('tenant-flood', { variant: 'engine' });
     const sim = new Simulation({
       name: 'engine',
       seed: s.seed,

@@ -5,9 +5,12 @@ import type { StopCause } from '../io.js';
 export interface Executed {
   file: ResultFile;
   stop: StopCause | undefined;
+  /** Where a stopped run had got to (ms of its timeline). */
+  stoppedAtMs?: number;
 }
 
-/** The result of a run stopped by `stop` is marked partial. */
-export function partialIf(file: ResultFile, stop: StopCause | undefined): Executed {
-  return { file: stop === undefined ? file : { ...file, partial: true }, stop };
+/** The result of a run stopped by `stop` (at `atMs` of its timeline) is marked partial. */
+export function partialIf(file: ResultFile, stop: StopCause | undefined, atMs?: number): Executed {
+  if (stop === undefined) return { file, stop };
+  return { file: { ...file, partial: true }, stop, ...(atMs === undefined ? {} : { stoppedAtMs: atMs }) };
 }

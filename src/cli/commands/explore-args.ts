@@ -1,7 +1,9 @@
-import type { WorkerChoice, WorkerCount } from '../../explore/run-points.js';
-import type { Scenario } from '../../scenario/scenario.js';
+import type { PointJob, WorkerChoice, WorkerCount } from '../../explore/run-points.js';
+import { overrideLines } from '../../report/override-lines.js';
+import { resolveScenario } from '../../scenario/resolve-scenario.js';
+import type { EffectiveRun, ScenarioRequest } from '../../scenario/scenario-request.js';
 import { UsageError, type Io } from '../io.js';
-import { pickVariants } from '../scenario-args.js';
+import { scenarioSets, type ScenarioFlags } from '../scenario-args.js';
 
 /** A flag's whole number of at least 1, or `fallback` when not given. */
 export function positiveInt(flag: string, raw: string | undefined, fallback: number): number {
@@ -47,16 +49,51 @@ function formatMs(ms: number): string {
   return ms < 1000 ? `${Math.max(1, Math.round(ms))} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** `--variant`, else `engine` when the scenario has it, else the scenario as written. */
-export function pickVariant(
-  scenario: Scenario,
-  wanted: string | undefined,
-): { name: string; scenario: Scenario; asWritten: boolean } {
+/**
+ * What every point of a sweep or tune starts from: the scenario, the variant (`--variant`,
+ * else `engine` when the scenario has it, else the scenario as written) and the command
+ * line's overrides, resolved once and checked whole; and the job the points carry. A point
+ * adds its values to the command line's, last: they win over the variant's, as `--set` does.
+ */
+export interface PointBase {
+  req: ScenarioRequest;
+  run: EffectiveRun;
+  job: PointJob;
+}
+
+export function pointBase(io: Io, arg: string, flags: ScenarioFlags & { variant?: string }): PointBase {
+  const wanted = flags.variant;
   if (wanted !== undefined && (wanted.includes(',') || wanted.trim() === ''))
     throw new UsageError(`--variant: expected one variant name, got ${JSON.stringify(wanted)}`);
-  const name = wanted ?? (scenario.variants.some((v) => v.name === 'engine') ? 'engine' : undefined);
-  if (name === undefined) return { name: scenario.name, scenario, asWritten: true };
-  return { ...pickVariants(scenario, name, '--variant')[0], asWritten: false };
+  const req: ScenarioRequest = {
+    arg,
+    cwd: io.cwd,
+    set: scenarioSets(flags),
+    variants: wanted === undefined ? { prefer: 'engine' } : [wanted.trim()],
+    flag: '--variant',
+    checkFile: true,
+  };
+  const run = resolveScenario(req).runs[0];
+  const job: PointJob = { scenario: arg, cwd: io.cwd, set: (req.set ?? []).map((s) => s.text), variant: run.variant };
+  return { req, run, job };
+}
+
+/** The request of a point with `values` (`path=value` texts) on top of the base: its run alone. */
+export function withValues(base: PointBase, values: readonly string[]): ScenarioRequest {
+  return {
+    ...base.req,
+    variants: base.run.variant === undefined ? undefined : [base.run.variant],
+    set: [...(base.req.set ?? []), ...values.map((text) => ({ text, from: '--set' }))],
+    checkFile: false,
+  };
+}
+
+/** The fields the variant and the command line set before any point's values, on stderr (as a run's summary lists them). */
+export function printOverrides(io: Io, run: EffectiveRun): void {
+  // Only when the command line set something: a variant's own overrides are what the variant is.
+  if (run.overrides.every((o) => o.from.startsWith('variant '))) return;
+  const lines = overrideLines([{ effective: { document: run.scenario.document, overrides: run.overrides } }]);
+  io.stderr(`every point runs with (its own values win over these):\n${lines.join('\n')}\n`);
 }
 
 /** Writes what `auto` chose on stderr (unless quiet) and keeps it for the `-q` line. */

@@ -48,7 +48,8 @@ export function reportCommand(io: Io, path: string, flags: ReportFlags): number 
   }
   if (!gated) return EXIT.ok;
   const file = input.file as ResultFile;
-  return reportChecks(io, `stormlab ${file.scenario}`, evaluateExpectations(expectations, file), flags);
+  const checks = evaluateExpectations(expectations, file);
+  return reportChecks(io, `stormlab ${file.scenario}`, checks, flags, checks, file.notes);
 }
 
 /**

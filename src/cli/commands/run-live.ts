@@ -141,7 +141,11 @@ export async function executeLive(
     );
   }
   reportRequestErrors(io, session.variants);
-  return partialIf(collectLive(scenario, session.variants), stopped ? (signal ?? 'SIGINT') : undefined);
+  return partialIf(
+    collectLive(scenario, session.variants),
+    stopped ? (signal ?? 'SIGINT') : undefined,
+    Math.round(playback.now),
+  );
 }
 
 async function plainProgress(

@@ -2,13 +2,15 @@ import { colorWanted } from '../color-wanted.js';
 import { progressLine } from '../../report/progress-line.js';
 import { resultJson } from '../../report/result-json.js';
 import { summaryTable } from '../../report/summary-table.js';
+import { withNotes } from '../../report/result-notes.js';
 import type { Check, ResultFile } from '../../run/metrics/result.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { formatDuration } from '../../scenario/duration.js';
+import { effectiveScenarios } from '../../scenario/effective-scenario.js';
+import type { EffectiveRun, ScenarioRequest } from '../../scenario/scenario-request.js';
 import { EXIT, stopCause, stopExit, UsageError, type Io, type StopCause } from '../io.js';
 import { Playback, parseSpeed } from '../playback.js';
-import type { ScenarioFlags } from '../scenario-args.js';
-import { loadRunScenario, loadRunVariants } from '../run-scenario.js';
+import { oneVariant, scenarioSets, variantList, type ScenarioFlags } from '../scenario-args.js';
 import { checkOutputs, STDOUT_PATH, writeOutput } from '../write-output.js';
 import { expectationsOf } from '../expectations.js';
 import { reportChecks, type GateFlags } from '../gate-outputs.js';
@@ -88,7 +90,7 @@ async function execute(
     io.stderr(
       `stopped at ${formatDuration(playback.now)} of ${formatDuration(scenario.durationMs)}: the result below is partial\n`,
     );
-  return partialIf(collect(scenario.name, scenario.seed, sims), stop);
+  return partialIf(collect(scenario.name, scenario.seed, sims), stop, playback.now);
 }
 
 /** What a check of a stopped run says instead of passing or failing on a part of the data. */
@@ -117,8 +119,9 @@ function isLive(flags: RunFlags): boolean {
   return false;
 }
 
-/** A finished run or compare, and the expectations to judge it by. */
+/** A finished run or compare, the documents that ran, and the expectations to judge it by. */
 export interface RunOutcome extends Executed {
+  runs: EffectiveRun[];
   expectations: Expectation[];
 }
 
@@ -136,9 +139,15 @@ export function report(realIo: Io, outcome: RunOutcome, flags: RunFlags): number
   // Part of a run proves nothing either way: its checks are listed, skipped, and the exit says it stopped.
   const checks =
     stop === undefined ? judged : judged.map((c) => ({ ...c, status: 'skip' as const, message: NOT_JUDGED }));
-  const file: ResultFile = expectations.length > 0 ? { ...outcome.file, checks } : outcome.file;
+  const file = withNotes(expectations.length > 0 ? { ...outcome.file, checks } : outcome.file, {
+    drainMs: Object.fromEntries(outcome.runs.map((r) => [r.name, r.scenario.drainMs])),
+    stopped:
+      stop === undefined
+        ? undefined
+        : { atMs: outcome.stoppedAtMs ?? 0, durationMs: outcome.runs[0].scenario.durationMs },
+  });
   const table = summaryTable(file, { color: colorWanted(io), width: 80 });
-  io.stdout(flags.quiet ? `${table.split('\n')[0]}\n` : `${table.trimEnd()}\n`);
+  io.stdout(flags.quiet ? quietSummary(file, table) : `${table.trimEnd()}\n`);
   // The result first: a --junit path that cannot be written must not cost the run's JSON.
   if (flags.json !== undefined) writeOutput(realIo, '--json', flags.json, resultJson(file));
   const code = judge(io, file, checks, flags);
@@ -159,17 +168,18 @@ function checkRunOutputs(io: Io, flags: RunFlags): void {
 function judge(io: Io, file: ResultFile, checks: Check[], flags: RunFlags): number {
   if (checks.length === 0 && flags.junit === undefined && flags.markdown === undefined) return EXIT.ok;
   // Expectations of variants this run did not make are skipped: listed in JUnit and Markdown,
-  // one line here rather than a row each (`run` of a scenario whose expect: is for compare).
+  // one note in the summary rather than a row each (`run` of a scenario whose expect: is for compare).
   const ran = checks.filter((c) => file.variants.some((v) => v.name === c.group));
-  const code = reportChecks(io, gateTitle(file), checks, flags, ran);
-  const notRun = [...new Set(checks.filter((c) => !ran.includes(c)).map((c) => c.group))];
-  if (notRun.length > 0 && !flags.quiet) {
-    const n = checks.length - ran.length;
-    io.stdout(
-      `${n} ${n === 1 ? 'expectation is' : 'expectations are'} for ${notRun.length === 1 ? 'a variant' : 'variants'} not run here (${notRun.join(', ')}): compare runs them\n`,
-    );
-  }
-  return code;
+  return reportChecks(io, gateTitle(file), checks, flags, ran, file.notes);
+}
+
+/**
+ * `-q`: the headline, and each note about how its figures read (a stopped run, roots the drain
+ * cut off, no roots at all) on its own line — a figure without its note reads wrong.
+ */
+function quietSummary(file: ResultFile, table: string): string {
+  const notes = (file.notes ?? []).filter((n) => n.kind !== 'skipped-expectations');
+  return `${[table.split('\n')[0], ...notes.map((n) => `note: ${n.message}`)].join('\n')}\n`;
 }
 
 /** How JUnit and Markdown name the gate: `stormlab retry-storm`. */
@@ -177,32 +187,53 @@ function gateTitle(file: ResultFile): string {
   return `stormlab ${file.scenario}`;
 }
 
+/**
+ * What the command line asks to run: the scenario, the variants, the command line's overrides
+ * (which win over the variant's) — answered by the scenario layer in one call.
+ */
+function request(
+  io: Io,
+  arg: string,
+  flags: RunFlags,
+  variants: ScenarioRequest['variants'],
+  flag: string,
+): ScenarioRequest {
+  return { arg, cwd: io.cwd, set: scenarioSets(flags), variants, flag, checkFile: true };
+}
+
+async function runAll(io: Io, req: ScenarioRequest, flags: RunFlags): Promise<RunOutcome> {
+  checkRunOutputs(io, flags);
+  const { runs } = await effectiveScenarios(req);
+  const scenario = runs[0].scenario;
+  // The expect: list is the file's: its problems are named after the file, not the variant that runs.
+  const expectations = expectationsOf({ ...scenario, source: req.arg }, flags.expect);
+  const executed = await execute(io, scenario, runs, flags);
+  return { ...executed, file: withEffective(executed.file, runs), runs, expectations };
+}
+
+/** Each variant's result with the document that ran and the fields its variant and the command line set. */
+function withEffective(file: ResultFile, runs: readonly EffectiveRun[]): ResultFile {
+  return {
+    ...file,
+    variants: file.variants.map((v) => {
+      const run = runs.find((r) => r.name === v.name);
+      return run === undefined ? v : { ...v, effective: { document: run.scenario.document, overrides: run.overrides } };
+    }),
+  };
+}
+
 /** `stormlab run <scenario>`: one run of the scenario as written (or of one variant).
  * @public (loaded on use by cli/define-run.ts)
  */
-export async function runCommand(io: Io, arg: string, flags: RunFlags): Promise<RunOutcome> {
-  if (flags.variant !== undefined && (flags.variant.includes(',') || flags.variant.trim() === '')) {
-    throw new UsageError(
-      `--variant: expected one variant name (compare --variants a,b runs several), got ${JSON.stringify(flags.variant)}`,
-    );
-  }
-  checkRunOutputs(io, flags);
-  const scenario = await loadRunScenario(arg, flags, io.cwd);
-  const runs =
-    flags.variant === undefined
-      ? [{ name: scenario.name, scenario }]
-      : await loadRunVariants(scenario, flags.variant, '--variant');
-  const expectations = expectationsOf(scenario, flags.expect);
-  return { ...(await execute(io, scenario, runs, flags)), expectations };
+export function runCommand(io: Io, arg: string, flags: RunFlags): Promise<RunOutcome> {
+  const variant = flags.variant === undefined ? undefined : [oneVariant(flags.variant)];
+  return runAll(io, request(io, arg, flags, variant, '--variant'), flags);
 }
 
 /** `stormlab compare <scenario>`: the same scenario and seed under each policy variant.
  * @public (loaded on use by cli/define-run.ts)
  */
-export async function compareCommand(io: Io, arg: string, flags: RunFlags): Promise<RunOutcome> {
-  checkRunOutputs(io, flags);
-  const scenario = await loadRunScenario(arg, flags, io.cwd);
-  const runs = await loadRunVariants(scenario, flags.variants);
-  const expectations = expectationsOf(scenario, flags.expect);
-  return { ...(await execute(io, scenario, runs, flags)), expectations };
+export function compareCommand(io: Io, arg: string, flags: RunFlags): Promise<RunOutcome> {
+  const variants = flags.variants === undefined ? 'all' : variantList(flags.variants, '--variants');
+  return runAll(io, request(io, arg, flags, variants, '--variants'), flags);
 }

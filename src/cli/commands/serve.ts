@@ -6,7 +6,7 @@ import { meanOf } from '../../upstream/distribution.js';
 import type { ServedFault } from '../../fake-upstream/fault-phases.js';
 import { createFakeUpstream, type FakeUpstream, type FakeUpstreamConfig } from '../../fake-upstream/server.js';
 import { EXIT, UsageError, type Io } from '../io.js';
-import { scenarioFromFlags } from '../scenario-args.js';
+import { scenarioFromFlags } from '../scenario-from-flags.js';
 import {
   applyAnswerTokens,
   applyModels,

@@ -10,13 +10,24 @@ import { SweepError } from '../../explore/sweep-error.js';
 import { gridSize, parseSweepParams, type SweepParamSpec } from '../../explore/sweep-params.js';
 import { sweepCsv, sweepJson } from '../../report/sweep-file.js';
 import { sweepHeadline, sweepText } from '../../report/sweep-table.js';
+import { resolveScenario } from '../../scenario/resolve-scenario.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { EXIT, UsageError, type Io } from '../io.js';
-import { scenarioFromFlags, scenarioSets, type ScenarioFlags } from '../scenario-args.js';
+import type { ScenarioFlags } from '../scenario-args.js';
 import { seedList } from '../../explore/seed-stats.js';
 import { heldUntilQueue, openQueue, queueTarget, queueText } from './queue-args.js';
-import { parseWorkers, pickVariant, positiveInt, quietWorkers, workerReporter, workersText } from './explore-args.js';
+import {
+  parseWorkers,
+  pointBase,
+  positiveInt,
+  printOverrides,
+  quietWorkers,
+  withValues,
+  workerReporter,
+  workersText,
+  type PointBase,
+} from './explore-args.js';
 import { writeOutput } from '../write-output.js';
 
 export interface SweepFlags extends ScenarioFlags {
@@ -33,12 +44,6 @@ export interface SweepFlags extends ScenarioFlags {
   quiet?: boolean;
 }
 
-/** Lines of problems, each its own `stormlab:` line: the usage exit code. */
-function usageLines(io: Io, problems: readonly string[]): number {
-  for (const p of problems) io.stderr(`stormlab: ${p}\n`);
-  return EXIT.usage;
-}
-
 /**
  * `stormlab sweep <scenario> --param path=v1,v2,…`: runs the grid of the parameters' values
  * (in parallel on worker threads), prints every point, the heatmap of the metric and the
@@ -52,16 +57,11 @@ export async function sweepCommand(
   flags: SweepFlags,
   run: RunPointsFn = runPoints,
 ): Promise<number> {
-  let spec: SweepSpec;
   const workers = workerReporter(io, flags.quiet);
   const queue = queueTarget(flags);
   const announce = heldUntilQueue(io, queue !== undefined);
-  try {
-    spec = { ...prepare(announce.io, arg, flags), onWorkers: workers.onWorkers };
-  } catch (e) {
-    if (e instanceof SweepError) return usageLines(io, e.problems);
-    throw e;
-  }
+  // Bad flags or values throw (a SweepError's every problem is a line of its own: cli/failure.ts).
+  const spec: SweepSpec = { ...prepare(announce.io, arg, flags), onWorkers: workers.onWorkers };
   const remote = queue === undefined ? undefined : await openQueue(queue, spec.job);
   announce.flush();
   const file = await runSweep(spec, remote?.run ?? run)
@@ -94,28 +94,30 @@ function prepare(io: Io, arg: string, flags: SweepFlags): SweepSpec {
   const points = gridSize(params);
   const workers = parseWorkers(flags.workers);
   const seedCount = positiveInt('--seeds', flags.seeds, 1);
-  const scenario = scenarioFromFlags(arg, flags, io.cwd);
-  const { name: variant, scenario: resolved, asWritten } = pickVariant(scenario, flags.variant);
+  const base = pointBase(io, arg, flags);
+  const { run } = base;
   const metricText = (flags.metric ?? 'goodput').trim();
-  const metric = metricOf(resolved, metricText);
-  const problems = paramProblems(io, arg, flags, params);
+  const metric = metricOf(run.scenario, metricText);
+  const problems = paramProblems(base, params);
   if (problems.length > 0) throw new SweepError(problems);
   if (!flags.quiet) {
-    const which = asWritten ? 'as written: it has no engine variant' : `variant ${variant}`;
+    const which = run.variant === undefined ? 'as written: it has no engine variant' : `variant ${run.variant}`;
     io.stderr(
-      `sweeping ${points} point${points === 1 ? '' : 's'}${seedCount > 1 ? ` × ${seedCount} seeds` : ''} of ${scenario.name} (${which}) on ${flags.queue === undefined ? workersText(workers, points * seedCount) : queueText(queueTarget(flags)!)}\n`,
+      `sweeping ${points} point${points === 1 ? '' : 's'}${seedCount > 1 ? ` × ${seedCount} seeds` : ''} of ${run.scenario.name} (${which}) on ${flags.queue === undefined ? workersText(workers, points * seedCount) : queueText(queueTarget(flags)!)}\n`,
     );
+    printOverrides(io, run);
   }
   return {
-    job: { scenario: arg, cwd: io.cwd, set: scenarioSets(flags), variant: asWritten ? undefined : variant },
-    scenario: scenario.name,
-    variant,
-    seed: resolved.seed,
-    seeds: seedCount > 1 ? seedList(resolved.seed, seedCount) : undefined,
+    job: base.job,
+    scenario: run.scenario.name,
+    variant: run.name,
+    seed: run.scenario.seed,
+    seeds: seedCount > 1 ? seedList(run.scenario.seed, seedCount) : undefined,
     params,
     metric,
     metricText,
     workers,
+    effective: { document: run.scenario.document, overrides: run.overrides },
     onDone: flags.quiet ? undefined : progress(io),
     wallNow: () => io.wallNow(),
   };
@@ -145,16 +147,17 @@ function metricOf(scenario: Scenario, name: string): Metric {
 }
 
 /**
- * Loads the scenario once per value of each parameter, so a path it does not have or a value
- * it refuses is exit 2 now, not a failed point later. A problem every value of a parameter
- * has (an unknown key) is one line for the parameter; others name the value.
+ * Resolves the scenario once per value of each parameter, as its points will run, so a path
+ * it does not have or a value it refuses is exit 2 now, not a failed point later. A problem
+ * every value of a parameter has (an unknown key) is one line for the parameter; others name
+ * the value.
  */
-function paramProblems(io: Io, arg: string, flags: SweepFlags, params: readonly SweepParamSpec[]): string[] {
+function paramProblems(base: PointBase, params: readonly SweepParamSpec[]): string[] {
   const lines: string[] = [];
   for (const p of params) {
     const byProblem = new Map<string, string[]>();
     for (const text of p.texts) {
-      for (const problem of valueProblems(io, arg, flags, `${p.path}=${text}`))
+      for (const problem of valueProblems(base, `${p.path}=${text}`))
         byProblem.set(problem, [...(byProblem.get(problem) ?? []), text]);
     }
     for (const [problem, texts] of byProblem) {
@@ -166,18 +169,21 @@ function paramProblems(io: Io, arg: string, flags: SweepFlags, params: readonly 
 }
 
 /**
- * What the scenario loader says about one `path=value` (as `--set` would apply it), without the
- * `--set "…": ` it prefixes. Engine options that clash (openMs above maxOpenMs) are left out:
- * another parameter of the grid may settle them, and the cells where none does are refused.
+ * What the scenario layer says about one `path=value` on top of the base (as a point applies
+ * it), without the `--set "…": ` it is blamed on. Engine options that clash (openMs above
+ * maxOpenMs) are left out: another parameter of the grid may settle them, and the cells where
+ * none does are refused.
  */
-function valueProblems(io: Io, arg: string, flags: SweepFlags, set: string): string[] {
+function valueProblems(base: PointBase, set: string): string[] {
   try {
-    scenarioFromFlags(arg, { ...flags, set: [...(flags.set ?? []), set] }, io.cwd);
+    resolveScenario(withValues(base, [set]));
     return [];
   } catch (e) {
     if (!(e instanceof ScenarioError)) throw e;
-    const prefix = `--set ${JSON.stringify(set)}: `;
-    return e.problems.filter((p) => !isEngineClash(p)).map((p) => (p.startsWith(prefix) ? p.slice(prefix.length) : p));
+    const prefix = `--set ${JSON.stringify(set)}`;
+    return e.problems
+      .filter((p) => !isEngineClash(p))
+      .map((p) => (p.startsWith(prefix) ? p.slice(p.indexOf(': ', prefix.length) + 2) : p));
   }
 }
 

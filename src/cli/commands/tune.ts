@@ -14,11 +14,22 @@ import { paramValue, shellWord, tuneHeadline, tuneReport } from '../../report/tu
 import { SEARCH_DEFAULTS } from '../../explore/search-space.js';
 import { seedList } from '../../explore/seed-stats.js';
 import { heldUntilQueue, openQueue, queueTarget, queueText } from './queue-args.js';
+import { resolveScenario } from '../../scenario/resolve-scenario.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { EXIT, UsageError, type Io } from '../io.js';
-import { pickVariants, scenarioFromFlags, scenarioSets, type ScenarioFlags } from '../scenario-args.js';
-import { parseWorkers, pickVariant, positiveInt, quietWorkers, workerReporter, workersText } from './explore-args.js';
+import type { ScenarioFlags } from '../scenario-args.js';
+import {
+  parseWorkers,
+  pointBase,
+  positiveInt,
+  printOverrides,
+  quietWorkers,
+  withValues,
+  workerReporter,
+  workersText,
+  type PointBase,
+} from './explore-args.js';
 import { writeOutput } from '../write-output.js';
 
 /**
@@ -85,17 +96,20 @@ function prepare(io: Io, arg: string, flags: TuneFlags): TuneSpec {
       throw new TuneError('give the parameters to tune, e.g. --params engine.throttle.k,engine.retryBudget.ratio');
     return parseTuneParams(flags.params.join(','));
   });
-  const scenario = scenarioFromFlags(arg, flags, io.cwd);
-  const { name: variant, scenario: resolved, asWritten } = pickVariant(scenario, flags.variant);
+  const base = pointBase(io, arg, flags);
+  const { run } = base;
+  const resolved = run.scenario;
+  const variant = run.name;
+  const asWritten = run.variant === undefined;
   const goal = fromTuneError(undefined, () =>
     parseGoal(
       flags,
       MetricCatalog.ofScenario(resolved),
-      [...scenario.variants.map((v) => v.name), scenario.name],
+      [...resolved.variants.map((v) => v.name), resolved.name],
       variant,
     ),
   );
-  checkParams(io, arg, flags, params, asWritten ? undefined : variant);
+  checkParams(base, params);
   if (!flags.quiet) {
     const which = asWritten
       ? 'the scenario as written (it has no engine variant)'
@@ -103,19 +117,17 @@ function prepare(io: Io, arg: string, flags: TuneFlags): TuneSpec {
         ? 'variant engine (--variant to pick another)'
         : `variant ${variant}`;
     io.stderr(
-      `tuning ${params.map((p) => p.path).join(', ')} of ${scenario.name}, ${which}: up to ${budget} points + the current values, ${seedCount === 1 ? 'one seed' : `${seedCount} seeds`} each, ${flags.queue === undefined ? workersText(workers, (budget + 1) * seedCount) : `on ${queueText(queueTarget(flags)!)}`}\n`,
+      `tuning ${params.map((p) => p.path).join(', ')} of ${resolved.name}, ${which}: up to ${budget} points + the current values, ${seedCount === 1 ? 'one seed' : `${seedCount} seeds`} each, ${flags.queue === undefined ? workersText(workers, (budget + 1) * seedCount) : `on ${queueText(queueTarget(flags)!)}`}\n`,
     );
+    printOverrides(io, run);
     notes(io, resolved, variant, params, goal);
   }
   const seeds = seedCount > 1 ? seedList(resolved.seed, seedCount) : undefined;
-  return spec(io, arg, flags, { scenario, resolved, variant, asWritten, params, goal, budget, workers, seeds });
+  return spec(io, { base, params, goal, budget, workers, seeds });
 }
 
 interface Prepared {
-  scenario: Scenario;
-  resolved: Scenario;
-  variant: string;
-  asWritten: boolean;
+  base: PointBase;
   params: TuneParam[];
   goal: TuneGoal;
   budget: number;
@@ -123,18 +135,20 @@ interface Prepared {
   seeds: number[] | undefined;
 }
 
-function spec(io: Io, arg: string, flags: TuneFlags, p: Prepared): TuneSpec {
-  const { scenario, resolved, variant, asWritten, params, goal, budget, workers, seeds } = p;
+function spec(io: Io, p: Prepared): TuneSpec {
+  const { base, params, goal, budget, workers, seeds } = p;
+  const resolved = base.run.scenario;
   return {
-    job: { scenario: arg, cwd: io.cwd, set: scenarioSets(flags), variant: asWritten ? undefined : variant },
-    scenario: scenario.name,
-    variant,
+    job: base.job,
+    scenario: resolved.name,
+    variant: base.run.name,
     seed: resolved.seed,
     durationMs: resolved.durationMs,
     params: params.map((p) => ({ ...p, current: currentValue(resolved, p) })),
     goal,
     budget,
     seeds,
+    effective: { document: resolved.document, overrides: base.run.overrides },
     workers,
     wallNow: () => io.wallNow(),
   };
@@ -170,23 +184,17 @@ function runArgs(arg: string, flags: TuneFlags, variant: string | undefined): st
 }
 
 /**
- * Loads the scenario with every parameter at the low ends of its range, then at the high
- * ends, so a path the scenario does not have, or a range it refuses, is exit 2 now rather
- * than in the middle of the search. Engine options that clash there (openMs above maxOpenMs)
- * are no fault of either range: such points are refused in the search, which goes on.
+ * Resolves the scenario with every parameter at the low ends of its range, then at the high
+ * ends, as its points will run, so a path the scenario does not have, or a range it refuses,
+ * is exit 2 now rather than in the middle of the search. Engine options that clash there
+ * (openMs above maxOpenMs) are no fault of either range: such points are refused in the
+ * search, which goes on.
  */
-function checkParams(
-  io: Io,
-  arg: string,
-  flags: TuneFlags,
-  params: readonly TuneParam[],
-  variant: string | undefined,
-): void {
+function checkParams(base: PointBase, params: readonly TuneParam[]): void {
   for (const end of ['min', 'max'] as const) {
     const sets = params.map((p) => `${p.path}=${paramValue(p, p[end])}`);
     try {
-      const s = scenarioFromFlags(arg, { ...flags, set: [...(flags.set ?? []), ...sets] }, io.cwd);
-      if (variant !== undefined) pickVariants(s, variant, '--variant');
+      resolveScenario(withValues(base, sets));
     } catch (e) {
       if (!(e instanceof ScenarioError)) throw e;
       const problem = e.problems.find((p) => !isEngineClash(p));
@@ -197,7 +205,7 @@ function checkParams(
 
 /** `--set "engine.budget.ratio=0.05": engine.budget: unknown key` → `engine.budget.ratio at 0.05: engine.budget: unknown key`. */
 function paramProblem(problem: string, source: string): string {
-  const m = /^--set "([^"=]+)=([^"]*)": (.*)$/.exec(problem);
+  const m = /^--set "([^"=]+)=([^"]*)"(?: with variants? [^:]+)?: (.*)$/.exec(problem);
   if (m === null) return `${source}: ${problem}`;
   const off = /^(.+) is a boolean, not a mapping$/.exec(m[3]);
   const hint =

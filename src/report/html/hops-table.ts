@@ -1,6 +1,6 @@
 import type { RunResult, UpstreamHop } from '../../run/metrics/result.js';
 import { formatCount, formatPercent, formatTimes } from '../format.js';
-import { hopNotes, hopOf, settleText } from '../hop-notes.js';
+import { hopOf, settleText } from '../hop-notes.js';
 import { escapeHtml } from './html-escape.js';
 
 type Column = [string, (v: RunResult, h: UpstreamHop) => string];
@@ -26,8 +26,9 @@ const COLUMNS: Column[] = [
 
 /**
  * One row per variant run with a gateway under test: hop 1 (driver → gateway) as the driver
- * saw it, hop 2 (gateway → upstream) as the upstream counted it, the total, how hop 2 settled,
- * and below the table the notes the terminal summary gives. '' without a gateway under test.
+ * saw it, hop 2 (gateway → upstream) as the upstream counted it, the total, and how hop 2
+ * settled (what it hides is in the file's notes, at the top of the page). '' without a gateway
+ * under test.
  */
 export function hopsTable(variants: readonly RunResult[]): string {
   const rows = variants.flatMap((v) => {
@@ -38,6 +39,5 @@ export function hopsTable(variants: readonly RunResult[]): string {
   });
   if (rows.length === 0) return '';
   const head = `<tr><th>variant</th>${COLUMNS.map(([name]) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>`;
-  const notes = hopNotes(variants).map((n) => `<p class="note">${escapeHtml(`note: ${n}`)}</p>`);
-  return `<div class="scroll"><table class="headline">${head}${rows.join('')}</table></div>${notes.join('')}`;
+  return `<div class="scroll"><table class="headline">${head}${rows.join('')}</table></div>`;
 }

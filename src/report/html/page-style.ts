@@ -6,6 +6,9 @@ body { margin: 0; background: var(--bg); color: var(--ink); font: 14px/1.45 syst
 main { max-width: 1240px; margin: 0 auto; padding: 20px 20px 40px; }
 header h1 { font-size: 22px; margin: 0 0 4px; }
 header .meta { color: var(--muted); margin: 0 0 16px; }
+header ul.notes { margin: -8px 0 16px; padding: 8px 12px 8px 28px; background: #fffbeb; border: 1px solid #fcd34d; border-radius: 8px; color: #92400e; }
+header details.overrides { margin: -8px 0 16px; color: var(--muted); }
+header details.overrides pre { margin: 6px 0 0; font-size: 12px; white-space: pre-wrap; }
 h2 { font-size: 16px; margin: 28px 0 4px; }
 p.note { color: var(--muted); margin: 0 0 10px; }
 .card, .grid > div { background: var(--card); border: 1px solid var(--line); border-radius: 8px; }

@@ -10,6 +10,7 @@ import { amplificationChart, goodputChart } from './overview-charts.js';
 import { sharedScales } from './shared-scales.js';
 import { limitsTable, toolsTable } from './tools-table.js';
 import { latencyChart, loadChart, refusedChart } from './variant-charts.js';
+import { overrideLines } from '../override-lines.js';
 
 export interface ReportPage {
   title: string;
@@ -52,7 +53,21 @@ function header(file: ResultFile): string {
   const what =
     vs.length > 1 ? `compare of ${vs.length} variants (${vs.map((v) => v.name).join(', ')})` : `run of ${vs[0].name}`;
   const meta = [what, `seed ${file.seed}`, file.mode, `${round3(vs[0].durationMs / 1000)} s of arrivals`].join(' · ');
-  return `<header><h1>stormlab report: ${escapeHtml(file.scenario)}</h1><p class="meta">${escapeHtml(meta)}</p></header>\n<section class="card">${headlineTable(vs)}</section>`;
+  return `<header><h1>stormlab report: ${escapeHtml(file.scenario)}</h1><p class="meta">${escapeHtml(meta)}</p>${notesList(file)}${overridesList(vs)}</header>\n<section class="card">${headlineTable(vs)}</section>`;
+}
+
+/** The result's notes (a stopped run, roots the drain cut off, …), one item each, where the figures start. */
+function notesList(file: ResultFile): string {
+  const notes = file.notes ?? [];
+  if (notes.length === 0) return '';
+  return `<ul class="notes">${notes.map((n) => `<li>${escapeHtml(n.message)}</li>`).join('')}</ul>`;
+}
+
+/** The fields a variant or the command line set, as the terminal summary lists them (older files: none). */
+function overridesList(vs: readonly RunResult[]): string {
+  const lines = overrideLines(vs);
+  if (lines.length === 0) return '';
+  return `<details class="overrides"><summary>What ran: ${lines.length} field${lines.length === 1 ? '' : 's'} overridden (the command line wins over a variant, a variant over the scenario)</summary><pre>${escapeHtml(lines.map((l) => l.trim()).join('\n'))}</pre></details>`;
 }
 
 /** The engine's section, charts only for the variants with an engine; none at all without one. */

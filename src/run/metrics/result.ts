@@ -160,7 +160,73 @@ export interface RunResult {
   tenants?: TenantResult[];
   /** The last layer's inference queue, when the scenario limits inference. */
   inference?: InferenceResult;
+  /**
+   * What ran: the scenario document after the variant's overrides and then the command line's
+   * (`--set`, `--duration`, `--seed`), and each field they set. Written by `run` and `compare`;
+   * absent in files written before it was.
+   */
+  effective?: EffectiveScenario;
 }
+
+/**
+ * The scenario that actually ran. Overrides apply in one order — the file, then the variant's,
+ * then the command line's, which win — so `document`, saved as a scenario file and run as
+ * written, runs the same thing again.
+ */
+export interface EffectiveScenario {
+  /** The document as written, with every override applied, before defaults are filled in. */
+  document: unknown;
+  /** Each field the variant or the command line set, once, in the order they applied. */
+  overrides: OverrideRecord[];
+}
+
+/** One field a variant or the command line set (the last setting of that path; earlier ones it replaced are folded in). */
+export interface OverrideRecord {
+  /** The path as written: `layers[*].retry.attempts`. */
+  path: string;
+  /** What it was set to; null removes the field (its default applies). */
+  value: unknown;
+  /** Where the value came from: `variant naive`, `--set`, `--duration`, `--seed`. */
+  from: string;
+  /** The value it replaced, when the field had one (every element's the same, for a `[*]` path). */
+  was?: unknown;
+  /** Where the replaced value came from: `scenario` (the file), a variant, or an earlier flag. */
+  wasFrom?: string;
+}
+
+/**
+ * Something a reader of the figures must know to read them right, as one line (`message`) and
+ * as fields: roots the drain cut off, a run with no roots, a stopped run, expectations skipped.
+ */
+export type ResultNote =
+  | {
+      kind: 'unfinished';
+      variant: string;
+      /** Root tasks offered but not finished when the run ended. */
+      roots: number;
+      /** Of the roots offered. */
+      share: number;
+      /** How long the run waited for work in flight after arrivals stopped; null when the run was stopped instead. */
+      drainMs: number | null;
+      message: string;
+    }
+  | { kind: 'no-roots'; variant: string; message: string }
+  | { kind: 'partial'; stoppedAtMs: number; durationMs: number; message: string }
+  | {
+      kind: 'skipped-expectations';
+      /** The variants they are for (`not-run`); every variant run, for a stopped run. */
+      variants: string[];
+      count: number;
+      /** `not-run`: for a variant this run did not make; `partial`: the run was stopped. */
+      reason: 'not-run' | 'partial';
+      message: string;
+    }
+  /** With a gateway under test: hop 2 read before the upstream settled (`UpstreamHop.settle`). */
+  | { kind: 'hop-unsettled'; variant: string; outcome: HopSettle['outcome']; inFlight: number; message: string }
+  /** Requests that reached the upstream without the harness's length header (a gateway that drops it). */
+  | { kind: 'length-header'; variant: string; requests: number; of: number; lengthsAsAsked: boolean; message: string }
+  /** 200s the upstream gave the gateway beyond those the gateway gave the driver. */
+  | { kind: 'successes-lost'; variant: string; upstream: number; driver: number; message: string };
 
 /** How the live driver's connection pool held up (requests waiting for a connection, sampled every 100 ms). */
 export interface LiveFigures {
@@ -283,6 +349,8 @@ export interface ResultFile {
   variants: RunResult[];
   /** The expectations judged on this result (the scenario's `expect:` and `--expect`), when there were any. */
   checks?: Check[];
+  /** What the figures need said beside them (see `ResultNote`); absent when there is nothing to say. */
+  notes?: ResultNote[];
   timing: RunTiming;
 }
 

@@ -3,7 +3,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { classifyStatus } from '../../../src/engine/classify.js';
-import { Guard } from '../../../src/engine/guard.js';
+import { coreOf, Guard } from '../../../src/engine/guard.js';
 import { Limiter } from '../../../src/engine/limiter.js';
 import { ManualClock } from '../../../src/engine/manual-clock.js';
 import { SeededRandom } from '../../../src/engine/random.js';
@@ -178,8 +178,10 @@ await describeWithRedis('RedisStore', () => {
     const clock = new ManualClock(T0);
     const prefix = newPrefix('guard');
     const random = new SeededRandom(7);
-    const a = new Guard({ clock, random, name: 'api', breaker: { minimumCalls: 10 }, store: processOn(prefix, clock) });
-    const b = new Guard({ clock, random, name: 'api', breaker: { minimumCalls: 10 }, store: processOn(prefix, clock) });
+    const guard = () =>
+      coreOf(new Guard({ clock, random, name: 'api', breaker: { minimumCalls: 10 }, store: processOn(prefix, clock) }));
+    const a = guard();
+    const b = guard();
     const failed = classifyStatus(503);
     for (let i = 0; i < 40; i++) {
       const call = a.start(clock.now());

@@ -5,7 +5,6 @@ import { createFakeUpstream, type FakeUpstream } from '../../../src/fake-upstrea
 import { LiveRun } from '../../../src/run/live/live-run.js';
 import { runSpecOf } from '../../../src/run/run-spec.js';
 import { loadScenario } from '../../../src/scenario/load-scenario.js';
-import { resolveVariant } from '../../../src/scenario/variants.js';
 import { describeWithRedis, dropPrefix, testPrefix, testRedis } from '../../helpers/redis.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -42,7 +41,7 @@ afterAll(async () => {
 
 /** One "process": its own fake tool API, its own Redis client and store on the shared prefix, one live run. */
 async function process_(text: string, shared: boolean): Promise<FakeUpstream & { run: LiveRun }> {
-  const s = resolveVariant(loadScenario(text), 'only');
+  const s = loadScenario(text, { variant: 'only' });
   expect(s.idempotency).toBe('redis');
   const fake = await createFakeUpstream({ upstream: s.upstream, port: 0, random: new SeededRandom(s.seed) });
   open.push(fake);

@@ -5,7 +5,6 @@ import { LiveRun } from '../../../src/run/live/live-run.js';
 import type { RunResult, ToolResult } from '../../../src/run/metrics/result.js';
 import { runSpecOf } from '../../../src/run/run-spec.js';
 import { loadScenario } from '../../../src/scenario/load-scenario.js';
-import { resolveVariant } from '../../../src/scenario/variants.js';
 import type { ToolServiceStats } from '../../../src/upstream/tool-service.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -38,7 +37,7 @@ variants: { only: {} }
 
 /** Runs `text` live against a fake upstream on port 0 serving its tools; the result and the server's tool counters. */
 async function live(text: string): Promise<{ result: RunResult; served: ToolServiceStats }> {
-  const s = resolveVariant(loadScenario(text), 'only');
+  const s = loadScenario(text, { variant: 'only' });
   const fake = await createFakeUpstream({
     upstream: s.upstream,
     port: 0,

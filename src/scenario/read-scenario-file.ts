@@ -1,0 +1,39 @@
+import { readFileSync, statSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { BUNDLED_DIR, resolveScenarioPath } from './bundled.js';
+import type { TextFormat } from './parse-text.js';
+import { ScenarioError } from './scenario-error.js';
+
+const FORMATS: Record<string, TextFormat> = { '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml' };
+
+/**
+ * The text of the scenario a command line names: a file path (relative to `cwd`) or a bundled
+ * scenario's name. Problems name the argument as the user wrote it, not its absolute path.
+ */
+export function readScenarioArg(arg: string, cwd: string): { text: string; format: TextFormat } {
+  const path = arg.includes('/') || arg.includes('.') ? resolve(cwd, arg) : arg;
+  try {
+    return readScenarioFile(resolveScenarioPath(path, BUNDLED_DIR));
+  } catch (e) {
+    if (e instanceof ScenarioError && e.source !== arg) throw new ScenarioError(arg, e.problems);
+    throw e;
+  }
+}
+
+/** A scenario file's text and format (by its extension); a directory, another extension or an unreadable file is a `ScenarioError`. */
+export function readScenarioFile(arg: string): { text: string; format: TextFormat } {
+  const file = resolveScenarioPath(arg);
+  if (statSync(file).isDirectory()) throw new ScenarioError(arg, ['is a directory, expected a scenario file']);
+  const format = FORMATS[extname(file).toLowerCase()];
+  if (format === undefined)
+    throw new ScenarioError(arg, [
+      `expected a .yaml, .yml or .json file, got ${JSON.stringify(extname(file) || 'no extension')}`,
+    ]);
+  try {
+    return { text: readFileSync(file, 'utf8'), format };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'file not found' : `cannot read it: ${(e as Error).message}`;
+    throw new ScenarioError(arg, [why]);
+  }
+}
