@@ -23,8 +23,9 @@ export function settleText(h: UpstreamHop): string {
 
 /**
  * What a reader must not miss about a variant's hops, one note each (none without a gateway
- * under test): hop 2 read before it settled, a gateway that does not pass the harness's length
- * header on, successes the upstream gave the gateway that never reached the driver.
+ * under test): hop 2 read before it settled, attempts that never reached the gateway, a
+ * gateway that does not pass the harness's length header on, successes the upstream gave the
+ * gateway that never reached the driver.
  */
 export function hopNotes(vs: readonly RunResult[]): ResultNote[] {
   const notes: ResultNote[] = [];
@@ -48,6 +49,15 @@ export function hopNotes(vs: readonly RunResult[]): ResultNote[] {
         message: `${variant}: hop 2 was read before the upstream settled (${why}): its figures may be short`,
       });
     }
+    const unsent = v.upstream.attempts - h.sent;
+    if (unsent > 0)
+      notes.push({
+        kind: 'hop-unsent',
+        variant,
+        attempts: v.upstream.attempts,
+        sent: h.sent,
+        message: `${variant}: ${formatCount(unsent)} of the driver's ${formatCount(v.upstream.attempts)} attempts were given up on before they reached the gateway (waiting for a connection: raise --connections); hop 2 is per request the gateway got, so hop 1 × hop 2 exceeds the total`,
+      });
     if (h.noLengthHeader > 0) {
       const answered = h.lengthsAsAsked
         ? 'the upstream answered them as the header asks (told so through its control API)'

@@ -121,6 +121,17 @@ describe('the two hops in the summary', () => {
     expect(out).toMatch(/^ {2}settled +no \(1m out\)$/m);
     expect(out).toMatch(/^ {2}status inFlight +3$/m);
     expect(out).toContain('note: gw: hop 2 was read before the upstream settled');
+    // Attempts the driver gave up on before they left (the pool starved): the gateway never saw them.
+    expect(hopNotes([gatewayRun('gw', hop({ sent: 290, reached: 870 }))])).toEqual([
+      {
+        kind: 'hop-unsent',
+        variant: 'gw',
+        attempts: 300,
+        sent: 290,
+        message:
+          "gw: 10 of the driver's 300 attempts were given up on before they reached the gateway (waiting for a connection: raise --connections); hop 2 is per request the gateway got, so hop 1 × hop 2 exceeds the total",
+      },
+    ]);
     const skipped = hop({ settle: { ...hop().settle, settled: false, outcome: 'skipped' } });
     expect(hopNotes([gatewayRun('a', skipped), gatewayRun('b')]).map((n) => n.message)).toEqual([
       'a: hop 2 was read before the upstream settled (the run was stopped): its figures may be short',

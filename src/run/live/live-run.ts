@@ -235,9 +235,9 @@ export class LiveRun implements EventHandler {
     return view;
   }
 
-  /** Requests this client sent to the target (every leaf attempt). */
+  /** Requests this client wrote to the target: its leaf attempts, less those given up on before they left. */
   sent(): number {
-    return this.transport.upstreamStats().models.reduce((n, m) => n + m.attempts, 0);
+    return this.transport.written;
   }
 
   /** Stops the run if it still runs and closes its connections. */

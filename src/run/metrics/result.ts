@@ -225,6 +225,8 @@ export type ResultNote =
   | { kind: 'hop-unsettled'; variant: string; outcome: HopSettle['outcome']; inFlight: number; message: string }
   /** Requests that reached the upstream without the harness's length header (a gateway that drops it). */
   | { kind: 'length-header'; variant: string; requests: number; of: number; lengthsAsAsked: boolean; message: string }
+  /** Attempts of the driver given up on before their request left (waiting for a connection): the gateway never saw them. */
+  | { kind: 'hop-unsent'; variant: string; attempts: number; sent: number; message: string }
   /** 200s the upstream gave the gateway beyond those the gateway gave the driver. */
   | { kind: 'successes-lost'; variant: string; upstream: number; driver: number; message: string };
 
@@ -248,11 +250,15 @@ export interface LiveFigures {
  * the variant's own `amplification` and `upstream` block (what the gateway answered the driver).
  */
 export interface UpstreamHop {
-  /** Requests the driver sent the gateway: hop 1's attempts. */
+  /**
+   * Requests the driver wrote to the gateway: hop 1's attempts, less any given up on before
+   * they left (waiting for a connection; `live.maxPending` shows it), which the gateway never
+   * saw. When every attempt left, `totalAmplification` is exactly hop 1 × hop 2.
+   */
   sent: number;
   /** Model requests the upstream received over the run (its own route counters, read after it settled). */
   reached: number;
-  /** reached ÷ sent: hop 2's amplification, the gateway's own (1 when it neither retries nor hedges). */
+  /** reached ÷ sent: hop 2's amplification, the gateway's own per request it got (1 when it neither retries nor hedges). */
   amplification: number;
   /** reached ÷ the run's logical leaf calls: hop 1 × hop 2, what the upstream took per call the tree meant. */
   totalAmplification: number;
