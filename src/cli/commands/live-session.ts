@@ -53,6 +53,8 @@ export class LiveSession {
   error: unknown = undefined;
   private stopped = false;
   private settling = false;
+  /** Aborted at the first stop (a run not begun need not wait for the upstream to be idle), and at a hard one. */
+  private readonly halt = new AbortController();
   private readonly skip = new AbortController();
 
   constructor(
@@ -96,6 +98,7 @@ export class LiveSession {
     const again = this.stopped;
     this.stopped = true;
     for (const v of this.variants) v.sim.stop();
+    this.halt.abort();
     if (again || cause !== 'SIGINT' || this.settling) this.skip.abort();
   }
 
@@ -138,7 +141,7 @@ export class LiveSession {
       }
       if (this.settings.upstream !== undefined) {
         v.hop2 = await SecondHop.open(this.settings.upstream, this.settings.settle);
-        await v.hop2.begin(v.scenario.upstream.faults);
+        await v.hop2.begin(v.scenario.upstream.faults, this.halt.signal);
       }
       idempotency = await liveIdempotency(this.io, v.scenario, v.name);
       const keys = idempotency === undefined ? {} : { idempotencyStore: idempotency.store };

@@ -51,9 +51,13 @@ export class SecondHop {
     return this.control.url;
   }
 
-  /** Once the upstream has nothing in flight (at most `timeoutMs`): installs `faults`, timed from now, and notes the counters. */
-  async begin(faults: readonly FaultPhase[]): Promise<void> {
-    await settle(() => this.control.read(), { quietMs: 0, timeoutMs: this.options.timeoutMs }, this.clock);
+  /**
+   * Once the upstream has nothing in flight (at most `timeoutMs`): installs `faults`, timed
+   * from now, and notes the counters — unless `stop` aborted meanwhile.
+   */
+  async begin(faults: readonly FaultPhase[], stop?: AbortSignal): Promise<void> {
+    await settle(() => this.control.read(), { quietMs: 0, timeoutMs: this.options.timeoutMs }, this.clock, stop);
+    if (stop?.aborted) return; // stopped before it began: nothing installed, nothing to read
     await this.control.install(faults);
     this.base = await this.control.read();
     this.latest = this.base;
