@@ -1,9 +1,10 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeUpstream, type FakeUpstream } from '../../src/fake-upstream/server.js';
 import { createProgram } from '../../src/cli/program.js';
+import { scriptedGateway } from '../helpers/scripted-gateway.js';
 import { captureIo, cli, tempDir } from './capture-io.js';
 
 /**
@@ -57,36 +58,9 @@ async function upstream(): Promise<FakeUpstream> {
 
 /** A small gateway: forwards each request to `to`, retrying a 5xx or 429 up to `attempts` times, at once. */
 async function retryingGateway(to: string, attempts: number) {
-  const counts = { received: 0, forwarded: 0 };
-  const forward = (body: Buffer, path: string, headers: Record<string, string>) =>
-    new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
-      counts.forwarded++;
-      const req = httpRequest(`${to}${path}`, { method: 'POST', headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  const server = createServer((req, res) => {
-    counts.received++;
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const body = Buffer.concat(chunks);
-      const headers = { 'content-type': 'application/json' };
-      let answer: { status: number; body: Buffer } = { status: 0, body: Buffer.alloc(0) };
-      for (let i = 0; i < attempts; i++) {
-        answer = await forward(body, req.url ?? '/', headers);
-        if (answer.status < 500 && answer.status !== 429) break;
-      }
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(answer.body);
-    });
-  });
-  return { url: await listen(server), counts };
+  const gw = await scriptedGateway({ upstream: to, attempts, backoffMs: 0 });
+  closers.push(() => gw.close());
+  return gw;
 }
 
 describe('stormlab run --mode live --target <gateway> --upstream <stormlab serve>', () => {
