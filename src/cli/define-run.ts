@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { SETTLE_DEFAULTS } from '../run/live/settle-defaults.js';
+import { formatDuration } from '../upstream/duration.js';
 import type { RunFlags } from './commands/run.js';
 import { collect, PRECEDENCE, type CommandContext } from './command-context.js';
 
@@ -32,7 +34,15 @@ function scenarioOptions(cmd: Command): Command {
     .option('--connections <n>', "live: connections of the HTTP pool (default: the scenario's live.connections, 256)")
     .option(
       '--upstream <url>',
-      "live, with --target: the stormlab serve behind that gateway; the scenario's faults are injected there and what reaches it is measured",
+      "live, with --target: the stormlab serve behind that gateway; the scenario's faults are injected there and what reaches it is measured (hop 2)",
+    )
+    .option(
+      '--settle-quiet <d>',
+      `live, with --upstream: hop 2 is read once the upstream has had nothing in flight for this long, longer than the gateway's backoff (default ${formatDuration(SETTLE_DEFAULTS.quietMs)})`,
+    )
+    .option(
+      '--settle-timeout <d>',
+      `live, with --upstream: the longest wait for that after the driver stopped; then hop 2 is read as it is, marked unsettled (default ${formatDuration(SETTLE_DEFAULTS.timeoutMs)})`,
     )
     .option(
       '--expect <"metric op value">',
@@ -55,8 +65,9 @@ function runModule(): Promise<typeof import('./commands/run.js')> {
 /** The exit codes of run and compare, for their --help. */
 const RUN_EXITS =
   `${PRECEDENCE}\n` +
-  'Exit codes: 0 ok, 1 an expectation failed, 2 bad input, 130 stopped (q, Ctrl-C, SIGINT), 143 SIGTERM;\n' +
-  'a stopped run still writes its result, marked "partial": true.';
+  'Exit codes: 0 ok, 1 an expectation failed, 2 bad input, 130 stopped (q, Ctrl-C, SIGINT), 141 its output pipe\n' +
+  'closed (SIGPIPE), 143 SIGTERM; a stopped run still writes its result, marked "partial": true. With --upstream,\n' +
+  'the upstream gets its own fault phases back whatever ends the run (a first q or Ctrl-C still lets hop 2 settle).';
 
 /** `stormlab run` and `stormlab compare`. */
 export function defineRun(program: Command, { io, exit }: CommandContext): void {

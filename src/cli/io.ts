@@ -20,10 +20,19 @@ export interface Io {
   /** The interactive terminal, when there is one (the dashboard draws on it). */
   terminal?: Terminal;
   /**
-   * Calls `fn` once when the user asks the process to stop (SIGINT, SIGTERM); returns a function
-   * that forgets it. Long-running commands (`serve`) end on it; without it they run until closed.
+   * Calls `fn` once when the process is asked to stop (SIGINT, SIGTERM), or when stdout or
+   * stderr is a pipe whose reader went away (`SIGPIPE`: an EPIPE on a write, or the signal;
+   * what is written there after it is dropped); returns a function that forgets it.
+   * Long-running commands (`serve`) end on it; without it they run until closed.
    */
   onStop?(fn: (signal: string) => void): () => void;
+  /**
+   * Runs `cleanup` if the process dies of an error nothing caught (an uncaught exception or an
+   * unhandled rejection): the error is printed, cleanups are awaited (bounded), exit code 70.
+   * For what must not outlive the process, such as fault phases installed in another server.
+   * Returns a function that forgets it.
+   */
+  onCrash?(cleanup: () => Promise<unknown>): () => void;
 }
 
 export interface Terminal {
@@ -41,13 +50,19 @@ export class UsageError extends StormlabError {
 /**
  * Exit codes (ARCHITECTURE.md, "A new command"): 0 ok, 1 expectations failed, 2 bad input or
  * usage; a run stopped before its end exits as a shell reports the signal, 128 + its number:
- * 130 for q, Ctrl-C or SIGINT, 143 for SIGTERM (its partial result is still written).
+ * 130 for q, Ctrl-C or SIGINT, 141 for a closed output pipe (SIGPIPE), 143 for SIGTERM (its
+ * partial result is still written).
  */
-export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130, terminated: 143 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130, brokenPipe: 141, terminated: 143 } as const;
 
-/** What stopped a run early: the user (q, Ctrl-C, SIGINT) or the system (SIGTERM). */
-export type StopCause = 'SIGINT' | 'SIGTERM';
+/** What stopped a run early: the user (q, Ctrl-C, SIGINT), the system (SIGTERM), or a reader that left (SIGPIPE). */
+export type StopCause = 'SIGINT' | 'SIGTERM' | 'SIGPIPE';
+
+/** The cause of a stop `onStop` reported (anything else it might say is the user's stop). */
+export function stopCause(signal: string): StopCause {
+  return signal === 'SIGTERM' || signal === 'SIGPIPE' ? signal : 'SIGINT';
+}
 
 export function stopExit(cause: StopCause): number {
-  return cause === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+  return cause === 'SIGTERM' ? EXIT.terminated : cause === 'SIGPIPE' ? EXIT.brokenPipe : EXIT.interrupted;
 }

@@ -52,6 +52,12 @@ export class AnswerLengths {
   private readonly samplers: Array<(() => number) | 'max'>;
   private readonly seen = new Map<number, number>();
   private source: Random = new SeededRandom(0);
+  /**
+   * How long an answer to a request without `x-stormlab-output-tokens` runs, as if it had sent
+   * this value (`PUT /_stormlab/output-tokens`: a harness whose requests reach the server
+   * through a gateway that drops the header); undefined: its natural length.
+   */
+  withoutHeader: 'max' | number | undefined = undefined;
 
   constructor(
     models: ReadonlyArray<{ answerTokens?: AnswerTokens }>,
@@ -81,7 +87,7 @@ export class AnswerLengths {
     header: 'max' | number | undefined,
     seeded = false,
   ): AnswerShape {
-    const fixed = header ?? (plan.kind === 'filler' ? this.samplers[model] : plannedTokens(plan));
+    const fixed = header ?? this.withoutHeader ?? (plan.kind === 'filler' ? this.samplers[model] : plannedTokens(plan));
     const key = fixed === 'max' || typeof fixed === 'number' ? '' : this.key(model, body, seeded);
     const tokens: number[] = [];
     const truncated: boolean[] = [];

@@ -1,4 +1,5 @@
 import { OptionError } from '../engine/errors.js';
+import { OUTPUT_TOKENS_HEADER } from '../upstream/output-tokens-header.js';
 import type { FakeUpstreamStats } from './fake-upstream-stats.js';
 import { faultsJson, parseFaultBody } from './fault-phases.js';
 import type { Refuse, ReadJson } from './json-request.js';
@@ -19,6 +20,8 @@ export interface ControlContext {
   log: RequestLog;
   toolPolicy(): ToolPolicy;
   setToolPolicy(p: ToolPolicy): void;
+  /** How long answers to requests without `x-stormlab-output-tokens` run (the `AnswerLengths`). */
+  lengths: { withoutHeader: 'max' | number | undefined };
   readJson: ReadJson;
   refuse: Refuse;
 }
@@ -29,6 +32,7 @@ export interface ControlContext {
  */
 export function controlRoutes(c: ControlContext): Routes {
   const faultView = () => ({ nowMs: c.now(), relativeTo: 'start', faults: faultsJson(c.host.faults()) });
+  const lengthView = () => ({ header: OUTPUT_TOKENS_HEADER, withoutHeader: c.lengths.withoutHeader ?? null });
   /** Runs `change` on the body; an `OptionError` becomes a 400 naming `param`. */
   const update =
     (param: string, change: (body: unknown) => void, view: () => object) =>
@@ -53,6 +57,10 @@ export function controlRoutes(c: ControlContext): Routes {
       GET: (_req, res) => sendJson(res, 200, c.toolPolicy()),
       PUT: update('toolPolicy', (body) => c.setToolPolicy(parseToolPolicy(body, c.toolPolicy())), c.toolPolicy),
     },
+    '/_stormlab/output-tokens': {
+      GET: (_req, res) => sendJson(res, 200, lengthView()),
+      PUT: update('withoutHeader', (body) => (c.lengths.withoutHeader = parseWithoutHeader(body)), lengthView),
+    },
     '/_stormlab/requests': {
       GET: (req, res) => {
         const limit = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('limit') ?? Number.NaN);
@@ -76,4 +84,26 @@ export function controlRoutes(c: ControlContext): Routes {
       },
     },
   };
+}
+
+/**
+ * `PUT /_stormlab/output-tokens` takes `{ "withoutHeader": "max" | N | null }`: requests that
+ * come without `x-stormlab-output-tokens` are answered as if they had sent that value; null
+ * gives them their natural length again.
+ */
+function parseWithoutHeader(body: unknown): 'max' | number | undefined {
+  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.keys(body) : undefined;
+  const unknown = fields?.find((k) => k !== 'withoutHeader');
+  if (fields === undefined || unknown !== undefined || !fields.includes('withoutHeader'))
+    throw new OptionError(
+      `expected {"withoutHeader": "max" | tokens | null}${unknown === undefined ? '' : `, got an unknown field "${unknown}"`}`,
+      'withoutHeader',
+    );
+  const v = (body as { withoutHeader: unknown }).withoutHeader;
+  if (v === null) return undefined;
+  if (v === 'max' || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1)) return v;
+  throw new OptionError(
+    `withoutHeader must be "max", a whole number of tokens >= 1 or null, got ${JSON.stringify(v)}`,
+    'withoutHeader',
+  );
 }

@@ -26,10 +26,6 @@ export class ExchangeTable {
     this.freeSlots.push(ex.slot);
   }
 
-  get inFlight(): number {
-    return this.exchanges.length - this.freeSlots.length;
-  }
-
   /** Stops every exchange's timers (the server closes). */
   stopAll(): void {
     for (const ex of this.exchanges) ex?.stop();

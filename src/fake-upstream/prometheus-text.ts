@@ -74,6 +74,17 @@ export function prometheusText(stats: FakeUpstreamStats): string {
   family('stormlab_http_client_closed_total', 'counter', 'Chat requests whose client disconnected before the answer.', [
     ['', stats.http.clientClosed],
   ]);
-  family('stormlab_http_in_flight', 'gauge', 'Chat requests whose answer is not finished.', [['', stats.inFlight]]);
+  family(
+    'stormlab_http_route_responses_total',
+    'counter',
+    'Model requests closed, by route and what was sent: the HTTP status as written, reset or cancelled.',
+    stats.routes.flatMap((r) =>
+      Object.entries(r.status).map(([status, n]): [string, number] => [
+        `{route="${label(r.route)}",status="${status}"}`,
+        n,
+      ]),
+    ),
+  );
+  family('stormlab_http_in_flight', 'gauge', 'Model requests received and not closed yet.', [['', stats.inFlight]]);
   return `${out.join('\n')}\n`;
 }

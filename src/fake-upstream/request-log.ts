@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OUTPUT_TOKENS_HEADER } from '../upstream/output-tokens-header.js';
 import { DETAIL_NAMES, Detail } from '../upstream/response.js';
+import { RouteCounters } from './fake-upstream-stats.js';
 
 /** One model request as the server saw it (`GET /_stormlab/requests`, `stormlab serve --log FILE`). */
 export interface RequestLogEntry {
@@ -40,6 +42,8 @@ interface LogRecord {
   stream: boolean;
   /** A `Detail` code, -1 for none. */
   detail: number;
+  /** Its row in the route counters (a model request: a POST), -1 when not counted there. */
+  counted: number;
 }
 
 /** The open record of a response, on the response itself (a property reads faster than a WeakMap). */
@@ -57,9 +61,11 @@ const MAX_ROUTE_NAMES = 64;
  * latency, so the retries an SDK hides (`maxRetries: 2` by default) show one line each. Kept in
  * a ring of `REQUEST_LOG_CAPACITY` rows; `sink` hears each finished entry (the CLI writes
  * JSONL). Entries are formatted only when read or sunk: a request costs the log one short-lived
- * record and one `close` listener shared by all responses.
+ * record and one `close` listener shared by all responses. `routes` counts the model requests
+ * (the POSTs) per route by what went out on the wire, for `GET /_stormlab/stats`.
  */
 export class RequestLog {
+  readonly routes: RouteCounters;
   /** Rows filled so far (at most `capacity`); `next` is the row the next record goes in. */
   private count = 0;
   private next = 0;
@@ -91,19 +97,22 @@ export class RequestLog {
     this.method = new Array<string>(capacity).fill('');
     this.route = new Array<string>(capacity).fill('');
     this.model = new Array<string | null>(capacity).fill(null);
+    this.routes = new RouteCounters(now);
   }
 
   /** Starts an entry for `req`; it is written when `res` closes. */
   begin(req: IncomingMessage, res: ServerResponse, route: string): void {
     const r = res as Logged;
+    const name = this.routeName(route);
     r[OPEN] = {
       startedAt: this.now(),
       method: req.method ?? '',
-      route: this.routeName(route),
+      route: name,
       model: null,
       retryCount: retryCount(req),
       stream: false,
       detail: -1,
+      counted: req.method === 'POST' ? this.routes.opened(name, req.headers[OUTPUT_TOKENS_HEADER] !== undefined) : -1,
     };
     r[LOG] = this;
     res.on('close', onClose);
@@ -130,9 +139,11 @@ export class RequestLog {
     return Array.from({ length: n }, (_, i) => this.entry((first + i) % this.capacity));
   }
 
+  /** The log and its route counters back to zero (requests still open are counted when they close). */
   clear(): void {
     this.count = 0;
     this.next = 0;
+    this.routes.reset();
   }
 
   /** @internal The response closed: its record goes into the ring (and to the sink). */
@@ -145,6 +156,11 @@ export class RequestLog {
     this.retryCount[i] = o.retryCount ?? Number.NaN;
     this.status[i] = res.headersSent ? res.statusCode : 0;
     this.detail[i] = o.detail;
+    if (o.counted >= 0)
+      this.routes.closed(
+        o.counted,
+        res.headersSent ? res.statusCode : o.detail === Detail.Reset ? 'reset' : 'cancelled',
+      );
     const ended = res.writableFinished || o.detail >= 0 ? 0 : res.headersSent ? 2 : 1;
     this.flags[i] = (o.stream ? 1 : 0) | (ended << 1);
     this.method[i] = o.method;

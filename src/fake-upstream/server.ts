@@ -129,6 +129,7 @@ export interface FakeUpstream {
  *   GET  /_stormlab/faults      the fault phases in force (times since start)
  *   PUT  /_stormlab/faults      replace them: [phases] or {faults, relativeTo: now|start}
  *   GET  /_stormlab/tool-policy how the model uses tools; PUT changes it ({rounds, parallel, pick})
+ *   GET  /_stormlab/output-tokens  how long answers to requests without x-stormlab-output-tokens run; PUT sets it
  *   GET  /_stormlab/requests    the request log (?limit=N): route, model, retry count, status, fault, latency
  *   POST /_stormlab/reset       counters, quotas, the request log and the tool service back to zero
  *   POST /_stormlab/tools/{name} a tool of the tool service (`tools`); GET /_stormlab/tools its counters
@@ -160,8 +161,10 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
   const readJson = jsonReader(o.maxBodyBytes, refuse);
   const stats = (): FakeUpstreamStats => ({
     nowMs: scheduler.now(),
-    inFlight: model.table.inFlight,
+    inFlight: log.routes.inFlight,
+    lastActivityMs: log.routes.lastActivityMs,
     http: { ...counters },
+    routes: log.routes.routes(),
     models: host.stats(),
   });
   const random = options.random ?? systemRandom();
@@ -266,6 +269,7 @@ function serverRoutes(c: {
       setToolPolicy: (p) => {
         policy.current = p;
       },
+      lengths: model.lengths,
       readJson,
       refuse,
     }),

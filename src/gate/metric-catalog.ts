@@ -11,9 +11,9 @@ type Scope<T> = (r: RunResult) => T | undefined;
 
 const PERCENTILES = ['p50', 'p95', 'p99'] as const;
 const LIVE = ['poolConnections', 'maxPending', 'meanPending', 'requestErrors'] as const;
-/** The second hop of a gateway under test (`--upstream`). */
-const HOP = ['sent', 'reached', 'amplification'] as const;
-const STATUS = /^(.*\.)?status\.(\d{3}|reset|timeout|other)$/;
+/** Hop 2 of a gateway under test (`--upstream`), and the total amplification. */
+const HOP = ['sent', 'reached', 'amplification', 'totalAmplification', 'noLengthHeader'] as const;
+const STATUS = /^(.*\.)?status\.(\d{3}|reset|timeout|other|cancelled|inFlight)$/;
 
 /**
  * Every metric a gate can name, for a given set of layers and models: each number of a
@@ -42,9 +42,14 @@ export class MetricCatalog {
     this.addShed('', (r) => r.layers);
     for (const key of LIVE) this.add(`live.${key}`, 'count', false, (r) => r.live?.[key] ?? null);
     for (const key of HOP) {
-      const unit = key === 'amplification' ? 'times' : 'count';
+      const unit = key === 'amplification' || key === 'totalAmplification' ? 'times' : 'count';
       this.add(`live.upstream.${key}`, unit, false, (r) => r.live?.upstream?.[key] ?? null);
     }
+    // Hop 2's statuses as the upstream sent them: `live.upstream.status.503` (any code, as upstream.status.* takes).
+    this.add('live.upstream.status.200', 'count', true, (r) => {
+      const hop = r.live?.upstream;
+      return hop === undefined ? null : (hop.status['200'] ?? 0);
+    });
     addToolMetrics((...args) => this.add(...args), tools, tenants);
   }
 
@@ -300,6 +305,7 @@ export class MetricCatalog {
 }
 
 function statusOf(r: RunResult, prefix: string, code: string): number {
+  if (prefix === 'live.upstream.') return r.live?.upstream?.status[code] ?? 0;
   const model = /^upstream\.models\.(.+)\.$/.exec(prefix);
   const figures = model === null ? r.upstream : r.upstream.models.find((m) => m.name === model[1]);
   return figures?.status[code] ?? 0;

@@ -1,5 +1,5 @@
 import type { DashboardModel, RunView } from '../run/run-view.js';
-import { formatPercent, formatRate, formatTimes } from './format.js';
+import { formatCount, formatPercent, formatRate, formatTimes } from './format.js';
 
 /**
  * Run time for clocks and progress: `0.0s`, `12.0s`, `99.9s`, then whole seconds (`180s`).
@@ -32,7 +32,22 @@ function figures(v: RunView): string {
 
 function amplification(v: RunView): string {
   const s = v.snapshot;
-  return `${v.name} ${formatTimes(s.amplification)} (last 5s ${formatTimes(s.amplificationLast5s)})`;
+  const hop1 = v.hops === undefined ? '' : 'hop 1 ';
+  return `${v.name} ${hop1}${formatTimes(s.amplification)} (last 5s ${formatTimes(s.amplificationLast5s)})`;
+}
+
+/** With a gateway under test: hop 2 so far, the total, and whether hop 2 is settling. */
+function hops(v: RunView): string {
+  const h = v.hops;
+  if (h === undefined) return '';
+  const leaf = v.snapshot.layers.at(-1)?.logicalCalls ?? 0;
+  const parts = [
+    `hop 2 ${formatTimes(h.sent > 0 ? h.reached / h.sent : 0)} (${formatCount(h.reached)} reached)`,
+    `total ${formatTimes(leaf > 0 ? h.reached / leaf : 0)}`,
+  ];
+  if (h.settling !== undefined)
+    parts.push(`settling ${formatSeconds(h.settling.waitedMs)} (${formatCount(h.inFlight)} in flight)`);
+  return ` · ${parts.join(' · ')}`;
 }
 
 function state(model: DashboardModel): string {
@@ -47,8 +62,13 @@ function state(model: DashboardModel): string {
  * upstream's 429 / 5xx (and timeout) shares. No escape codes, ever.
  *
  *   [ 12.0s/60.0s  20%] naive 27.0× (last 5s 27.0×) · goodput 0.00/s · 429 0.0 % · 5xx 99.8 % | engine …
+ *
+ * With a gateway under test, hop 1's amplification is labelled so, and hop 2 (what reached the
+ * upstream behind the gateway), the total and hop 2's settling follow:
+ *
+ *   … gw hop 1 3.00× (last 5s 3.00×) · … · hop 2 3.00× (270 reached) · total 9.00× · settling 1.2s (3 in flight)
  */
 export function progressLine(model: DashboardModel): string {
-  const variants = model.variants.map((v) => `${amplification(v)} · ${figures(v)}`).join(' | ');
+  const variants = model.variants.map((v) => `${amplification(v)} · ${figures(v)}${hops(v)}`).join(' | ');
   return `${clock(model)} ${variants || model.scenario}${state(model)}`;
 }

@@ -1,6 +1,7 @@
 import type { ResultFile, ResultNote, RunResult } from '../run/metrics/result.js';
 import { formatDuration } from '../scenario/duration.js';
 import { formatCount, formatPercent } from './format.js';
+import { hopNotes } from './hop-notes.js';
 
 export interface NoteContext {
   /** Each variant's drain (ms after arrivals stop that the run waits for work in flight), by name. */
@@ -12,7 +13,8 @@ export interface NoteContext {
 /**
  * What the reader of a result must know to read its figures right, one note each: a stopped
  * run, roots the drain cut off (or the stop), a variant that started no root at all,
- * expectations that were not judged. Every note has its one line (`message`) and its figures
+ * expectations that were not judged, and with a gateway under test what its hops hide
+ * (`hopNotes`). Every note has its one line (`message`) and its figures
  * as fields; the summary, the Markdown and JUnit files and the HTML report show the lines.
  */
 export function resultNotes(file: ResultFile, ctx: NoteContext): ResultNote[] {
@@ -27,6 +29,7 @@ export function resultNotes(file: ResultFile, ctx: NoteContext): ResultNote[] {
     });
   }
   for (const v of file.variants) notes.push(...rootNotes(v, ctx));
+  notes.push(...hopNotes(file.variants));
   notes.push(...checkNotes(file, ctx.stopped !== undefined));
   return notes;
 }

@@ -2,13 +2,16 @@ import { z } from 'zod';
 import type {
   EffectiveScenario,
   EngineSeries,
+  HopSettle,
   OverrideRecord,
   LayerResult,
+  LiveFigures,
   Percentiles,
   ResultFile,
   RootResult,
   RunResult,
   SeriesResult,
+  UpstreamHop,
   UpstreamResult,
   UpstreamShare,
 } from '../run/metrics/result.js';
@@ -86,6 +89,29 @@ const tool = z.looseObject({
 });
 const users = z.looseObject({ tasks: num, submissions: num, resubmits: num, amplification: num });
 
+/**
+ * Hop 2 of a gateway under test. A file written before hop 2 was read settled has neither the
+ * total nor `settle`: it reads, and the report shows no hops for it (`hopOf`).
+ */
+const hop = reads<UpstreamHop>()({
+  sent: num,
+  reached: num,
+  amplification: num,
+  totalAmplification: num.optional(),
+  status: z.record(z.string(), num),
+  noLengthHeader: num.optional(),
+  lengthsAsAsked: z.boolean().optional(),
+  settle: reads<HopSettle>()({
+    settled: z.boolean(),
+    outcome: z.enum(['quiet', 'timeout', 'skipped', 'unreadable']),
+    timeoutMs: num,
+    waitedMs: num,
+    inFlight: num,
+    afterEnd: num,
+  }).optional(),
+});
+const live = reads<LiveFigures>()({ upstream: hop.optional() });
+
 /** What ran (newer files): the document is kept as written, each override read as a record. */
 const effective = reads<EffectiveScenario>()({
   document: z.unknown(),
@@ -109,6 +135,7 @@ const variant = reads<RunResult>()({
   series,
   tools: z.array(tool).optional(),
   users: users.optional(),
+  live: live.optional(),
   effective: effective.optional(),
 });
 

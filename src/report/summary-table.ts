@@ -1,6 +1,7 @@
 import { SHED_REASONS } from '../engine/errors.js';
-import type { LayerResult, ResultFile, RunResult, ToolResult } from '../run/metrics/result.js';
+import type { LayerResult, ResultFile, RunResult, ToolResult, UpstreamHop } from '../run/metrics/result.js';
 import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from './format.js';
+import { hopOf, settleText } from './hop-notes.js';
 import { overrideLines } from './override-lines.js';
 
 export interface SummaryTableOptions {
@@ -70,33 +71,94 @@ function wasted(v: RunResult): Cell {
   );
 }
 
-/** With a gateway under test: what reached the upstream behind it, and the gateway's own amplification. */
-function hopRows(vs: RunResult[]): Row[] {
-  if (!vs.some((v) => v.live?.upstream !== undefined)) return [];
-  const hop = (f: (h: NonNullable<NonNullable<RunResult['live']>['upstream']>) => Cell) => (v: RunResult) =>
-    v.live?.upstream === undefined ? cell('—') : f(v.live.upstream);
-  return [
-    { label: 'reached upstream', cells: vs.map(hop((h) => cell(formatCount(h.reached)))) },
-    { label: 'gateway amplification', cells: vs.map(hop((h) => amp(h.amplification))) },
-  ];
+/** A status count per row, for each status any variant has: `  status 503`. */
+function statusRows(vs: RunResult[], statuses: (v: RunResult) => Record<string, number> | undefined): Row[] {
+  const keys = [...new Set(vs.flatMap((v) => Object.keys(statuses(v) ?? {})))].sort(byStatus);
+  return keys.map((k) => ({
+    label: `  status ${k}`,
+    cells: vs.map((v) => {
+      const all = statuses(v);
+      return all === undefined ? cell('—') : cell(formatCount(all[k] ?? 0));
+    }),
+  }));
+}
+
+/** HTTP statuses first, in order, then words (`cancelled`, `reset`, `timeout`, …). */
+function byStatus(a: string, b: string): number {
+  const rank = (k: string): number => (/^\d+$/.test(k) ? Number(k) : 1000);
+  return rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/**
+ * With a gateway under test: hop 1 (driver → gateway, what the driver sent and the gateway
+ * answered) and hop 2 (gateway → upstream, as the upstream counted it once it settled), each
+ * under its own heading; the total amplification heads the table instead of hop 1's.
+ */
+function hopRows(vs: RunResult[]): { top: Row[]; hops: Row[] } {
+  const hop = (f: (h: UpstreamHop) => Cell) => (v: RunResult) => {
+    const h = hopOf(v);
+    return h === undefined ? cell('—') : f(h);
+  };
+  const row = (label: string, f: (v: RunResult) => Cell): Row => ({ label, cells: vs.map(f) });
+  return {
+    top: [
+      row(
+        'total amplification',
+        hop((h) => amp(h.totalAmplification)),
+      ),
+    ],
+    hops: [
+      { label: 'hop 1 · driver → gateway' },
+      row('  attempts', (v) => cell(formatCount(v.upstream.attempts))),
+      row('  amplification', (v) => amp(v.amplification)),
+      row('  429 share', (v) => share(v.upstream.share['429'])),
+      row('  5xx share', (v) => share(v.upstream.share['5xx'])),
+      row('  timeout share', (v) => share(v.upstream.share.timeout)),
+      ...statusRows(vs, (v) => v.upstream.status),
+      { label: 'hop 2 · gateway → upstream' },
+      row(
+        '  requests',
+        hop((h) => cell(formatCount(h.reached))),
+      ),
+      row(
+        '  amplification',
+        hop((h) => amp(h.amplification)),
+      ),
+      ...statusRows(vs, (v) => hopOf(v)?.status),
+      row(
+        '  wasted tokens',
+        hop((h) => cell(formatCount(h.wastedTokens))),
+      ),
+      row(
+        '  settled',
+        hop((h) => cell(settleText(h), h.settle.settled ? 'none' : 'warn')),
+      ),
+      row(
+        '  requests after stop',
+        hop((h) => cell(formatCount(h.settle.afterEnd))),
+      ),
+    ],
+  };
 }
 
 function runRows(vs: RunResult[]): Row[] {
   const row = (label: string, f: (v: RunResult) => Cell): Row => ({ label, cells: vs.map(f) });
+  const gateway = vs.some((v) => hopOf(v) !== undefined) ? hopRows(vs) : undefined;
   return [
-    row('amplification', runAmp),
+    ...(gateway?.top ?? [row('amplification', runAmp)]),
     row('goodput', (v) => cell(formatRate(v.goodput), higher(v.successRate))),
     row('success rate', (v) => cell(formatPercent(v.successRate), higher(v.successRate))),
     row('recovery', recovery),
     row('root p50', (v) => cell(formatMs(v.roots.latencyMs.p50))),
     row('root p95', (v) => cell(formatMs(v.roots.latencyMs.p95))),
     row('root p99', (v) => cell(formatMs(v.roots.latencyMs.p99))),
-    row('upstream attempts', (v) => cell(formatCount(v.upstream.attempts))),
-    ...hopRows(vs),
-    row('429 share', (v) => share(v.upstream.share['429'])),
-    row('5xx share', (v) => share(v.upstream.share['5xx'])),
-    row('timeout share', (v) => share(v.upstream.share.timeout)),
-    row('wasted tokens', wasted),
+    ...(gateway?.hops ?? [
+      row('upstream attempts', (v) => cell(formatCount(v.upstream.attempts))),
+      row('429 share', (v) => share(v.upstream.share['429'])),
+      row('5xx share', (v) => share(v.upstream.share['5xx'])),
+      row('timeout share', (v) => share(v.upstream.share.timeout)),
+      row('wasted tokens', wasted),
+    ]),
     // Runs with a streamed layer only.
     ...(vs.some((v) => v.truncatedSuccesses !== undefined)
       ? [row('truncated successes', (v) => truncated(v.truncatedSuccesses))]
@@ -212,9 +274,16 @@ function headline(vs: RunResult[], width: number): string[] {
   const counted = dups.some((d) => d !== undefined);
   if (vs.length === 1) {
     const v = vs[0];
+    const h = hopOf(v);
     return wrap(
       [
-        `amplification ${ampText(v)}`,
+        ...(h === undefined
+          ? [`amplification ${ampText(v)}`]
+          : [
+              `amplification hop 1 ${formatTimes(v.amplification)}`,
+              `hop 2 ${formatTimes(h.amplification)}`,
+              `total ${formatTimes(h.totalAmplification)}`,
+            ]),
         `goodput ${formatRate(v.goodput)}`,
         `success ${formatPercent(v.successRate)}`,
         ...(counted ? [`duplicates ${formatCount(dups[0] ?? 0)}`] : []),
@@ -222,11 +291,13 @@ function headline(vs: RunResult[], width: number): string[] {
       width,
     );
   }
-  const parts = vs.map((v) => `${v.name} ${ampText(v)}`);
+  // With a gateway under test the headline is the total: what reached the upstream per call the tree meant.
+  const gateway = vs.some((v) => hopOf(v) !== undefined);
+  const parts = vs.map((v) => `${v.name} ${gateway ? formatTimes(hopOf(v)?.totalAmplification ?? 0) : ampText(v)}`);
   const dupParts = counted ? vs.map((v, i) => `${v.name} ${formatCount(dups[i] ?? 0)}`) : [];
   return wrap(
     [
-      `amplification ${parts[0]}`,
+      `${gateway ? 'total amplification' : 'amplification'} ${parts[0]}`,
       ...parts.slice(1),
       ...(counted ? [`duplicates ${dupParts[0]}`, ...dupParts.slice(1)] : []),
     ],

@@ -19,10 +19,26 @@ export interface RunView {
   upstream: UpstreamStats;
   /** True once the run has finished. */
   done: boolean;
-  /** Live, with a gateway under test: what this client sent it, and what reached the upstream behind it. */
-  hops?: { sent: number; reached: number };
+  /** Live, with a gateway under test: what this client sent it, and hop 2 behind it so far. */
+  hops?: HopView;
   /** Each tool's breaker state (`closed`, `half_open`, `open`) where an engine guards its calls. */
   toolBreakers?: Record<string, string>;
+}
+
+/** Hop 2 of a live run with a gateway under test, as far as it went (`--upstream`). */
+export interface HopView {
+  /** Requests this client sent the gateway: hop 1's attempts. */
+  sent: number;
+  /** Model requests that reached the upstream behind it. */
+  reached: number;
+  /** Their answers as the upstream sent them (`inFlight` for those still open): adds up to `reached`. */
+  status: Record<string, number>;
+  /** Requests in flight at the upstream, its busy slots and its queue, at the last reading. */
+  inFlight: number;
+  busy: number;
+  queued: number;
+  /** After the driver stopped, while hop 2 settles: how long it has waited, how long the upstream has been quiet, and the limits. */
+  settling?: { waitedMs: number; quietForMs: number; quietMs: number; timeoutMs: number };
 }
 
 /** Everything one dashboard frame renders: the run's identity, clock, faults and variants. */

@@ -3,17 +3,21 @@ import { formatCount, formatRate } from '../report/format.js';
 import { formatSeconds } from '../report/progress-line.js';
 import { joined, lineWidth, seg, type Line } from './line.js';
 import { Lines } from './Lines.js';
-import { amplificationCell } from './SummaryPanel.js';
+import { amplificationCell, hopCell } from './SummaryPanel.js';
 
 /** `10x`, `0.5x`, `max` (as fast as it goes). */
 export function formatSpeed(speed: number): string {
   return Number.isFinite(speed) ? `${Number(speed.toPrecision(3))}x` : 'max';
 }
 
-/** Where the run is: done, paused, draining (past its duration, finishing in-flight work) or running. */
+/**
+ * Where the run is: done, paused, settling (a gateway's upstream: the driver has stopped, hop 2
+ * is read once it is quiet), draining (past its duration, finishing in-flight work) or running.
+ */
 function state(model: DashboardModel): Line {
   if (model.variants.length > 0 && model.variants.every((v) => v.done)) return [seg('■ done', 'good')];
   if (model.paused) return [seg('‖ paused', 'warn')];
+  if (model.variants.some((v) => v.hops?.settling !== undefined && !v.done)) return [seg('▶ settling hop 2', 'warn')];
   if (model.t > model.durationMs) return [seg('▶ draining', 'accent')];
   return [seg('▶ running', 'accent')];
 }
@@ -56,6 +60,19 @@ function headlineCandidates(variants: readonly RunView[]): Line[][] {
   const overall = (v: RunView) => amplificationCell(v, 'overall');
   const now = (v: RunView) => amplificationCell(v, 'now');
   const label = seg('amplification ', 'bold');
+  if (variants.length === 1 && variants[0].hops !== undefined) {
+    // A gateway under test: each hop labelled, and the total.
+    const v = variants[0];
+    const hops: Line = [
+      seg('hop 1 '),
+      ...overall(v),
+      seg(' · hop 2 '),
+      ...hopCell(v, 'hop2'),
+      seg(' · total '),
+      ...hopCell(v, 'total'),
+    ];
+    return [[[label, ...hops, seg(' · hop 1 now ', 'dim'), ...now(v)]], [[label, ...hops]]];
+  }
   if (variants.length === 1) {
     const v = variants[0];
     return [
@@ -72,14 +89,21 @@ function headlineCandidates(variants: readonly RunView[]): Line[][] {
       [[label, ...overall(v), seg(' overall · now ', 'dim'), ...now(v)]],
     ];
   }
-  const full = (v: RunView): Line => [
-    seg(`${v.name} `, 'bold'),
-    ...overall(v),
-    seg(' (now ', 'dim'),
-    ...now(v),
-    seg(')', 'dim'),
-  ];
-  const short = (v: RunView): Line => [seg(`${v.name} `, 'bold'), ...overall(v)];
+  // Variants run through a gateway: the total first, hop 1 after it.
+  const full = (v: RunView): Line =>
+    v.hops === undefined
+      ? [seg(`${v.name} `, 'bold'), ...overall(v), seg(' (now ', 'dim'), ...now(v), seg(')', 'dim')]
+      : [
+          seg(`${v.name} total `, 'bold'),
+          ...hopCell(v, 'total'),
+          seg(' (hop 1 ', 'dim'),
+          ...overall(v),
+          seg(')', 'dim'),
+        ];
+  const short = (v: RunView): Line =>
+    v.hops === undefined
+      ? [seg(`${v.name} `, 'bold'), ...overall(v)]
+      : [seg(`${v.name} total `, 'bold'), ...hopCell(v, 'total')];
   return [
     [[label, ...joined(variants.map(full))]],
     [[label, ...joined(variants.map(short))]],

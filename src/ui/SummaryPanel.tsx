@@ -26,15 +26,40 @@ export function amplificationCell(view: RunView, which: 'overall' | 'now'): Line
 }
 
 /**
+ * With a gateway under test: hop 2's amplification (what reached the upstream per request the
+ * driver sent the gateway) and the total (per logical leaf call: hop 1 × hop 2), so far.
+ */
+export function hopFigures(view: RunView): { hop2: number; total: number } | undefined {
+  const h = view.hops;
+  if (h === undefined) return undefined;
+  const leafCalls = view.snapshot.layers.at(-1)?.logicalCalls ?? 0;
+  return { hop2: h.sent > 0 ? h.reached / h.sent : 0, total: leafCalls > 0 ? h.reached / leafCalls : 0 };
+}
+
+/** A hop figure marked with its health, `—` before any request. */
+export function hopCell(view: RunView, which: 'hop2' | 'total'): Line {
+  const f = hopFigures(view);
+  if (f === undefined || (view.hops?.sent ?? 0) === 0) return [seg('—', 'dim')];
+  return marked(formatTimes(f[which]), amplificationHealth(f[which]));
+}
+
+/**
  * The variant's two verdicts: is the upstream protected (amplification over the last 5 s, or
- * overall once nothing is left in flight) and are its tasks succeeding (success so far)?
+ * overall once nothing is left in flight; with a gateway under test the total, what reached the
+ * upstream behind it) and are its tasks succeeding (success so far)?
  */
 export function variantHealth(view: RunView): { upstream: Health; tasks: Health } {
   const s = view.snapshot;
   const finished = s.roots.ok + s.roots.late + s.roots.failed + (s.roots.partial ?? 0);
   const now = amplificationHealth(s.amplificationLast5s);
+  const hops = hopFigures(view);
   return {
-    upstream: now === 'none' ? amplificationHealth(s.amplification) : now,
+    upstream:
+      hops !== undefined && (view.hops?.sent ?? 0) > 0
+        ? amplificationHealth(hops.total)
+        : now === 'none'
+          ? amplificationHealth(s.amplification)
+          : now,
     tasks: successHealth(s.successRate, finished),
   };
 }
@@ -70,11 +95,13 @@ export function summaryLines(view: RunView, width: number): Line[] {
   // The words where they fit, else the symbols alone: the rule stays one line.
   const long = titleOf(false);
   const title = lineWidth(long) + 4 <= width ? long : titleOf(true);
+  // With a gateway under test, hop 1's figures say so and the total follows.
   const amp: Line = [
-    seg('amplification '),
+    seg(view.hops === undefined ? 'amplification ' : 'hop 1 '),
     ...amplificationCell(view, 'overall'),
     seg('  now '),
     ...amplificationCell(view, 'now'),
+    ...(view.hops === undefined ? [] : [seg('  total '), ...hopCell(view, 'total')]),
   ];
   const figures: Line = [
     seg('goodput '),

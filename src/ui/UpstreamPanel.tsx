@@ -1,5 +1,6 @@
 import type { SeriesResult } from '../run/metrics/result.js';
-import type { RunView } from '../run/run-view.js';
+import type { HopView, RunView } from '../run/run-view.js';
+import { formatSeconds } from '../report/progress-line.js';
 import { formatCount, formatPercent, formatRate, formatTimes } from '../report/format.js';
 import { amplificationHealth, errorShareHealth, marked, tone } from './health.js';
 import { padEnd, padStart, seg, type Line } from './line.js';
@@ -34,6 +35,9 @@ const VALUE = 8;
  *   logical  ▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁▁    60.0/s
  *   429 0.0 %  5xx 95.6 %  timeout 0.0 %
  *   queue 128  busy 64  wasted 1.23M tok
+ *
+ * With a gateway under test the first part is hop 1 (driver → gateway) and says so, and hop 2
+ * (gateway → upstream) follows in place of the queue line (`hopLines`).
  */
 export function upstreamLines(view: RunView, width: number, sharedMax?: number): Line[] {
   const s = view.snapshot;
@@ -53,21 +57,9 @@ export function upstreamLines(view: RunView, width: number, sharedMax?: number):
   const busy = view.upstream.models.reduce((n, m) => n + m.busy, 0);
   const queued = view.upstream.models.reduce((n, m) => n + m.queued, 0);
   const hops = view.hops;
-  const hopLine: Line[] =
-    hops === undefined
-      ? []
-      : [
-          [
-            seg(`gateway  sent ${formatCount(hops.sent)} → upstream ${formatCount(hops.reached)}  `),
-            ...marked(
-              formatTimes(hops.sent > 0 ? hops.reached / hops.sent : 0),
-              amplificationHealth(hops.sent > 0 ? hops.reached / hops.sent : 0),
-            ),
-          ],
-        ];
   return [
     [
-      seg('upstream', 'bold'),
+      seg(hops === undefined ? 'upstream' : 'hop 1 · driver → gateway', 'bold'),
       seg(' · 60 s', 'dim'),
       ...(max > 0 ? [seg(` · █ ${formatRate(max * perSec)}${sharedMax === undefined ? '' : ' shared'}`, 'dim')] : []),
     ],
@@ -88,12 +80,60 @@ export function upstreamLines(view: RunView, width: number, sharedMax?: number):
       seg('  '),
       ...shareItem('timeout', share.timeout),
     ],
-    [
-      seg(`queue ${formatCount(queued)}  busy ${formatCount(busy)}  wasted `),
-      seg(`${formatCount(s.upstream.wastedTokens)} tok`, s.upstream.wastedTokens > 0 ? 'warn' : 'plain'),
-    ],
-    ...hopLine,
+    ...(hops === undefined
+      ? [
+          [
+            seg(`queue ${formatCount(queued)}  busy ${formatCount(busy)}  wasted `),
+            seg(`${formatCount(s.upstream.wastedTokens)} tok`, s.upstream.wastedTokens > 0 ? 'warn' : 'plain'),
+          ],
+        ]
+      : hopLines(view, hops)),
   ];
+}
+
+/**
+ * Hop 2, behind the gateway: what reached the upstream, hop 2's and the total amplification,
+ * the statuses the upstream sent, its load, and while hop 2 settles after the run, how long.
+ *
+ *   hop 2 · gateway → upstream  270 reached  3.00×  total 9.00×
+ *   503 270  in flight 0  busy 0  queue 0
+ *   settling 1.2s · quiet 0.3s of 5.0s (at most 60s)
+ */
+function hopLines(view: RunView, hops: HopView): Line[] {
+  const leaf = view.snapshot.layers.at(-1)?.logicalCalls ?? 0;
+  const hop2 = hops.sent > 0 ? hops.reached / hops.sent : 0;
+  const total = leaf > 0 ? hops.reached / leaf : 0;
+  const statuses = Object.entries(hops.status)
+    .filter(([k]) => k !== 'inFlight')
+    .map(([k, n]) => `${k} ${formatCount(n)}`);
+  const lines: Line[] = [
+    [
+      seg('hop 2 · gateway → upstream', 'bold'),
+      seg(`  ${formatCount(hops.reached)} reached  `),
+      ...marked(formatTimes(hop2), amplificationHealth(hop2)),
+      seg('  total '),
+      ...marked(formatTimes(total), amplificationHealth(total)),
+    ],
+    [
+      seg(
+        [
+          ...statuses,
+          `in flight ${formatCount(hops.inFlight)}`,
+          `busy ${formatCount(hops.busy)}`,
+          `queue ${formatCount(hops.queued)}`,
+        ].join('  '),
+      ),
+    ],
+  ];
+  const w = hops.settling;
+  if (w !== undefined)
+    lines.push([
+      seg(
+        `settling ${formatSeconds(w.waitedMs)} · quiet ${formatSeconds(Math.min(w.quietForMs, w.quietMs))} of ${formatSeconds(w.quietMs)} (at most ${formatSeconds(w.timeoutMs)})`,
+        'warn',
+      ),
+    ]);
+  return lines;
 }
 
 /** Upstream load and health for one variant; `max` is the scale the variants share (per bin). */

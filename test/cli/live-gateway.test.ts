@@ -1,9 +1,11 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeUpstream, type FakeUpstream } from '../../src/fake-upstream/server.js';
-import { cli, tempDir } from './capture-io.js';
+import { createProgram } from '../../src/cli/program.js';
+import { scriptedGateway } from '../helpers/scripted-gateway.js';
+import { captureIo, cli, tempDir } from './capture-io.js';
 
 /**
  * One layer that never retries, so every retry that reaches the upstream is the gateway's; the
@@ -56,36 +58,9 @@ async function upstream(): Promise<FakeUpstream> {
 
 /** A small gateway: forwards each request to `to`, retrying a 5xx or 429 up to `attempts` times, at once. */
 async function retryingGateway(to: string, attempts: number) {
-  const counts = { received: 0, forwarded: 0 };
-  const forward = (body: Buffer, path: string, headers: Record<string, string>) =>
-    new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
-      counts.forwarded++;
-      const req = httpRequest(`${to}${path}`, { method: 'POST', headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  const server = createServer((req, res) => {
-    counts.received++;
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const body = Buffer.concat(chunks);
-      const headers = { 'content-type': 'application/json' };
-      let answer: { status: number; body: Buffer } = { status: 0, body: Buffer.alloc(0) };
-      for (let i = 0; i < attempts; i++) {
-        answer = await forward(body, req.url ?? '/', headers);
-        if (answer.status < 500 && answer.status !== 429) break;
-      }
-      res.writeHead(answer.status, { 'content-type': 'application/json' });
-      res.end(answer.body);
-    });
-  });
-  return { url: await listen(server), counts };
+  const gw = await scriptedGateway({ upstream: to, attempts, backoffMs: 0 });
+  closers.push(() => gw.close());
+  return gw;
 }
 
 describe('stormlab run --mode live --target <gateway> --upstream <stormlab serve>', () => {
@@ -101,6 +76,8 @@ describe('stormlab run --mode live --target <gateway> --upstream <stormlab serve
       gw.url,
       '--upstream',
       fake.url,
+      '--settle-quiet',
+      '100ms',
       '--no-ui',
       '--json',
       'out.json',
@@ -122,8 +99,8 @@ describe('stormlab run --mode live --target <gateway> --upstream <stormlab serve
     expect(hop.reached).toBeLessThanOrEqual(90);
     expect(Object.values(hop.status as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(hop.reached);
     // The summary shows both hops; the upstream has its own (no) faults back.
-    expect(r.out).toMatch(/reached upstream +[\d,]+/);
-    expect(r.out).toMatch(/gateway amplification +[\d.]+×/);
+    expect(r.out).toMatch(/^hop 2 · gateway → upstream\n {2}requests +[\d,]+\n {2}amplification +[\d.]+×$/m);
+    expect(r.out).toMatch(/^total amplification +[\d.]+×$/m);
     expect(fake.faults()).toEqual([]);
     expect(r.err).not.toContain('not injected');
   });
@@ -131,10 +108,22 @@ describe('stormlab run --mode live --target <gateway> --upstream <stormlab serve
   it('a gateway that does not retry measures 1.00× behind it, whatever the faults', async () => {
     const fake = await upstream();
     const gw = await retryingGateway(fake.url, 1);
-    const r = await cli(['run', scenario, '--mode', 'live', '--target', gw.url, '--upstream', fake.url, '--no-ui']);
+    const r = await cli([
+      'run',
+      scenario,
+      '--mode',
+      'live',
+      '--target',
+      gw.url,
+      '--upstream',
+      fake.url,
+      '--settle-quiet',
+      '100ms',
+      '--no-ui',
+    ]);
     expect(r.code).toBe(0);
     expect(gw.counts.forwarded).toBe(30);
-    expect(r.out).toMatch(/gateway amplification +1\.00×/);
+    expect(r.out).toMatch(/^amplification hop 1 1\.00× · hop 2 1\.00× · total 1\.00×/);
   });
 
   it('--upstream that is not a stormlab serve is a usage error before any traffic', async () => {
@@ -162,6 +151,55 @@ describe('stormlab run --mode live --target <gateway> --upstream <stormlab serve
       `stormlab: --upstream ${notStormlab}: GET /_stormlab/stats answered 404 (not a stormlab serve?)\n`,
     );
     expect(gw.counts.received).toBe(0);
+  });
+});
+
+describe('gateway mode: what the io hears', () => {
+  it("a crash of the process puts the upstream's own faults back (the cleanup it registers), even mid-run", async () => {
+    const fake = await upstream();
+    const own = fake.setFaults([{ kind: 'latency', fromMs: 3_600_000, factor: 2 }], 'start');
+    const gw = await retryingGateway(fake.url, 1);
+    const io = captureIo();
+    let crash: (() => Promise<unknown>) | undefined;
+    let forgotten = false;
+    io.onCrash = (cleanup) => {
+      crash = cleanup;
+      return () => void (forgotten = true);
+    };
+    let stop: ((signal: string) => void) | undefined;
+    io.onStop = (fn) => {
+      stop = fn;
+      return () => {};
+    };
+    let restoredMidRun: unknown;
+    const write = io.stderr;
+    io.stderr = (t) => {
+      write(t);
+      if (!t.startsWith('[') || crash === undefined || restoredMidRun !== undefined) return;
+      restoredMidRun = 'pending';
+      // As the process would on an uncaught error: the cleanups, then (here) a stop.
+      void crash().then(() => {
+        restoredMidRun = fake.faults();
+        stop?.('SIGTERM');
+      });
+    };
+    const argv = [
+      'run',
+      scenario,
+      '--mode',
+      'live',
+      '--duration',
+      '10s',
+      '--target',
+      gw.url,
+      '--upstream',
+      fake.url,
+      '--no-ui',
+    ];
+    const code = await createProgram(io).run(argv);
+    expect(code).toBe(143);
+    expect(restoredMidRun).toEqual(own);
+    expect(forgotten).toBe(true);
   });
 });
 

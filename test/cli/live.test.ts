@@ -191,6 +191,32 @@ describe('stormlab run --mode live', () => {
       '--upstream: only with --target (the gateway in front of it); without --target the fake upstream runs in-process',
     ],
     [['--mode', 'live', '--speed', '10x'], '--speed: a live run goes at real time; --speed is for simulated runs'],
+    [['--settle-quiet', '1s'], '--settle-quiet: only with --mode live'],
+    [
+      ['--mode', 'live', '--target', 'http://127.0.0.1:1', '--settle-timeout', '1s'],
+      '--settle-timeout: only with --upstream (hop 2 is read from the upstream behind the gateway)',
+    ],
+    [
+      ['--mode', 'live', '--target', 'http://127.0.0.1:1', '--upstream', 'http://127.0.0.1:2', '--settle-quiet', '5'],
+      '--settle-quiet: expected a duration with a unit, like 5s or 500ms, got "5"',
+    ],
+    [
+      [
+        '--mode',
+        'live',
+        '--target',
+        'http://127.0.0.1:1',
+        '--upstream',
+        'http://127.0.0.1:2',
+        '--settle-timeout',
+        'soon',
+      ],
+      '--settle-timeout: expected a duration with a unit, like 5s or 500ms, got "soon"',
+    ],
+    [
+      ['--mode', 'live', '--target', 'http://127.0.0.1:1', '--upstream', 'http://127.0.0.1:2', '--settle-quiet', '90s'],
+      '--settle-quiet 1.5m is longer than --settle-timeout 1m: the wait could only time out',
+    ],
     [['--mode', 'live', '--header', 'no colon'], `--header: expected 'Name: value', got "no colon"`],
     [['--mode', 'live', '--connections', '0'], '--connections: expected a positive integer, got "0"'],
     [

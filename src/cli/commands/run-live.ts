@@ -1,17 +1,13 @@
-import { SeededRandom } from '../../engine/random.js';
-import { createFakeUpstream, type FakeUpstream } from '../../fake-upstream/server.js';
 import { progressLine } from '../../report/progress-line.js';
 import { TargetRefusedError, UpstreamControlError } from '../../run/live/live-errors.js';
-import { LiveRun } from '../../run/live/live-run.js';
-import { UpstreamControl } from '../../run/live/upstream-control.js';
-import { RESULT_SCHEMA, type ResultFile, type RunResult, type UpstreamHop } from '../../run/metrics/result.js';
-import { formatDuration } from '../../scenario/duration.js';
+import { SETTLE_DEFAULTS } from '../../run/live/settle-defaults.js';
+import { RESULT_SCHEMA, type ResultFile, type RunResult } from '../../run/metrics/result.js';
+import { formatDuration, parseDuration } from '../../scenario/duration.js';
 import type { Scenario } from '../../scenario/scenario.js';
-import { UsageError, type Io, type StopCause } from '../io.js';
+import { stopCause, UsageError, type Io, type StopCause } from '../io.js';
 import { partialIf, type Executed } from './executed.js';
 import { Playback } from '../playback.js';
-import { runSpecOf } from '../../run/run-spec.js';
-import { liveIdempotency, type LiveIdempotency } from './live-idempotency.js';
+import { LiveSession, type LiveSettings, type LiveVariant } from './live-session.js';
 
 /** What `--mode live` adds to a run's flags. */
 export interface LiveFlags {
@@ -22,17 +18,13 @@ export interface LiveFlags {
   connections?: string;
   /** The `stormlab serve` behind the --target gateway: faults go in there, its counters are read. */
   upstream?: string;
+  /** With --upstream: how long the upstream must have nothing in flight before hop 2 is read. */
+  settleQuiet?: string;
+  /** With --upstream: the longest wait for that after the driver stopped. */
+  settleTimeout?: string;
 }
 
-/** The live settings of a run, checked: one clear line for anything wrong. */
-export interface LiveSettings {
-  target: string | undefined;
-  headers: Record<string, string>;
-  connections: number | undefined;
-  upstream: string | undefined;
-}
-
-/** Checks `--target`, `--header` and `--connections`. */
+/** Checks `--target`, `--header`, `--connections`, `--upstream` and the settle flags. */
 export function liveSettings(flags: LiveFlags): LiveSettings {
   const headers: Record<string, string> = {};
   for (const h of flags.header ?? []) {
@@ -52,7 +44,27 @@ export function liveSettings(flags: LiveFlags): LiveSettings {
     throw new UsageError(
       '--upstream: only with --target (the gateway in front of it); without --target the fake upstream runs in-process',
     );
-  return { target: flags.target, headers, connections, upstream: flags.upstream };
+  return { target: flags.target, headers, connections, upstream: flags.upstream, settle: settleOptions(flags) };
+}
+
+/** `--settle-quiet` and `--settle-timeout` (durations with a unit, 0 and up), only with --upstream. */
+function settleOptions(flags: LiveFlags): LiveSettings['settle'] {
+  const read = (flag: string, raw: string | undefined, fallback: number): number => {
+    if (raw === undefined) return fallback;
+    if (flags.upstream === undefined)
+      throw new UsageError(`${flag}: only with --upstream (hop 2 is read from the upstream behind the gateway)`);
+    const ms = parseDuration(raw);
+    if (ms === undefined || /^\s*[\d.]+\s*$/.test(raw))
+      throw new UsageError(`${flag}: expected a duration with a unit, like 5s or 500ms, got ${JSON.stringify(raw)}`);
+    return ms;
+  };
+  const quietMs = read('--settle-quiet', flags.settleQuiet, SETTLE_DEFAULTS.quietMs);
+  const timeoutMs = read('--settle-timeout', flags.settleTimeout, SETTLE_DEFAULTS.timeoutMs);
+  if (quietMs > timeoutMs)
+    throw new UsageError(
+      `--settle-quiet ${formatDuration(quietMs)} is longer than --settle-timeout ${formatDuration(timeoutMs)}: the wait could only time out`,
+    );
+  return { quietMs, timeoutMs };
 }
 
 function checkUrl(flag: string, value: string | undefined): void {
@@ -65,111 +77,6 @@ function checkUrl(flag: string, value: string | undefined): void {
   }
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
     throw new UsageError(`${flag}: expected an http(s) URL like http://localhost:8080, got ${JSON.stringify(value)}`);
-}
-
-/** One variant of a live run, with the fake upstream it runs against (when no --target) and its wall time. */
-interface LiveVariant {
-  name: string;
-  scenario: Scenario;
-  sim: LiveRun;
-  fake?: FakeUpstream;
-  /** With --upstream: the upstream behind the gateway, and the second hop measured there. */
-  control?: UpstreamControl;
-  hop?: UpstreamHop;
-  wallMs: number;
-}
-
-/**
- * Runs the variants live, one after the other (each against a fresh fake upstream unless
- * --target): they share the machine, so running them side by side would skew both. `stop()`
- * ends the one in progress and starts no other; `done` settles when the last is over.
- */
-class LiveSession {
-  readonly variants: LiveVariant[];
-  readonly done: Promise<void>;
-  private stopped = false;
-
-  constructor(
-    private readonly io: Io,
-    runs: Array<{ name: string; scenario: Scenario }>,
-    private readonly settings: LiveSettings,
-  ) {
-    this.variants = runs.map((r) => ({
-      name: r.name,
-      scenario: r.scenario,
-      sim: new LiveRun(runSpecOf(r.scenario, r.name), {
-        connections: settings.connections ?? r.scenario.live.connections,
-        headers: settings.headers,
-        api: r.scenario.live.api,
-        stream: r.scenario.live.stream,
-      }),
-      wallMs: 0,
-    }));
-    this.done = this.runAll();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    for (const v of this.variants) v.sim.stop();
-  }
-
-  /** What went wrong, if a run failed (it stops the session; the dashboard then ends). */
-  error: unknown = undefined;
-
-  private async runAll(): Promise<void> {
-    for (const v of this.variants) {
-      if (this.stopped) break;
-      const start = this.io.wallNow();
-      try {
-        await this.runOne(v);
-      } catch (err) {
-        this.error ??= err;
-        this.stop();
-      } finally {
-        v.wallMs = this.io.wallNow() - start;
-      }
-    }
-  }
-
-  private async runOne(v: LiveVariant): Promise<void> {
-    const target = this.settings.target;
-    let idempotency: LiveIdempotency | undefined;
-    try {
-      if (target === undefined) {
-        // The model's draws from the simulator's seed split: the same fault draws, give or take timing.
-        const random = new SeededRandom(v.scenario.seed).split('upstream');
-        v.fake = await createFakeUpstream({ upstream: v.scenario.upstream, port: 0, random });
-      }
-      if (this.settings.upstream !== undefined) {
-        const models = v.scenario.upstream.models.map((m) => m.name);
-        v.control = await UpstreamControl.connect(this.settings.upstream, models);
-        await v.control.begin(v.scenario.upstream.faults);
-      }
-      idempotency = await liveIdempotency(this.io, v.scenario, v.name);
-      const keys = idempotency === undefined ? {} : { idempotencyStore: idempotency.store };
-      if (this.stopped) return;
-      const fake = v.fake;
-      const control = v.control;
-      if (fake !== undefined)
-        await v.sim.start({ url: fake.url, stats: () => fake.stats(), toolStats: () => fake.toolStats(), ...keys });
-      else if (control !== undefined)
-        await v.sim.start({ url: target!, stats: () => control.view(), reached: () => control.reached(), ...keys });
-      else await v.sim.start({ url: target!, ...keys });
-    } finally {
-      await v.sim.close();
-      idempotency?.close();
-      await v.fake?.close();
-      if (v.control !== undefined) {
-        try {
-          await v.control.end();
-        } catch (err) {
-          // The run is measured; only putting the upstream's own faults back failed.
-          this.io.stderr(`note: --upstream ${err instanceof Error ? err.message : String(err)}\n`);
-        }
-        v.hop = v.control.hop(v.sim.sent());
-      }
-    }
-  }
 }
 
 /** Progress lines of a plain live run: every tenth of the run (at least a second apart). */
@@ -193,30 +100,41 @@ export async function executeLive(
     );
   }
   const session = new LiveSession(io, runs, settings);
-  const playback = new Playback(scenario, session.variants, 1);
+  const playback = new Playback(scenario, session.steps(), 1);
   let signal: StopCause | undefined;
-  const offStop = io.onStop?.((s) => {
-    signal = s === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+  // With faults installed behind a gateway, a second stop must reach the session too (it reads hop 2 at
+  // once): the first one subscribes again. A crash puts the upstream's own faults back before the process ends.
+  const offStops: Array<() => void> = [];
+  const onStop = (s: string): void => {
+    const cause = stopCause(s);
+    signal ??= cause;
     playback.stop();
-    session.stop();
-  });
+    session.stop(cause);
+    const again = settings.upstream !== undefined && offStops.length === 1 ? io.onStop?.(onStop) : undefined;
+    if (again !== undefined) offStops.push(again);
+  };
+  const offStop = io.onStop?.(onStop);
+  if (offStop !== undefined) offStops.push(offStop);
+  const offCrash = settings.upstream === undefined ? undefined : io.onCrash?.(() => session.restore());
   try {
     if (io.terminal !== undefined && flags.ui !== false && io.env.CI !== 'true' && !flags.quiet) {
       const { showDashboard } = await import('../dashboard.js');
       await showDashboard(io, io.terminal, playback, (wallMs) => playback.tick(wallMs));
-      if (playback.interrupted) session.stop();
+      // q in the dashboard is the user's stop, as SIGINT is (a second q, during hop 2's settling, skips it).
+      if (playback.interrupted && signal === undefined) session.stop('SIGINT');
       await session.done;
     } else {
       await plainProgress(io, scenario, session, playback, flags.quiet === true);
     }
   } finally {
-    offStop?.();
+    for (const off of offStops) off();
+    offCrash?.();
   }
   if (session.error instanceof TargetRefusedError)
     throw new UsageError(`--target ${settings.target ?? ''}: ${session.error.message}`);
   if (session.error instanceof UpstreamControlError) throw new UsageError(`--upstream ${session.error.message}`);
   if (session.error !== undefined) throw session.error;
-  const stopped = playback.interrupted || session.variants.some((v) => v.sim.interrupted);
+  const stopped = playback.interrupted || session.interrupted;
   if (stopped) {
     io.stderr(
       `stopped at ${formatDuration(Math.round(playback.now))} of ${formatDuration(scenario.durationMs)}: the result below is partial\n`,

@@ -8,7 +8,7 @@ import type { Scenario } from '../../scenario/scenario.js';
 import { formatDuration } from '../../scenario/duration.js';
 import { effectiveScenarios } from '../../scenario/effective-scenario.js';
 import type { EffectiveRun, ScenarioRequest } from '../../scenario/scenario-request.js';
-import { EXIT, stopExit, UsageError, type Io, type StopCause } from '../io.js';
+import { EXIT, stopCause, stopExit, UsageError, type Io, type StopCause } from '../io.js';
 import { Playback, parseSpeed } from '../playback.js';
 import { oneVariant, scenarioSets, variantList, type ScenarioFlags } from '../scenario-args.js';
 import { checkOutputs, STDOUT_PATH, writeOutput } from '../write-output.js';
@@ -60,7 +60,7 @@ async function execute(
   const playback = new Playback(scenario, sims, speed, (t) => advanceAll(io, sims, t));
   let signal: StopCause | undefined;
   const offStop = io.onStop?.((s) => {
-    signal = s === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+    signal = stopCause(s);
     playback.stop();
   });
   try {
@@ -111,6 +111,8 @@ function isLive(flags: RunFlags): boolean {
     ['--header', flags.header],
     ['--connections', flags.connections],
     ['--upstream', flags.upstream],
+    ['--settle-quiet', flags.settleQuiet],
+    ['--settle-timeout', flags.settleTimeout],
   ] as const;
   const given = liveOnly.find(([, v]) => v !== undefined);
   if (given !== undefined) throw new UsageError(`${given[0]}: only with --mode live`);

@@ -1,5 +1,6 @@
 import type { RunResult } from '../../run/metrics/result.js';
 import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from '../format.js';
+import { hopOf } from '../hop-notes.js';
 import { escapeHtml } from './html-escape.js';
 
 type Health = 'good' | 'warn' | 'bad' | '';
@@ -23,13 +24,16 @@ function recovery(v: RunResult): Cell {
  * tasks fail, and a storm fails both.
  */
 const upstream = (v: RunResult): Cell => {
-  const h = amp(v.amplification).health;
+  const h = amp(totalAmp(v)).health;
   return { text: h === 'good' ? 'protected' : h === 'warn' ? 'strained' : 'stormed', health: h };
 };
 const tasks = (v: RunResult): Cell => {
   const h = success(v.successRate);
   return { text: h === 'good' ? 'succeeding' : h === 'warn' ? 'degraded' : 'failing', health: h };
 };
+
+/** With a gateway under test the verdict and the headline figure are the total amplification, what reached the upstream. */
+const totalAmp = (v: RunResult): number => hopOf(v)?.totalAmplification ?? v.amplification;
 
 const COLUMNS: Array<[string, (v: RunResult) => Cell]> = [
   ['upstream', upstream],
@@ -80,7 +84,7 @@ export function headlineTable(variants: readonly RunResult[]): string {
   const columns = [
     ...COLUMNS.slice(0, 2),
     ...OPTIONAL.filter(([, has]) => variants.some(has)).map(([name, , f]): (typeof COLUMNS)[number] => [name, f]),
-    ...COLUMNS.slice(2),
+    ...(variants.some((v) => hopOf(v) !== undefined) ? gatewayColumns(COLUMNS.slice(2)) : COLUMNS.slice(2)),
   ];
   const head = `<tr><th>variant</th>${columns.map(([name]) => `<th>${name}</th>`).join('')}</tr>`;
   const rows = variants.map((v) => {
@@ -90,4 +94,23 @@ export function headlineTable(variants: readonly RunResult[]): string {
     return `<tr><td>${escapeHtml(v.name)}</td>${cells.join('')}</tr>`;
   });
   return `<div class="scroll"><table class="headline">${head}${rows.join('')}</table></div>`;
+}
+
+/**
+ * The figures of a gateway under test, labelled by hop: the total amplification first, then
+ * hop 1's (what the driver sent the gateway and it answered); hop 1 has no wasted tokens to
+ * show (the upstream's are hop 2's, in the two hops' table).
+ */
+function gatewayColumns(columns: typeof COLUMNS): typeof COLUMNS {
+  return columns.flatMap(([name, f]): typeof COLUMNS => {
+    if (name === 'amplification')
+      return [
+        ['total amplification', (v) => amp(totalAmp(v))],
+        ['hop 1 amplification', f],
+      ];
+    if (name === 'wasted tokens') return [];
+    return [
+      [name.startsWith('upstream ') || name.endsWith(' share') ? `hop 1 ${name.replace('upstream ', '')}` : name, f],
+    ];
+  });
 }

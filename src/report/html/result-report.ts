@@ -4,6 +4,7 @@ import { chartWidth, fitLegend, round3, variantColor } from './chart-kit.js';
 import type { ChartSpec } from './chart-spec.js';
 import { engineChart } from './engine-chart.js';
 import { headlineTable } from './headline-table.js';
+import { hopsTable } from './hops-table.js';
 import { escapeHtml } from './html-escape.js';
 import { amplificationChart, goodputChart } from './overview-charts.js';
 import { sharedScales } from './shared-scales.js';
@@ -101,10 +102,20 @@ export function resultReport(file: ResultFile): ReportPage {
   );
   const scales = sharedScales(vs);
   const same = vs.length > 1 ? ' Same scale for every variant.' : '';
+  const hops = hopsTable(vs);
   const tools = toolsTable(vs);
   const limits = limitsTable(vs);
   const body = [
     header(file),
+    ...(hops === ''
+      ? []
+      : [
+          section(
+            'Two hops',
+            'With a gateway under test: hop 1 is what the driver sent the gateway and what it answered; hop 2 what reached the upstream behind it and what the upstream answered, counted by the upstream itself once it had nothing in flight and had been quiet for longer than a backoff; the total is hop 1 × hop 2, what reached the upstream per logical leaf call.',
+            `<section class="card">${hops}</section>`,
+          ),
+        ]),
     ...(tools === ''
       ? []
       : [

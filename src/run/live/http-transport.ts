@@ -96,6 +96,11 @@ class Attempt implements SetRequest {
     if (this.cancelled) abort(CANCELLED);
   }
 
+  /** Its request is written whole (undici calls it; a request given up on while it waited for a connection never is). */
+  onRequestSent(): void {
+    this.t.written++;
+  }
+
   onHeaders(status: number, rawHeaders: Buffer[]): boolean {
     if (status < 200) return true; // 1xx: the answer is still to come
     this.status = status;
@@ -183,6 +188,8 @@ export class HttpTransport implements LeafTransport {
   private closed = false;
   /** Whether requests ask for SSE streams. */
   readonly stream: boolean;
+  /** Requests written whole to the target: attempts, less those given up on before they left (waiting for a connection). */
+  written = 0;
   /** HTTP answers so far, and those that were refusals (4xx but 408, 429 and context length). */
   answers = 0;
   refusals = 0;

@@ -7,7 +7,7 @@ import type { EventHandler } from '../../upstream/scheduler.js';
 import type { UpstreamStats } from '../../upstream/upstream-model.js';
 import { MetricsCollector } from '../metrics/collector.js';
 import type { RunResult } from '../metrics/result.js';
-import type { RunView } from '../run-view.js';
+import type { HopView, RunView } from '../run-view.js';
 import type { RunSpec } from '../run-spec.js';
 import { HttpToolTransport } from './http-tool-transport.js';
 import { HttpTransport, type HttpTransportOptions } from './http-transport.js';
@@ -29,10 +29,11 @@ export interface LiveUpstream {
    */
   stats?: () => UpstreamStats;
   /**
-   * Requests that reached the upstream behind the target (a gateway's upstream, `--upstream`)
-   * since the run started: beside what this client sent, the gateway's own amplification.
+   * With a gateway under test (`--upstream`): hop 2, behind the target, so far, given what
+   * this client sent it (the dashboard's hop lines). `stats` is then not given: the upstream
+   * behind a gateway does not answer this client, and its wasted tokens are hop 2's.
    */
-  reached?: () => number;
+  hop?: (sent: number) => HopView;
   /**
    * The tool service's own counters (executions, duplicates per intent), when the scenario has
    * tools and the server can be asked: the duplicates of a live run are the server's count.
@@ -89,7 +90,7 @@ export class LiveRun implements EventHandler {
   private wasStarted = false;
   private failure: unknown = undefined;
   private stats: (() => UpstreamStats) | undefined;
-  private reached: (() => number) | undefined;
+  private hop: ((sent: number) => HopView) | undefined;
   private settle!: (err?: unknown) => void;
   private readonly wastedSeen: number[] = [];
 
@@ -165,7 +166,7 @@ export class LiveRun implements EventHandler {
     this.state = 'running';
     this.wasStarted = true;
     this.stats = upstream.stats;
-    this.reached = upstream.reached;
+    this.hop = upstream.hop;
     this.transport.open(upstream.url);
     this.toolTransport?.open(upstream.url, upstream.idempotencyStore);
     const toolStats = upstream.toolStats;
@@ -230,13 +231,13 @@ export class LiveRun implements EventHandler {
       upstream: this.upstreamStats(),
       done: this.done,
     };
-    if (this.reached !== undefined) view.hops = { sent: this.sent(), reached: this.reached() };
+    if (this.hop !== undefined) view.hops = this.hop(this.sent());
     return view;
   }
 
-  /** Requests this client sent to the target (every leaf attempt). */
+  /** Requests this client wrote to the target: its leaf attempts, less those given up on before they left. */
   sent(): number {
-    return this.transport.upstreamStats().models.reduce((n, m) => n + m.attempts, 0);
+    return this.transport.written;
   }
 
   /** Stops the run if it still runs and closes its connections. */

@@ -220,7 +220,15 @@ export type ResultNote =
       /** `not-run`: for a variant this run did not make; `partial`: the run was stopped. */
       reason: 'not-run' | 'partial';
       message: string;
-    };
+    }
+  /** With a gateway under test: hop 2 read before the upstream settled (`UpstreamHop.settle`). */
+  | { kind: 'hop-unsettled'; variant: string; outcome: HopSettle['outcome']; inFlight: number; message: string }
+  /** Requests that reached the upstream without the harness's length header (a gateway that drops it). */
+  | { kind: 'length-header'; variant: string; requests: number; of: number; lengthsAsAsked: boolean; message: string }
+  /** Attempts of the driver given up on before their request left (waiting for a connection): the gateway never saw them. */
+  | { kind: 'hop-unsent'; variant: string; attempts: number; sent: number; message: string }
+  /** 200s the upstream gave the gateway beyond those the gateway gave the driver. */
+  | { kind: 'successes-lost'; variant: string; upstream: number; driver: number; message: string };
 
 /** How the live driver's connection pool held up (requests waiting for a connection, sampled every 100 ms). */
 export interface LiveFigures {
@@ -232,20 +240,78 @@ export interface LiveFigures {
   meanPending: number;
   /** Requests that got no HTTP answer (connection refused or reset, socket errors). */
   requestErrors: number;
-  /** With a gateway under test (`--target` with `--upstream`): the second hop, behind the gateway. */
+  /** With a gateway under test (`--target` with `--upstream`): hop 2, behind the gateway, and the total. */
   upstream?: UpstreamHop;
 }
 
-/** What reached the upstream behind a gateway, beside what the harness sent the gateway. */
+/**
+ * With a gateway under test (`--target` with `--upstream`): hop 2, gateway → upstream, as the
+ * upstream counted it once it settled, and the total amplification. Hop 1, driver → gateway, is
+ * the variant's own `amplification` and `upstream` block (what the gateway answered the driver).
+ */
 export interface UpstreamHop {
-  /** Requests the harness sent the gateway (its leaf attempts). */
+  /**
+   * Requests the driver wrote to the gateway: hop 1's attempts, less any given up on before
+   * they left (waiting for a connection; `live.maxPending` shows it), which the gateway never
+   * saw. When every attempt left, `totalAmplification` is exactly hop 1 × hop 2.
+   */
   sent: number;
-  /** Chat requests the upstream received over the run (its own counter, read through its control API). */
+  /** Model requests the upstream received over the run (its own route counters, read after it settled). */
   reached: number;
-  /** reached ÷ sent: the gateway's own amplification (1 when it neither retries nor hedges). */
+  /** reached ÷ sent: hop 2's amplification, the gateway's own per request it got (1 when it neither retries nor hedges). */
   amplification: number;
-  /** The upstream's answers by status (0 = reset). */
+  /** reached ÷ the run's logical leaf calls: hop 1 × hop 2, what the upstream took per call the tree meant. */
+  totalAmplification: number;
+  /**
+   * Hop 2's answers as the upstream sent them, every route: HTTP statuses as written (`"503"`
+   * for an overload on the OpenAI routes), `"reset"`, `"cancelled"` (the gateway left before
+   * an answer), `"inFlight"` when it had not settled. Adds up to `reached`.
+   */
   status: Record<string, number>;
+  /** The same per route the gateway called. */
+  routes: HopRoute[];
+  /** Tokens the upstream served over the run (prompt + completion), every model. */
+  tokensServed: number;
+  /** Tokens the upstream spent on requests the gateway had given up on. */
+  wastedTokens: number;
+  /** Requests that reached the upstream without `x-stormlab-output-tokens`: a gateway that does not pass it on. */
+  noLengthHeader: number;
+  /**
+   * Whether those were answered as the header asks anyway (`stormlab serve` is told through
+   * its control API, `/_stormlab/output-tokens`); false when the upstream could not be told:
+   * their lengths, and every token figure, are then the upstream's own, as measured.
+   */
+  lengthsAsAsked: boolean;
+  settle: HopSettle;
+}
+
+export interface HopRoute {
+  route: string;
+  requests: number;
+  status: Record<string, number>;
+}
+
+/**
+ * How hop 2 was read: after the driver stopped, the upstream's counters are read again until
+ * nothing is in flight there and no request has come for `quietMs` (longer than a gateway's
+ * backoff, so its retries of calls the driver gave up on are counted), or `timeoutMs` ran out.
+ */
+export interface HopSettle {
+  settled: boolean;
+  /**
+   * `quiet`: settled; `timeout`: still busy when `timeoutMs` ran out; `skipped`: the run was
+   * stopped for good (a second q or Ctrl-C, SIGTERM, a closed output pipe); `unreadable`: the
+   * counters could not be read (the figures are the last good reading).
+   */
+  outcome: 'quiet' | 'timeout' | 'skipped' | 'unreadable';
+  quietMs: number;
+  timeoutMs: number;
+  /** From the driver's end to the reading the figures come from, ms. */
+  waitedMs: number;
+  /** Requests in flight at the upstream at that reading (0 when settled). */
+  inFlight: number;
+  /** Requests that reached the upstream after the driver stopped: the gateway still retrying. */
+  afterEnd: number;
 }
 
 /** Wall-clock figures: the only part of a result file that may differ between identical runs. */
