@@ -12,7 +12,7 @@ export const COMMAND_EXITS = {
   worker: ['ok', 'usage', 'internal'],
   report: ['ok', 'failed', 'usage', 'partial', 'internal'],
   diff: ['ok', 'failed', 'usage', 'partial', 'internal'],
-  serve: ['ok', 'usage', 'internal'],
+  serve: ['ok', 'usage', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
   init: ['ok', 'usage', 'internal'],
   scenarios: ['ok', 'usage', 'internal'],
 } as const satisfies Record<string, readonly ExitName[]>;

@@ -35,7 +35,7 @@ export function defineServe(program: Command, { io, exit }: CommandContext): voi
       '--log <file>',
       'append one JSON line per model request (route, model, retry count, status, fault, latency)',
     )
-    .addHelpText('after', `\n${commandExitHelp('serve', { ok: 'stopped (Ctrl-C or SIGTERM)' })}`)
+    .addHelpText('after', `\n${commandExitHelp('serve')}`)
     .action(async (flags: ServeFlags) => {
       const { serveCommand } = await import('./commands/serve.js');
       exit(await serveCommand(io, flags));
