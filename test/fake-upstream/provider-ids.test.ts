@@ -43,7 +43,10 @@ describe('fake upstream: ids', () => {
       ['msg_', 4],
       ['fc_', 8],
     ] as const)
-      expect(kinds.filter((k) => k === prefix), prefix).toHaveLength(n);
+      expect(
+        kinds.filter((k) => k === prefix),
+        prefix,
+      ).toHaveLength(n);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.every((id) => /^[a-z]+(-|_01|_)[A-Za-z0-9]{22,48}$/.test(id))).toBe(true);
     // The same seed and requests: the same answers but for the ids (and the clock).
