@@ -22,6 +22,7 @@ const USER_ERROR_EXITS: Readonly<Record<string, number>> = {
   ERR_STORMLAB_MISSING_PEER: EXIT.usage,
   ERR_STORMLAB_TARGET_REFUSED: EXIT.usage,
   ERR_STORMLAB_UPSTREAM_CONTROL: EXIT.usage,
+  ERR_STORMLAB_CALIBRATE: EXIT.usage,
 };
 
 /** The exit code of a user-facing error's code; undefined for any other (a bug). */
