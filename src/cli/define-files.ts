@@ -5,6 +5,7 @@ import type { DiffFlags } from './commands/diff.js';
 import { DIFF_HELP } from './commands/diff-help.js';
 import type { ReportFlags } from './commands/report.js';
 import { collect, type CommandContext } from './command-context.js';
+import { commandExitHelp } from './command-exits.js';
 
 /** `stormlab report`, `diff` and `calibrate`: the commands that read saved files. Each loads its code on use. */
 export function defineFiles(program: Command, { io, exit }: CommandContext): void {
@@ -20,6 +21,11 @@ export function defineFiles(program: Command, { io, exit }: CommandContext): voi
     )
     .option('--junit <file>', 'write the judged expectations as JUnit XML')
     .option('--markdown <file>', 'write the judged expectations as a Markdown summary')
+    .option(
+      '--allow-partial',
+      'judge a partial result (a stopped run) anyway, flagged in every output; without it a partial result is exit 3',
+    )
+    .addHelpText('after', `\n${commandExitHelp('report', { failed: 'an expectation failed' })}`)
     .action(async (file: string, flags: ReportFlags) => {
       const { reportCommand } = await import('./commands/report.js');
       exit(reportCommand(io, file, flags));
@@ -39,6 +45,10 @@ export function defineFiles(program: Command, { io, exit }: CommandContext): voi
     .option('--markdown <file>', 'write the checks as a Markdown summary (for $GITHUB_STEP_SUMMARY)')
     .option('--json <file>', 'write the checks as JSON (schema stormlab.diff/v1)')
     .option('-q, --quiet', 'print only the failed checks')
+    .option(
+      '--allow-partial',
+      'compare partial results (a stopped run) anyway, flagged in every output; without it a partial one is exit 3',
+    )
     .addHelpText('after', DIFF_HELP)
     .action(async (base: string, next: string, flags: DiffFlags) => {
       const { diffCommand } = await import('./commands/diff.js');
