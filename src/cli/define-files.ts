@@ -66,7 +66,10 @@ export function defineFiles(program: Command, { io, exit }: CommandContext): voi
     .option('--faults <name>', 'add a named fault phase over the middle third: brownout, outage or rate-limit')
     .option('--name <name>', "the scenario's name (default calibrated)")
     .option('-q, --quiet', 'print nothing but problems')
-    .addHelpText('after', CALIBRATE_HELP)
+    .addHelpText(
+      'after',
+      `${CALIBRATE_HELP}\n${commandExitHelp('calibrate', { usage: 'bad input: a trace file unreadable, not OTLP JSON, without GenAI spans, or with a cycle of parent ids; nothing is written' })}`,
+    )
     .action(async (traces: string[], flags: CalibrateFlags) => {
       const { calibrateCommand } = await import('./commands/calibrate.js');
       exit(calibrateCommand(io, traces, flags));

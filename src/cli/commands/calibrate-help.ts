@@ -23,5 +23,5 @@ Examples:
   stormlab calibrate traces.jsonl -o mine.yaml
   stormlab compare mine.yaml                       # naive = the retries as observed, vs the engine
   stormlab calibrate traces.jsonl -o storm.yaml --faults brownout
-  stormlab tune storm.yaml --params engine.throttle.k,engine.retryBudget.ratio
+  stormlab tune storm.yaml --maximize goodput --params engine.throttle.k,engine.retryBudget.ratio
 `;
