@@ -4,6 +4,7 @@ import { formatDuration } from '../upstream/duration.js';
 import type { ServeFlags } from './commands/serve.js';
 import { SERVE_DEFAULTS } from './commands/serve-defaults.js';
 import type { CommandContext } from './command-context.js';
+import { commandExitHelp } from './command-exits.js';
 
 /** `stormlab serve`: the fake upstream. */
 export function defineServe(program: Command, { io, exit }: CommandContext): void {
@@ -34,6 +35,7 @@ export function defineServe(program: Command, { io, exit }: CommandContext): voi
       '--log <file>',
       'append one JSON line per model request (route, model, retry count, status, fault, latency)',
     )
+    .addHelpText('after', `\n${commandExitHelp('serve')}`)
     .action(async (flags: ServeFlags) => {
       const { serveCommand } = await import('./commands/serve.js');
       exit(await serveCommand(io, flags));
