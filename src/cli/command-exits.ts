@@ -12,6 +12,7 @@ export const COMMAND_EXITS = {
   worker: ['ok', 'usage', 'internal'],
   report: ['ok', 'failed', 'usage', 'partial', 'internal'],
   diff: ['ok', 'failed', 'usage', 'partial', 'internal'],
+  calibrate: ['ok', 'usage', 'internal'],
   serve: ['ok', 'usage', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
   init: ['ok', 'usage', 'internal'],
   scenarios: ['ok', 'usage', 'internal'],

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
+import type { CalibrateFlags } from './commands/calibrate.js';
+import { CALIBRATE_HELP } from './commands/calibrate-help.js';
 import type { DiffFlags } from './commands/diff.js';
 import { DIFF_HELP } from './commands/diff-help.js';
 import type { ReportFlags } from './commands/report.js';
 import { collect, type CommandContext } from './command-context.js';
 import { commandExitHelp } from './command-exits.js';
 
-/** `stormlab report` and `stormlab diff`: the commands that read saved files. Each loads its code on use. */
+/** `stormlab report`, `diff` and `calibrate`: the commands that read saved files. Each loads its code on use. */
 export function defineFiles(program: Command, { io, exit }: CommandContext): void {
   program
     .command('report')
@@ -51,5 +53,25 @@ export function defineFiles(program: Command, { io, exit }: CommandContext): voi
     .action(async (base: string, next: string, flags: DiffFlags) => {
       const { diffCommand } = await import('./commands/diff.js');
       exit(diffCommand(io, base, next, flags));
+    });
+
+  program
+    .command('calibrate')
+    .argument('<traces...>', 'OTLP JSON trace files (OTLP/HTTP JSON bodies, or JSON Lines of them)')
+    .description(
+      'write the scenario your traces describe (call tree, retries, arrivals, models, faults) and print its fit',
+    )
+    .option('-o, --output <file>', 'the scenario to write (YAML; - for stdout)')
+    .option('--report <file>', 'write the fit report as JSON (schema stormlab.calibrate/v1)')
+    .option('--faults <name>', 'add a named fault phase over the middle third: brownout, outage or rate-limit')
+    .option('--name <name>', "the scenario's name (default calibrated)")
+    .option('-q, --quiet', 'print nothing but problems')
+    .addHelpText(
+      'after',
+      `${CALIBRATE_HELP}\n${commandExitHelp('calibrate', { usage: 'bad input: a trace file unreadable, not OTLP JSON, without GenAI spans, or with a cycle of parent ids; nothing is written' })}`,
+    )
+    .action(async (traces: string[], flags: CalibrateFlags) => {
+      const { calibrateCommand } = await import('./commands/calibrate.js');
+      exit(calibrateCommand(io, traces, flags));
     });
 }

@@ -24,6 +24,7 @@ const USER_ERROR_EXITS: Readonly<Record<string, number>> = {
   ERR_STORMLAB_UPSTREAM_CONTROL: EXIT.usage,
   ERR_STORMLAB_PARTIAL: EXIT.partial,
   ERR_STORMLAB_NO_TARGET: EXIT.noTarget,
+  ERR_STORMLAB_CALIBRATE: EXIT.usage,
 };
 
 /** The exit code of a user-facing error's code; undefined for any other (a bug). */
