@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { CONNECTION_TIMEOUT_DEFAULTS } from '../fake-upstream/connection-timeouts.js';
+import { formatDuration } from '../upstream/duration.js';
 import type { ServeFlags } from './commands/serve.js';
 import { PROXY_FLAG_DEFAULTS, SERVE_DEFAULTS } from './commands/serve-defaults.js';
 import type { ProxyFlags } from './commands/proxy.js';
@@ -20,6 +22,14 @@ export function defineServe(program: Command, { io, exit }: CommandContext): voi
     .option(
       '--answer-tokens <n|max>',
       'every answer runs n tokens (at most max_tokens), or max_tokens exactly (default: a natural length, median 300)',
+    )
+    .option(
+      '--headers-timeout <duration>',
+      `a request's headers must all come this long after its first byte, else 408 and the connection closes (default ${formatDuration(CONNECTION_TIMEOUT_DEFAULTS.headersTimeoutMs)})`,
+    )
+    .option(
+      '--idle-timeout <duration>',
+      `close a connection with no request in flight (new or kept alive) after this long without a byte (default ${formatDuration(CONNECTION_TIMEOUT_DEFAULTS.idleTimeoutMs)})`,
     )
     .option(
       '--log <file>',

@@ -20,7 +20,7 @@ function setup(faults: Array<Partial<FaultPhase> & Pick<FaultPhase, 'kind'>>) {
     sched,
     new SeededRandom(1),
     {
-      onResponse: (id, _status, detail, _tokens, _retry, at) => seen.push(['answer', detail, at]),
+      onResponse: (_id, _status, detail, _tokens, _retry, at) => seen.push(['answer', detail, at]),
       onStream: (_id, event, _ms, _tokens, at) =>
         seen.push([event === StreamEvent.FirstToken ? 'first' : 'stall', 0, at]),
     },

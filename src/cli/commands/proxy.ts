@@ -4,10 +4,10 @@ import { OptionError } from '../../engine/errors.js';
 import { SeededRandom } from '../../engine/random.js';
 import type { FaultPhaseInput } from '../../fake-upstream/fault-phases.js';
 import { createProxy, type StormlabProxy } from '../../proxy/proxy-server.js';
-import { EXIT, UsageError, type Io } from '../io.js';
+import { EXIT, stopCause, stopExit, UsageError, type Io } from '../io.js';
 import { scenarioFromFlags } from '../scenario-from-flags.js';
 import { requestLogFile } from './serve-flags.js';
-import { describeFaults, listenError, parsePort, stopRequested } from './serve.js';
+import { describeFaults, listenError, parsePort, routeLines, stopRequested } from './serve.js';
 import { PROXY_FLAG_DEFAULTS } from './serve-defaults.js';
 
 export interface ProxyFlags {
@@ -86,7 +86,7 @@ export async function startProxy(io: Io, flags: ProxyFlags): Promise<StormlabPro
     `limits per model: ${limits.length === 0 ? 'none' : limits.join(', ')}${flags.log === undefined ? '' : `; request log: ${flags.log}`}`,
     'model routes read (others go through untouched): POST /v1/chat/completions, /v1/messages, /v1/responses, /v1/embeddings',
     '',
-    ...CONTROL.map(([route, what]) => `  ${route.padEnd(27)}${what}`),
+    ...routeLines(CONTROL),
     '',
     `OpenAI SDK: new OpenAI({ baseURL: '${proxy.url}/v1', apiKey })`,
     `Anthropic SDK: new Anthropic({ baseURL: '${proxy.url}', apiKey })`,
@@ -106,7 +106,8 @@ export async function proxyCommand(
   const why = await until.catch(() => undefined);
   io.stdout(`stopping${typeof why === 'string' ? ` (${why})` : ''}\n`);
   await proxy.close();
-  return EXIT.ok;
+  // Stopped by a signal, it exits as a shell reports one (130, 143), as serve does.
+  return typeof why === 'string' ? stopExit(stopCause(why)) : EXIT.ok;
 }
 
 /** `--faults FILE`: phases as `PUT /_stormlab/faults` takes them (a list, or `{faults: [...]}`), times from the start. */
