@@ -5,6 +5,7 @@ import type { ServeFlags } from './commands/serve.js';
 import { PROXY_FLAG_DEFAULTS, SERVE_DEFAULTS } from './commands/serve-defaults.js';
 import type { ProxyFlags } from './commands/proxy.js';
 import type { CommandContext } from './command-context.js';
+import { commandExitHelp } from './command-exits.js';
 
 /** `stormlab serve`: the fake upstream. */
 export function defineServe(program: Command, { io, exit }: CommandContext): void {
@@ -35,6 +36,7 @@ export function defineServe(program: Command, { io, exit }: CommandContext): voi
       '--log <file>',
       'append one JSON line per model request (route, model, retry count, status, fault, latency)',
     )
+    .addHelpText('after', `\n${commandExitHelp('serve')}`)
     .action(async (flags: ServeFlags) => {
       const { serveCommand } = await import('./commands/serve.js');
       exit(await serveCommand(io, flags));
@@ -60,6 +62,7 @@ export function defineProxy(program: Command, { io, exit }: CommandContext): voi
       '--log <file>',
       'append one JSON line per model request (route, model, retry count, status, fault, latency)',
     )
+    .addHelpText('after', `\n${commandExitHelp('proxy')}`)
     .action(async (flags: ProxyFlags) => {
       const { proxyCommand } = await import('./commands/proxy.js');
       exit(await proxyCommand(io, flags));
