@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { CONNECTION_TIMEOUT_DEFAULTS } from '../fake-upstream/connection-timeouts.js';
+import { STORED_RESPONSES } from '../fake-upstream/response-store.js';
 import { formatDuration } from '../upstream/duration.js';
 import type { ServeFlags } from './commands/serve.js';
 import { SERVE_DEFAULTS } from './commands/serve-defaults.js';
@@ -22,6 +23,10 @@ export function defineServe(program: Command, { io, exit }: CommandContext): voi
     .option(
       '--answer-tokens <n|max>',
       'every answer runs n tokens (at most max_tokens), or max_tokens exactly (default: a natural length, median 300)',
+    )
+    .option(
+      '--stored-responses <n>',
+      `Responses API answers kept for previous_response_id and GET /v1/responses/ID, least recently used out first (default ${STORED_RESPONSES.default})`,
     )
     .option(
       '--headers-timeout <duration>',
