@@ -225,6 +225,7 @@ const LAYER: Record<string, Case> = {
   ...prefixed('tools[].retry.', retryCases('layers[0].tools[0].retry')),
   'tools[].idempotency': { value: 'false' },
   'tools[].degrade': { value: 'draft' },
+  'tools[].stage': { value: 'send', context: () => ['stages={send: 400ms}'] },
   'inference.maxInFlight': { value: '4' },
   'inference.maxQueue': { value: '0', context: () => ['layers[1].inference={maxInFlight: 4}'] },
   'inference.maxWait': { value: '50ms', context: () => ['layers[1].inference={maxInFlight: 4}'] },
