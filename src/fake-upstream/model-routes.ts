@@ -121,7 +121,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
    * text then. Its length is drawn for each request (`AnswerLengths`), or set by the
    * `x-stormlab-output-tokens` header.
    */
-  const model = (dialect: Dialect, reply: Reply, remember = false): Handler => {
+  const model = (route: string, dialect: Dialect, reply: Reply, remember = false): Handler => {
     const known = new KnownBodies<ReadBody>(MAX_KNOWN_BODIES);
     const read = (res: ServerResponse, text: string): ReadBody | undefined => {
       const json = c.parseJson(res, dialect, text);
@@ -187,7 +187,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       c.table.add(ex);
       res.on('close', () => c.finish(ex));
       ex.model = host.current;
-      host.submit(slot, index, request.promptTokens, request.maxTokens, flags, shape.total, c.waitedMs(req));
+      host.submit(slot, index, request.promptTokens, request.maxTokens, flags, shape.total, c.waitedMs(req), route);
       c.submitted(request.model);
     };
     return (req, res, fail) =>
@@ -203,6 +203,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
   return {
     '/v1/chat/completions': {
       POST: model(
+        '/v1/chat/completions',
         openaiDialect,
         {
           plan: (body, r) => plan('openai', body, r, providerIds.openaiToolCall),
@@ -213,6 +214,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
     },
     '/v1/messages': {
       POST: model(
+        '/v1/messages',
         anthropicDialect,
         {
           plan: (body, r) => plan('anthropic', body, r, providerIds.anthropicToolUse),
@@ -222,7 +224,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       ),
     },
     '/v1/responses': {
-      POST: model(responsesDialect, {
+      POST: model('/v1/responses', responsesDialect, {
         prepare: (value, chars) => continueConversation(c.responses, value, chars, c.maxConversationChars),
         plan: (body, r) => plan('responses', body, r, providerIds.openaiToolCall),
         render: (p, shape, body, conversation) =>
@@ -247,7 +249,10 @@ export function modelRoutes(c: ModelRouteContext): Routes {
     },
     '/v1/responses/{id}': storedResponseRoutes(c.responses, c.refuse),
     '/v1/embeddings': {
-      POST: model(embeddingsDialect, { render: (_p, _s, body) => embeddingsReply(body), fixed: true }),
+      POST: model('/v1/embeddings', embeddingsDialect, {
+        render: (_p, _s, body) => embeddingsReply(body),
+        fixed: true,
+      }),
     },
     '/v1/models': {
       GET: (req, res) => {

@@ -140,11 +140,11 @@ function aliasText(upstream: FakeUpstreamConfig): string {
   return a.length === 0 ? '' : ` (aliases: ${a.map(([k, v]) => `${k}=${v}`).join(', ')})`;
 }
 
-function stopRequested(io: Io): Promise<unknown> {
+export function stopRequested(io: Io): Promise<unknown> {
   return new Promise((resolve) => io.onStop?.(resolve));
 }
 
-function parsePort(raw: string): number {
+export function parsePort(raw: string): number {
   const n = Number(raw);
   if (!/^\s*\d+\s*$/.test(raw) || n > 65535)
     throw new UsageError(`--port: expected a port from 0 to 65535 (0 picks a free one), got ${JSON.stringify(raw)}`);
@@ -159,7 +159,7 @@ const LISTEN_ERRORS: Record<string, string> = {
   EAI_AGAIN: 'the host name does not resolve',
 };
 
-function listenError(e: unknown, port: number, host: string): unknown {
+export function listenError(e: unknown, port: number, host: string): unknown {
   const code = (e as NodeJS.ErrnoException).code ?? '';
   const why = LISTEN_ERRORS[code];
   return why === undefined ? e : new UsageError(`cannot listen on ${host}:${port}: ${why}`);
@@ -178,7 +178,7 @@ function describeAnswers(a: AnswerTokens): string {
 }
 
 /** `outage primary 0s–3m0s status 503; latency ×4 10s–…` */
-function describeFaults(faults: readonly ServedFault[]): string {
+export function describeFaults(faults: readonly ServedFault[]): string {
   if (faults.length === 0) return 'none';
   const time = (ms: number) => (ms === Infinity ? '…' : `${Math.round(ms) / 1000}s`);
   return faults
