@@ -8,7 +8,7 @@ import type { EventHandler, Scheduler } from '../upstream/scheduler.js';
 import { CallTable } from './call-table.js';
 import type { LayerConfig, TrafficConfig } from './config.js';
 import { keyedLimits, resolveEngine } from './engine-guard.js';
-import { EngineReplicas } from './engine-replicas.js';
+import { EngineReplicas, type EngineStores } from './engine-replicas.js';
 import { EngineSlots } from './engine-slots.js';
 import type { LeafTransport, TrafficObserver } from './observer.js';
 import { Code, TIMEOUT, classifyCode, classifyUpstream, codeOf } from './outcomes.js';
@@ -100,6 +100,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     private readonly observer: TrafficObserver,
     random: SeededRandom,
     toolWorld?: { transport?: ToolTransport; observer: ToolObserver },
+    /** Where the engines keep their state when it is shared beyond this process (a fleet's Redis). */
+    engineStores?: EngineStores,
   ) {
     const n = config.layers.length;
     const clock: Clock = {
@@ -115,7 +117,16 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       const r = random.split(`layer:${cfg.name}`);
       const engines =
         cfg.retry.policy === 'engine'
-          ? new EngineReplicas(config.engine, cfg.retry.engine, cfg.replicas ?? 1, cfg.name, names, clock, r)
+          ? new EngineReplicas(
+              config.engine,
+              cfg.retry.engine,
+              cfg.replicas ?? 1,
+              cfg.name,
+              names,
+              clock,
+              r,
+              engineStores,
+            )
           : undefined;
       const stream =
         leaf && cfg.stream === true
@@ -175,6 +186,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
         clock,
         (parent, serial, code, degraded, now) => this.childEnded(parent, serial, code, 0, now, degraded),
         (root) => this.ownerOf(root),
+        engineStores,
       );
     if (config.users !== undefined) {
       const o = toolWorld?.observer;

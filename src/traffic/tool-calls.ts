@@ -8,7 +8,7 @@ import type { ToolListener } from '../upstream/tool-service.js';
 import { CallTable } from './call-table.js';
 import type { TrafficConfig } from './config.js';
 import { keyedLimits, resolveEngine } from './engine-guard.js';
-import { EngineReplicas } from './engine-replicas.js';
+import { EngineReplicas, type EngineStores } from './engine-replicas.js';
 import { EngineSlots } from './engine-slots.js';
 import { Code, TIMEOUT, classifyUpstream, codeOf } from './outcomes.js';
 import { plainPolicy, type PlainPolicy } from './retry-policy.js';
@@ -73,6 +73,7 @@ export class ToolCalls implements EventHandler, ToolListener {
     clock: Clock,
     private readonly done: ToolCallDone,
     private readonly ownerOf: (root: number) => ToolCallOwner,
+    engineStores?: EngineStores,
   ) {
     this.byLayer = config.layers.map((layer) =>
       (layer.tools ?? []).map((cfg, j) => {
@@ -82,7 +83,16 @@ export class ToolCalls implements EventHandler, ToolListener {
         if (tool < 0) throw new RangeError(`unknown tool ${JSON.stringify(cfg.tool)}`);
         const engines =
           retry.policy === 'engine'
-            ? new EngineReplicas(config.engine, retry.engine, 1, `${layer.name}.${cfg.tool}`, [cfg.tool], clock, r)
+            ? new EngineReplicas(
+                config.engine,
+                retry.engine,
+                1,
+                `${layer.name}.${cfg.tool}`,
+                [cfg.tool],
+                clock,
+                r,
+                engineStores,
+              )
             : undefined;
         const keyed = cfg.idempotency ?? retry.policy === 'engine';
         const limitKeys = retry.policy === 'engine' && keyedLimits(resolveEngine(config.engine, retry.engine));
