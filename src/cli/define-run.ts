@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { FLEET_DEFAULTS } from '../explore/fleet-protocol.js';
 import { SETTLE_DEFAULTS } from '../run/live/settle-defaults.js';
 import { formatDuration } from '../upstream/duration.js';
 import type { RunFlags } from './commands/run.js';
@@ -45,6 +46,22 @@ function scenarioOptions(cmd: Command): Command {
       `live, with --upstream: the longest wait for that after the driver stopped; then hop 2 is read as it is, marked unsettled (default ${formatDuration(SETTLE_DEFAULTS.timeoutMs)})`,
     )
     .option(
+      '--queue <redis-url>',
+      'live, with --workers: the Redis whose queue `stormlab worker`s take shares of the run from (redis://host:6379[/db][?queue=name])',
+    )
+    .option(
+      '--workers <n>',
+      'live, with --queue: split the root arrivals into n shares by seed, one per worker, started at one instant, merged into one result',
+    )
+    .option(
+      '--fleet-wait <d>',
+      `live, with --workers: how long to wait for n workers to take their shares before refusing to start (default ${formatDuration(FLEET_DEFAULTS.waitMs)})`,
+    )
+    .option(
+      '--allow-partial',
+      'a fleet run that lost a worker (its share is named in the result) exits as if whole, not 3',
+    )
+    .option(
       '--expect <"metric op value">',
       'an expectation to judge, besides the scenario\'s expect: list, e.g. "variants.engine.amplification < 1.5" (repeatable); exit 1 when one fails',
       collect,
@@ -65,7 +82,7 @@ function runModule(): Promise<typeof import('./commands/run.js')> {
 /** The exit codes of run and compare, for their --help. */
 const RUN_EXITS =
   `${PRECEDENCE}\n` +
-  'Exit codes: 0 ok, 1 an expectation failed, 2 bad input, 130 stopped (q, Ctrl-C, SIGINT), 141 its output pipe\n' +
+  'Exit codes: 0 ok, 1 an expectation failed, 2 bad input, 3 a fleet worker was lost (partial; see --allow-partial), 130 stopped (q, Ctrl-C, SIGINT), 141 its output pipe\n' +
   'closed (SIGPIPE), 143 SIGTERM; a stopped run still writes its result, marked "partial": true. With --upstream,\n' +
   'the upstream gets its own fault phases back whatever ends the run (a first q or Ctrl-C still lets hop 2 settle).';
 

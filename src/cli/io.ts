@@ -53,7 +53,15 @@ export class UsageError extends StormlabError {
  * 130 for q, Ctrl-C or SIGINT, 141 for a closed output pipe (SIGPIPE), 143 for SIGTERM (its
  * partial result is still written).
  */
-export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130, brokenPipe: 141, terminated: 143 } as const;
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  partial: 3,
+  interrupted: 130,
+  brokenPipe: 141,
+  terminated: 143,
+} as const;
 
 /** What stopped a run early: the user (q, Ctrl-C, SIGINT), the system (SIGTERM), or a reader that left (SIGPIPE). */
 export type StopCause = 'SIGINT' | 'SIGTERM' | 'SIGPIPE';
