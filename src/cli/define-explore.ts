@@ -3,6 +3,7 @@ import type { SweepFlags } from './commands/sweep.js';
 import type { TuneFlags } from './commands/tune.js';
 import type { WorkerFlags } from './commands/worker.js';
 import { collect, PRECEDENCE, type CommandContext } from './command-context.js';
+import { commandExitHelp } from './command-exits.js';
 
 /** What the options sweep and tune share say about each command's points. */
 interface ExploreWords {
@@ -64,7 +65,7 @@ export function defineExplore(program: Command, { io, exit }: CommandContext): v
   )
     .addHelpText(
       'after',
-      `\nEvery point runs the same scenario and seed. A point's values are command-line values: they\napply after the variant's overrides and --set, and win.\n${PRECEDENCE}\nExample: stormlab sweep brownout --param engine.throttle.k=1.1,1.5,2,3 --param engine.retryBudget.ratio=0.05,0.1,0.2\nExit codes: 0 ok, 2 bad input.`,
+      `\nEvery point runs the same scenario and seed. A point's values are command-line values: they\napply after the variant's overrides and --set, and win.\n${PRECEDENCE}\nExample: stormlab sweep brownout --param engine.throttle.k=1.1,1.5,2,3 --param engine.retryBudget.ratio=0.05,0.1,0.2\n${commandExitHelp('sweep')}`,
     )
     .action(async (arg: string, flags: SweepFlags) => {
       const { sweepCommand } = await import('./commands/sweep.js');
@@ -101,7 +102,7 @@ export function defineExplore(program: Command, { io, exit }: CommandContext): v
   )
     .addHelpText(
       'after',
-      `\nA point's values apply after the variant's overrides and --set, and win; the current values are\nthose of the variant under --set.\n${PRECEDENCE}\nExample: stormlab tune brownout --maximize goodput --subject-to "amplification <= 1.2" --params engine.throttle.k,engine.retryBudget.ratio=0.02:0.4:log\nExit codes: 0 a point met every constraint, 1 none did, 2 bad input.`,
+      `\nA point's values apply after the variant's overrides and --set, and win; the current values are\nthose of the variant under --set.\n${PRECEDENCE}\nExample: stormlab tune brownout --maximize goodput --subject-to "amplification <= 1.2" --params engine.throttle.k,engine.retryBudget.ratio=0.02:0.4:log\n${commandExitHelp('tune', { ok: 'a point met every constraint', failed: 'no point did (the closest is shown)' })}`,
     )
     .action(async (arg: string, flags: TuneFlags) => {
       const { tuneCommand } = await import('./commands/tune.js');
@@ -118,7 +119,7 @@ export function defineWorker(program: Command, { io, exit }: CommandContext): vo
     .option('--concurrency <n>', 'points simulated at once, one thread each (default: 1)')
     .addHelpText(
       'after',
-      '\nExample: stormlab worker --queue redis://10.0.0.5:6379 --concurrency 4   (on each machine of the fleet)\nThen:    stormlab sweep brownout --param engine.throttle.k=1.1:3:0.1 --seeds 5 --queue redis://10.0.0.5:6379\nExit codes: 0 stopped, 2 bad input.',
+      `\nExample: stormlab worker --queue redis://10.0.0.5:6379 --concurrency 4   (on each machine of the fleet)\nThen:    stormlab sweep brownout --param engine.throttle.k=1.1:3:0.1 --seeds 5 --queue redis://10.0.0.5:6379\n${commandExitHelp('worker', { ok: 'stopped (Ctrl-C or SIGTERM), after the points in hand' })}`,
     )
     .action(async (flags: WorkerFlags) => {
       const { workerCommand } = await import('./commands/worker.js');

@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
+import type { CalibrateFlags } from './commands/calibrate.js';
+import { CALIBRATE_HELP } from './commands/calibrate-help.js';
 import type { DiffFlags } from './commands/diff.js';
 import { DIFF_HELP } from './commands/diff-help.js';
 import type { ReportFlags } from './commands/report.js';
 import { collect, type CommandContext } from './command-context.js';
+import { commandExitHelp } from './command-exits.js';
 
-/** `stormlab report` and `stormlab diff`: the commands that read saved files. Each loads its code on use. */
+/** `stormlab report`, `diff` and `calibrate`: the commands that read saved files. Each loads its code on use. */
 export function defineFiles(program: Command, { io, exit }: CommandContext): void {
   program
     .command('report')
@@ -18,6 +21,11 @@ export function defineFiles(program: Command, { io, exit }: CommandContext): voi
     )
     .option('--junit <file>', 'write the judged expectations as JUnit XML')
     .option('--markdown <file>', 'write the judged expectations as a Markdown summary')
+    .option(
+      '--allow-partial',
+      'judge a partial result (a stopped run) anyway, flagged in every output; without it a partial result is exit 3',
+    )
+    .addHelpText('after', `\n${commandExitHelp('report', { failed: 'an expectation failed' })}`)
     .action(async (file: string, flags: ReportFlags) => {
       const { reportCommand } = await import('./commands/report.js');
       exit(reportCommand(io, file, flags));
@@ -37,9 +45,33 @@ export function defineFiles(program: Command, { io, exit }: CommandContext): voi
     .option('--markdown <file>', 'write the checks as a Markdown summary (for $GITHUB_STEP_SUMMARY)')
     .option('--json <file>', 'write the checks as JSON (schema stormlab.diff/v1)')
     .option('-q, --quiet', 'print only the failed checks')
+    .option(
+      '--allow-partial',
+      'compare partial results (a stopped run) anyway, flagged in every output; without it a partial one is exit 3',
+    )
     .addHelpText('after', DIFF_HELP)
     .action(async (base: string, next: string, flags: DiffFlags) => {
       const { diffCommand } = await import('./commands/diff.js');
       exit(diffCommand(io, base, next, flags));
+    });
+
+  program
+    .command('calibrate')
+    .argument('<traces...>', 'OTLP JSON trace files (OTLP/HTTP JSON bodies, or JSON Lines of them)')
+    .description(
+      'write the scenario your traces describe (call tree, retries, arrivals, models, faults) and print its fit',
+    )
+    .option('-o, --output <file>', 'the scenario to write (YAML; - for stdout)')
+    .option('--report <file>', 'write the fit report as JSON (schema stormlab.calibrate/v1)')
+    .option('--faults <name>', 'add a named fault phase over the middle third: brownout, outage or rate-limit')
+    .option('--name <name>', "the scenario's name (default calibrated)")
+    .option('-q, --quiet', 'print nothing but problems')
+    .addHelpText(
+      'after',
+      `${CALIBRATE_HELP}\n${commandExitHelp('calibrate', { usage: 'bad input: a trace file unreadable, not OTLP JSON, without GenAI spans, or with a cycle of parent ids; nothing is written' })}`,
+    )
+    .action(async (traces: string[], flags: CalibrateFlags) => {
+      const { calibrateCommand } = await import('./commands/calibrate.js');
+      exit(calibrateCommand(io, traces, flags));
     });
 }

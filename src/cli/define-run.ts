@@ -4,6 +4,7 @@ import { SETTLE_DEFAULTS } from '../run/live/settle-defaults.js';
 import { formatDuration } from '../upstream/duration.js';
 import type { RunFlags } from './commands/run.js';
 import { collect, PRECEDENCE, type CommandContext } from './command-context.js';
+import { commandExitHelp } from './command-exits.js';
 
 /** The options `run` and `compare` share: the scenario's overrides, the outputs, sim or live, the gate. */
 function scenarioOptions(cmd: Command): Command {
@@ -80,11 +81,10 @@ function runModule(): Promise<typeof import('./commands/run.js')> {
 }
 
 /** The exit codes of run and compare, for their --help. */
-const RUN_EXITS =
-  `${PRECEDENCE}\n` +
-  'Exit codes: 0 ok, 1 an expectation failed, 2 bad input, 3 a fleet worker was lost (partial; see --allow-partial), 130 stopped (q, Ctrl-C, SIGINT), 141 its output pipe\n' +
-  'closed (SIGPIPE), 143 SIGTERM; a stopped run still writes its result, marked "partial": true. With --upstream,\n' +
-  'the upstream gets its own fault phases back whatever ends the run (a first q or Ctrl-C still lets hop 2 settle).';
+const runExits = (command: 'run' | 'compare'): string =>
+  `${PRECEDENCE}\n${commandExitHelp(command, { failed: 'an expectation failed' })}\n` +
+  'A stopped run still writes its result, marked "partial": true. With --upstream, the upstream gets its own\n' +
+  'fault phases back whatever ends the run (a first q or Ctrl-C still lets hop 2 settle).';
 
 /** `stormlab run` and `stormlab compare`. */
 export function defineRun(program: Command, { io, exit }: CommandContext): void {
@@ -97,7 +97,7 @@ export function defineRun(program: Command, { io, exit }: CommandContext): void 
     .option('--variant <name>', "run one of the scenario's variants instead of the scenario as written")
     .addHelpText(
       'after',
-      `\nExamples:\n  stormlab run retry-storm\n  stormlab run my.yaml --set 'layers[*].retry.attempts=2' --json result.json\n${RUN_EXITS}`,
+      `\nExamples:\n  stormlab run retry-storm\n  stormlab run my.yaml --set 'layers[*].retry.attempts=2' --json result.json\n${runExits('run')}`,
     )
     .action(async (arg: string, flags: RunFlags) => {
       const { report, runCommand } = await runModule();
@@ -113,7 +113,7 @@ export function defineRun(program: Command, { io, exit }: CommandContext): void 
     .option('--variants <list>', 'comma-separated variant names (default: all the scenario defines)')
     .addHelpText(
       'after',
-      `\nExamples:\n  stormlab compare retry-storm\n  stormlab compare brownout --expect 'variants.engine.amplification < 1.5' --junit junit.xml\n${RUN_EXITS}`,
+      `\nExamples:\n  stormlab compare retry-storm\n  stormlab compare brownout --expect 'variants.engine.amplification < 1.5' --junit junit.xml\n${runExits('compare')}`,
     )
     .action(async (arg: string, flags: RunFlags) => {
       const { report, compareCommand } = await runModule();

@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
+import { CONNECTION_TIMEOUT_DEFAULTS } from '../fake-upstream/connection-timeouts.js';
+import { formatDuration } from '../upstream/duration.js';
 import type { ServeFlags } from './commands/serve.js';
 import { SERVE_DEFAULTS } from './commands/serve-defaults.js';
 import type { CommandContext } from './command-context.js';
+import { commandExitHelp } from './command-exits.js';
 
 /** `stormlab serve`: the fake upstream. */
 export function defineServe(program: Command, { io, exit }: CommandContext): void {
@@ -21,9 +24,18 @@ export function defineServe(program: Command, { io, exit }: CommandContext): voi
       'every answer runs n tokens (at most max_tokens), or max_tokens exactly (default: a natural length, median 300)',
     )
     .option(
+      '--headers-timeout <duration>',
+      `a request's headers must all come this long after its first byte, else 408 and the connection closes (default ${formatDuration(CONNECTION_TIMEOUT_DEFAULTS.headersTimeoutMs)})`,
+    )
+    .option(
+      '--idle-timeout <duration>',
+      `close a connection with no request in flight (new or kept alive) after this long without a byte (default ${formatDuration(CONNECTION_TIMEOUT_DEFAULTS.idleTimeoutMs)})`,
+    )
+    .option(
       '--log <file>',
       'append one JSON line per model request (route, model, retry count, status, fault, latency)',
     )
+    .addHelpText('after', `\n${commandExitHelp('serve')}`)
     .action(async (flags: ServeFlags) => {
       const { serveCommand } = await import('./commands/serve.js');
       exit(await serveCommand(io, flags));

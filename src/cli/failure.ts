@@ -22,6 +22,9 @@ const USER_ERROR_EXITS: Readonly<Record<string, number>> = {
   ERR_STORMLAB_MISSING_PEER: EXIT.usage,
   ERR_STORMLAB_TARGET_REFUSED: EXIT.usage,
   ERR_STORMLAB_UPSTREAM_CONTROL: EXIT.usage,
+  ERR_STORMLAB_PARTIAL: EXIT.partial,
+  ERR_STORMLAB_NO_TARGET: EXIT.noTarget,
+  ERR_STORMLAB_CALIBRATE: EXIT.usage,
 };
 
 /** The exit code of a user-facing error's code; undefined for any other (a bug). */
@@ -44,7 +47,7 @@ export function failure(io: Io, err: unknown): number {
     return exit;
   }
   io.stderr(`stormlab: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  return 70;
+  return EXIT.internal;
 }
 
 /** A user-facing error as printed: a scenario's problems each after where they are, any other's lines after `stormlab:`. */

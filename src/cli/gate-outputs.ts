@@ -5,8 +5,10 @@ import { tally } from '../report/check.js';
 import { checkTable } from '../report/check-table.js';
 import { junitXml } from '../report/junit.js';
 import { markdownChecks } from '../report/markdown-checks.js';
-import { EXIT, type Io } from './io.js';
+import type { ResultFile } from '../run/metrics/result.js';
+import { EXIT, PartialResultError, type Io } from './io.js';
 import { writeOutput } from './write-output.js';
+import { formatDuration } from '../scenario/duration.js';
 
 export interface GateFlags {
   /** Write the checks as JUnit XML here. */
@@ -37,4 +39,36 @@ export function reportChecks(
   if (flags.junit !== undefined) writeOutput(io, '--junit', flags.junit, junitXml(title, checks, notes));
   if (flags.markdown !== undefined) writeOutput(io, '--markdown', flags.markdown, markdownChecks(title, checks, notes));
   return tally(checks).ok ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * The partial results among a gate's files (`[path, file]`): refused, exit 3, unless
+ * `allowPartial`; then a warning on stderr, and the words every output of the gate carries in
+ * its title (the JUnit suites, the Markdown heading): ` (partial result: new.json)`. '' when none is partial.
+ */
+export function partialGate(
+  io: Io,
+  files: ReadonlyArray<readonly [string, ResultFile]>,
+  allowPartial: boolean | undefined,
+): string {
+  const partial = files.filter(([, f]) => f.partial === true);
+  if (partial.length === 0) return '';
+  const paths = partial.map(([p]) => p).join(' and ');
+  const why = partial.length === 1 ? stoppedWhere(partial[0][1]) : '';
+  if (allowPartial !== true)
+    throw new PartialResultError(
+      `${paths} ${partial.length === 1 ? 'is a partial result' : 'are partial results'}${why}: part of a run proves nothing either way; --allow-partial judges it anyway, flagged`,
+    );
+  io.stderr(
+    `stormlab: warning: ${paths} ${partial.length === 1 ? 'is a partial result' : 'are partial results'}${why}; judged anyway (--allow-partial)\n`,
+  );
+  return ` (partial result: ${paths})`;
+}
+
+/** ` (the run was stopped at 12s of 1m)`, from the file's partial note; '' without one. */
+function stoppedWhere(file: ResultFile): string {
+  const note = file.notes?.find((n) => n.kind === 'partial');
+  return note?.kind === 'partial'
+    ? ` (stopped at ${formatDuration(note.stoppedAtMs)} of ${formatDuration(note.durationMs)})`
+    : '';
 }

@@ -48,20 +48,55 @@ export class UsageError extends StormlabError {
 }
 
 /**
- * Exit codes (ARCHITECTURE.md, "A new command"): 0 ok, 1 expectations failed, 2 bad input or
- * usage; a run stopped before its end exits as a shell reports the signal, 128 + its number:
- * 130 for q, Ctrl-C or SIGINT, 141 for a closed output pipe (SIGPIPE), 143 for SIGTERM (its
- * partial result is still written).
+ * A partial result given to a gate (`report --expect`, `diff`) without --allow-partial: one
+ * line, exit 3. Part of a run proves nothing either way, so it must not pass a gate unseen.
+ */
+export class PartialResultError extends StormlabError {
+  constructor(message: string) {
+    super('ERR_STORMLAB_PARTIAL', message);
+  }
+}
+
+/**
+ * The exit codes of every command, one table (README "Exit codes", each command's --help):
+ * 1 means only that an expectation or gate failed; a stopped run exits as a shell reports the
+ * signal, 128 + its number.
  */
 export const EXIT = {
   ok: 0,
   failed: 1,
   usage: 2,
   partial: 3,
+  noTarget: 4,
+  internal: 70,
   interrupted: 130,
   brokenPipe: 141,
   terminated: 143,
 } as const;
+
+export type ExitName = keyof typeof EXIT;
+
+/** What each exit code means, as README's table and every --help say it. */
+export const EXIT_MEANINGS: Readonly<Record<ExitName, string>> = {
+  ok: 'ok',
+  failed: 'an expectation or gate failed',
+  usage: 'bad input or usage (one line naming what and where)',
+  partial: 'a partial result: a run lost part of its work, or a gate or diff was given one without --allow-partial',
+  noTarget: 'the live --target never answered',
+  internal: 'internal error (a bug: please report it)',
+  interrupted: 'stopped by Ctrl-C or SIGINT (or q in the dashboard)',
+  brokenPipe: 'its output pipe closed (EPIPE or SIGPIPE)',
+  terminated: 'stopped by SIGTERM',
+};
+
+/**
+ * The `Exit codes:` block of a command's --help: the codes it can end with, each with its
+ * meaning from the one table (`ok` may be worded for the command: `0 a point met every constraint`).
+ */
+export function exitHelp(names: readonly ExitName[], wording: Partial<Record<ExitName, string>> = {}): string {
+  const lines = names.map((n) => `  ${String(EXIT[n]).padStart(3)}  ${wording[n] ?? EXIT_MEANINGS[n]}`);
+  return `Exit codes:\n${lines.join('\n')}`;
+}
 
 /** What stopped a run early: the user (q, Ctrl-C, SIGINT), the system (SIGTERM), or a reader that left (SIGPIPE). */
 export type StopCause = 'SIGINT' | 'SIGTERM' | 'SIGPIPE';

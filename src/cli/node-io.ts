@@ -1,12 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Io } from './io.js';
+import { EXIT, type Io } from './io.js';
 
 /** How long cleanups may take after a crash before the process exits anyway. */
 const CRASH_CLEANUP_MS = 10_000;
 /** Exit code of an internal error (as `failure` gives it). */
-const CRASH_EXIT = 70;
+const CRASH_EXIT = EXIT.internal;
 
 /** The real process's io. */
 export function nodeIo(): Io {

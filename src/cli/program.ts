@@ -4,6 +4,7 @@ import { defineExplore, defineWorker } from './define-explore.js';
 import { defineFiles } from './define-files.js';
 import { defineRun } from './define-run.js';
 import { defineServe } from './define-serve.js';
+import { commandExitHelp } from './command-exits.js';
 import { failure } from './failure.js';
 import { EXIT, type Io } from './io.js';
 
@@ -39,6 +40,7 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
     .command('init')
     .argument('[name]', 'the scenario name; the file is <name>.yaml', 'my-scenario')
     .description('write a commented starter scenario to <name>.yaml (never overwrites)')
+    .addHelpText('after', `\n${commandExitHelp('init', { usage: 'bad input, or <name>.yaml exists already' })}`)
     .action(async (name: string) => {
       const { initCommand } = await import('./commands/init.js');
       code = initCommand(io, name);
@@ -47,6 +49,7 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
   program
     .command('scenarios')
     .description('list the bundled scenarios')
+    .addHelpText('after', `\n${commandExitHelp('scenarios')}`)
     .action(async () => {
       const { scenariosCommand } = await import('./commands/scenarios.js');
       code = scenariosCommand(io);

@@ -29,6 +29,11 @@ export interface RunPointsOptions {
   onDone?: (done: number, total: number) => void;
   /** Once the number of workers is known (for `auto`, after the first points ran here). */
   onWorkers?: (choice: WorkerChoice) => void;
+  /**
+   * Stops the batch (SIGINT, SIGTERM): no further point starts, the worker threads stop, and it
+   * rejects with the signal's reason. Points in this thread look at it between points.
+   */
+  signal?: AbortSignal;
 }
 
 /** `runPoints`' shape, for callers that take a stand-in in tests. */
@@ -96,7 +101,7 @@ export async function runPoints(job: PointJob, points: string[][], opts: RunPoin
   const w = checkWorkers(opts.workers);
   const pool = new PointPool(job, w === 'auto' ? w : Math.max(1, Math.min(w, points.length)));
   try {
-    return await pool.run(points, opts.onDone, opts.onWorkers);
+    return await pool.run(points, opts.onDone, opts.onWorkers, opts.signal);
   } finally {
     await pool.close();
   }
@@ -160,12 +165,14 @@ export class PointPool {
     points: string[][],
     onDone?: RunPointsOptions['onDone'],
     onWorkers?: RunPointsOptions['onWorkers'],
+    signal?: AbortSignal,
   ): Promise<PointOutcome[]> {
     if (this.batch !== undefined) throw new Error('PointPool.run: a batch is already running');
+    signal?.throwIfAborted();
     if (points.length === 0) return [];
     let head: PointOutcome[] = [];
     if (this.size === 'auto') {
-      const probe = await probeHere(this.job, points, onDone);
+      const probe = await probeHere(this.job, points, onDone, signal);
       head = probe.results;
       this.size = this.decide(probe.pointMs, points.length - head.length, this.cores);
       onWorkers?.({ used: this.size, auto: true, pointMs: probe.pointMs });
@@ -176,7 +183,9 @@ export class PointPool {
     if (rest.length === 0) return head;
     const progress =
       onDone === undefined ? undefined : (done: number): void => onDone(head.length + done, points.length);
-    if (size <= 1 || rest.length <= 1) return [...head, ...(await runHere(this.job, rest, progress))];
+    if (size <= 1 || rest.length <= 1) return [...head, ...(await runHere(this.job, rest, progress, signal))];
+    const onAbort = (): void => this.fail(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
     const tail = await new Promise<PointOutcome[]>((resolve, reject) => {
       this.batch = {
         points: rest,
@@ -190,7 +199,7 @@ export class PointPool {
       };
       while (this.slots.length < Math.min(size, rest.length)) this.slots.push(this.spawn());
       for (const slot of this.slots) this.feed(slot);
-    });
+    }).finally(() => signal?.removeEventListener('abort', onAbort));
     return [...head, ...tail];
   }
 
@@ -261,13 +270,30 @@ export class PointPool {
   }
 }
 
-async function runHere(job: PointJob, points: string[][], onDone: RunPointsOptions['onDone']): Promise<PointOutcome[]> {
+/**
+ * Runs the points in this thread, one after another. Between points it gives the event loop a
+ * turn, so a signal is heard (a stop is seen within one point, not after the whole batch).
+ */
+async function runHere(
+  job: PointJob,
+  points: string[][],
+  onDone: RunPointsOptions['onDone'],
+  signal: AbortSignal | undefined,
+): Promise<PointOutcome[]> {
   const results: PointOutcome[] = [];
   for (const sets of points) {
+    await turn(signal);
     results.push(pointOutcome(job, sets));
     onDone?.(results.length, points.length);
   }
   return results;
+}
+
+/** One turn of the event loop (timers, signals, I/O), then a stop asked meanwhile rejects. */
+async function turn(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return;
+  await new Promise((done) => setImmediate(done));
+  signal.throwIfAborted();
 }
 
 /**
@@ -279,10 +305,12 @@ async function probeHere(
   job: PointJob,
   points: string[][],
   onDone: RunPointsOptions['onDone'],
+  signal: AbortSignal | undefined,
 ): Promise<{ results: PointOutcome[]; pointMs: number }> {
   const results: PointOutcome[] = [];
   const start = performance.now();
   while (results.length < points.length && results.length < PROBE_POINTS) {
+    await turn(signal);
     results.push(pointOutcome(job, points[results.length]));
     onDone?.(results.length, points.length);
     if (performance.now() - start >= PROBE_MS) break;

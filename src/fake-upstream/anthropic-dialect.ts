@@ -1,3 +1,4 @@
+import { providerIds } from './provider-ids.js';
 import { estimateChatTokens } from '../engine/token-estimator.js';
 import { anthropicError } from '../upstream/provider-shapes.js';
 import { describeType, isObject, type AnswerInfo, type Dialect, type Invalid, type Parsed } from './dialect.js';
@@ -61,7 +62,7 @@ export const anthropicDialect: Dialect = {
   name: 'anthropic',
   rateLimitPrefix: 'anthropic-ratelimit-',
   requestIdHeader: 'request-id',
-  idPrefix: 'msg_',
+  newId: providerIds.anthropicMessage,
   parse,
   invalid: (e) => ({ type: 'error', error: { type: TYPES[e.status] ?? 'invalid_request_error', message: e.message } }),
   unknownModel: (model) => bad('model', model, 404),

@@ -27,7 +27,7 @@ export type Parsed = { ok: true; chat: ChatRequest } | ({ ok: false } & Invalid)
 
 /** What the answer's bodies and events are built from. */
 export interface AnswerInfo {
-  /** `chatcmpl-…` or `msg_…`. */
+  /** `chatcmpl-…`, `msg_01…` or `resp_…`: unique across requests, servers and runs. */
   id: string;
   model: string;
   /** Unix seconds. */
@@ -45,7 +45,8 @@ export interface Dialect {
   /** Prefix of the rate-limit headers this provider sends (`rateLimitHeaders` gives both). */
   readonly rateLimitPrefix: string;
   readonly requestIdHeader: string;
-  readonly idPrefix: string;
+  /** A new answer id, random and shaped as the provider's (`providerIds`). */
+  newId(): string;
   parse(body: unknown, defaultMaxTokens: number): Parsed;
   /** The body of a refusal by the server itself (bad input, unknown model or route, too large). */
   invalid(e: Invalid): object;

@@ -1,3 +1,4 @@
+import { providerIds } from './provider-ids.js';
 import { hashSeed, SeededRandom } from '../engine/random.js';
 import { estimateChatTokens } from '../engine/token-estimator.js';
 import { describeType, isObject, type Dialect, type Invalid, type Parsed } from './dialect.js';
@@ -71,7 +72,7 @@ function parse(body: unknown): Parsed {
 }
 
 /** `POST /v1/embeddings`: OpenAI's request checks and errors; the answer is built by `embeddingsReply`. */
-export const embeddingsDialect: Dialect = { ...openaiDialect, idPrefix: 'emb-', parse };
+export const embeddingsDialect: Dialect = { ...openaiDialect, newId: providerIds.embeddings, parse };
 
 /**
  * The embeddings of `body`'s inputs: unit vectors drawn from each text (the same text gives the

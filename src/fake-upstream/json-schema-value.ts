@@ -1,5 +1,6 @@
 import { hashSeed, SeededRandom } from '../engine/random.js';
 import { isObject } from './dialect.js';
+import { descriptionHints } from './description-hints.js';
 import { sampleForPattern } from './pattern-sample.js';
 
 type Schema = Record<string, unknown>;
@@ -16,7 +17,9 @@ const WORDS = ['storm', 'budget', 'breaker', 'token', 'retry', 'layer', 'calm', 
  * (every one given, required or not, so strict mode holds), `items`/`prefixItems` with
  * `minItems`/`maxItems`, number bounds and `multipleOf`, string `minLength`/`maxLength` and the
  * common `format`s, and `pattern` (see `sampleForPattern`; one it cannot write leaves the
- * usual string). The same schema and seed give the same value.
+ * usual string). Constraints a `description` states the way the Anthropic SDK writes them
+ * (`{pattern: "…", minimum: 1}`, see `descriptionHints`) count as the schema's own, unless the
+ * schema says otherwise. The same schema and seed give the same value.
  */
 export function valueForSchema(schema: unknown, seed: string | number): unknown {
   const random = new SeededRandom(hashSeed(`${seed}`));
@@ -31,7 +34,7 @@ class Generator {
   ) {}
 
   value(s: Schema, depth: number, key: string): unknown {
-    const schema = this.resolve(s);
+    const schema = withHints(this.resolve(s));
     if ('const' in schema) return schema.const;
     if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[this.pick(schema.enum.length)];
     const branches = (schema.anyOf ?? schema.oneOf) as unknown[] | undefined;
@@ -95,6 +98,11 @@ class Generator {
     let hi = num(schema.maximum) ?? (exMax !== undefined ? exMax - (integer ? 1 : 1e-6) : undefined);
     lo ??= hi !== undefined ? Math.min(0, hi) : 0;
     hi ??= lo + 100;
+    // A bound that only says "a safe integer" (zod's `int()`: ±2^53−1) is no range to draw from.
+    if (hi - lo > WIDE_RANGE) {
+      lo = Math.min(Math.max(0, lo), hi);
+      hi = Math.min(hi, lo + 100);
+    }
     if (integer) {
       lo = Math.ceil(lo);
       hi = Math.floor(hi);
@@ -107,7 +115,10 @@ class Generator {
     }
     if (hi <= lo) return lo;
     if (integer) return lo + this.pick(hi - lo + 1);
-    return Math.round((lo + this.random.next() * (hi - lo)) * 100) / 100;
+    const x = lo + this.random.next() * (hi - lo);
+    // Two decimals, unless rounding leaves the range (an exclusive bound a hair away).
+    const rounded = Math.round(x * 100) / 100;
+    return rounded >= lo && rounded <= hi ? rounded : x;
   }
 
   private string(schema: Schema, key: string): string {
@@ -144,6 +155,15 @@ class Generator {
   }
 }
 
+/** Past this span a number's range is drawn from its part nearest 0 (100 wide). */
+const WIDE_RANGE = 1e6;
+
+/** `s` with the constraints its description states, where `s` does not state them itself. */
+function withHints(s: Schema): Schema {
+  const hints = descriptionHints(s.description);
+  return hints === undefined ? s : { ...hints, ...s };
+}
+
 const FORMATS: Record<string, string> = {
   'date-time': '2026-01-01T00:00:00Z',
   date: '2026-01-01',
@@ -154,6 +174,8 @@ const FORMATS: Record<string, string> = {
   uuid: '00000000-0000-4000-8000-000000000000',
   hostname: 'example.com',
   ipv4: '127.0.0.1',
+  ipv6: '2001:db8::1',
+  duration: 'P1D',
 };
 
 function matches(pattern: string, value: string): boolean {

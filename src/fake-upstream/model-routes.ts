@@ -14,6 +14,7 @@ import { KnownBodies } from './known-bodies.js';
 import type { ModelNames } from './model-names.js';
 import { openaiDialect } from './openai-dialect.js';
 import { openaiReply } from './openai-reply.js';
+import { providerIds } from './provider-ids.js';
 import { planReply, type ReplyPlan } from './reply-plan.js';
 import type { RequestLog } from './request-log.js';
 import { responsesDialect, responsesReply } from './responses-dialect.js';
@@ -85,20 +86,19 @@ interface ReadBody {
  * embeddings all become one `Exchange` with the model; `/v1/models` lists the names served.
  */
 export function modelRoutes(c: ModelRouteContext): Routes {
-  let serial = 0;
   const items = new Set<string>();
   const rememberItem = (id: string) => {
     if (items.size >= MAX_ITEMS) items.clear();
     items.add(id);
   };
-  const plan = (provider: Provider, body: Record<string, unknown>, request: ChatRequest, idPrefix: string) =>
+  const plan = (provider: Provider, body: Record<string, unknown>, request: ChatRequest, newCallId: () => string) =>
     planReply(
       readToolRequest(provider, body, (id) => items.has(id)),
       {
         policy: c.toolPolicy(),
         seed: c.seed,
         maxTokens: request.maxTokens,
-        idPrefix,
+        newCallId,
       },
     );
 
@@ -154,7 +154,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       const slot = c.table.nextSlot();
       const host = c.exchange.host;
       const info = {
-        id: `${dialect.idPrefix}${(++serial).toString(36)}`,
+        id: dialect.newId(),
         model: request.model,
         created: Math.floor((c.exchange.epochMs + c.exchange.now()) / 1000),
         promptTokens: request.promptTokens,
@@ -182,7 +182,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       POST: model(
         openaiDialect,
         {
-          plan: (body, r) => plan('openai', body, r, 'call_'),
+          plan: (body, r) => plan('openai', body, r, providerIds.openaiToolCall),
           render: (p, shape) => openaiReply(openaiDialect, p, shape),
         },
         true,
@@ -192,7 +192,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       POST: model(
         anthropicDialect,
         {
-          plan: (body, r) => plan('anthropic', body, r, 'toolu_'),
+          plan: (body, r) => plan('anthropic', body, r, providerIds.anthropicToolUse),
           render: (p, shape) => anthropicReply(anthropicDialect, p, shape),
         },
         true,
@@ -200,7 +200,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
     },
     '/v1/responses': {
       POST: model(responsesDialect, {
-        plan: (body, r) => plan('responses', body, r, 'call_'),
+        plan: (body, r) => plan('responses', body, r, providerIds.openaiToolCall),
         render: (p, shape, body) =>
           responsesReply(
             p,

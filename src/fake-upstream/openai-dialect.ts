@@ -1,3 +1,4 @@
+import { providerIds } from './provider-ids.js';
 import { estimateChatTokens } from '../engine/token-estimator.js';
 import { openaiError } from '../upstream/provider-shapes.js';
 import { describeType, isObject, type AnswerInfo, type Dialect, type Invalid, type Parsed } from './dialect.js';
@@ -120,7 +121,7 @@ export const openaiDialect: Dialect = {
   name: 'openai',
   rateLimitPrefix: 'x-ratelimit-',
   requestIdHeader: 'x-request-id',
-  idPrefix: 'chatcmpl-',
+  newId: providerIds.chatCompletion,
   parse,
   invalid: (e) => ({ error: { message: e.message, type: 'invalid_request_error', param: e.param, code: e.code } }),
   unknownModel: (model) =>

@@ -149,7 +149,7 @@ export function plainAnswerAscii(dialect: Dialect, a: AnswerInfo): boolean {
       dialect.streamDelta(sample, words),
       dialect.streamClose(sample, 64),
     ];
-    ascii = texts.every(isAscii) && isAscii(dialect.idPrefix) && isAscii(fillerText(0, MAX_FILLER_WORDS));
+    ascii = texts.every(isAscii) && isAscii(fillerText(0, MAX_FILLER_WORDS));
     asciiDialects.set(dialect, ascii);
   }
   if (!ascii) return false;

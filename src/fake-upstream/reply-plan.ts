@@ -27,8 +27,8 @@ export interface PlanContext {
   seed: number;
   /** The completion's token limit (the one asked for, or the server's default). */
   maxTokens: number;
-  /** `call_` (OpenAI) or `toolu_` (Anthropic). */
-  idPrefix: string;
+  /** A new tool call id (`call_…`, `toolu_…`): random, so unique across requests and runs, unlike the rest of the plan. */
+  newCallId(): string;
 }
 
 /** About how many characters a token covers, as the prompt estimate counts them. */
@@ -42,7 +42,8 @@ const FILLER: ReplyPlan = { kind: 'filler', truncated: false };
  * policy: a forced tool or `required` always gets tool calls, `none` never; with `auto` the
  * first `policy.rounds` turns since the user's message call tools and the next one answers.
  * A structured output (`json_schema`, `json_object`) answers with JSON valid against it.
- * Arguments and values are drawn from the seed, so a conversation replays identically.
+ * Arguments and values are drawn from the seed, so a conversation replays identically (but for
+ * the call ids, which are random).
  */
 export function planReply(req: ToolRequest, ctx: PlanContext): ReplyPlan {
   const usable = req.choice.kind !== 'none' && req.tools.length > 0;
@@ -78,8 +79,7 @@ function toolCalls(req: ToolRequest, ctx: PlanContext, forced: ToolSpec | undefi
       truncated = true;
     }
     budget -= args.length;
-    const id = `${ctx.idPrefix}${hashSeed(`${salt}:${req.results.length}:${tool.name}`).toString(36).padStart(7, '0')}${j}`;
-    calls.push({ id, name: tool.name, arguments: args });
+    calls.push({ id: ctx.newCallId(), name: tool.name, arguments: args });
   }
   return { kind: 'tools', calls, truncated };
 }

@@ -1,3 +1,4 @@
+import { providerIds } from './provider-ids.js';
 import { estimateChatTokens } from '../engine/token-estimator.js';
 import { describeType, isObject, type AnswerInfo, type Dialect, type Invalid, type Parsed } from './dialect.js';
 import { openaiDialect } from './openai-dialect.js';
@@ -68,7 +69,7 @@ function parse(body: unknown, defaultMaxTokens: number): Parsed {
  */
 export const responsesDialect: Dialect = {
   ...openaiDialect,
-  idPrefix: 'resp_',
+  newId: providerIds.response,
   parse,
 };
 
@@ -95,7 +96,8 @@ interface Item {
  * Streamed: `response.created`, `response.in_progress`, per item `output_item.added`, its
  * deltas (`output_text.delta` or `function_call_arguments.delta`) and `.done` events,
  * `output_item.done`, then `response.completed` (or `response.incomplete`) with the whole
- * response. `onItem` hears each function_call item id, so later `item_reference`s resolve.
+ * response. `onItem` hears each function_call item id, so later `item_reference`s resolve. Item
+ * ids (`msg_…`, `fc_…`) are random, made once per answer.
  */
 export function responsesReply(
   plan: ReplyPlan,
@@ -107,12 +109,14 @@ export function responsesReply(
   let streamed = '';
   const slots = chunkCount(shape.total);
   const status = shape.truncated[0] ? 'incomplete' : 'completed';
-  const ids = (a: AnswerInfo, k: number) => `${a.id.replace(/^resp_/, '')}${k}`;
-  const items = (a: AnswerInfo, text: string): Item[] =>
+  // The answer's item ids, made once: its JSON, its stream and what is stored say the same.
+  const callIds = plan.kind === 'tools' ? plan.calls.map(() => providerIds.functionCall()) : [];
+  for (const id of callIds) onItem(id);
+  const messageId = providerIds.responseMessage();
+  const items = (text: string): Item[] =>
     plan.kind === 'tools'
       ? plan.calls.map((c, k) => {
-          const id = `fc_${ids(a, k)}`;
-          onItem(id);
+          const id = callIds[k];
           return {
             id,
             object: {
@@ -127,10 +131,10 @@ export function responsesReply(
         })
       : [
           {
-            id: `msg_${ids(a, 0)}`,
+            id: messageId,
             object: {
               type: 'message',
-              id: `msg_${ids(a, 0)}`,
+              id: messageId,
               status,
               role: 'assistant',
               content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
@@ -173,11 +177,10 @@ export function responsesReply(
   const ev = (type: string, data: object): string =>
     `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`;
   const textOf = (): string => (plan.kind === 'text' ? plan.text : '');
-  // Built at the first event: item ids come from the answer's id.
   let paced: PacedEvents<(a: AnswerInfo) => string> | undefined;
   let planned: Item[] = [];
-  const plannedEvents = (a: AnswerInfo): Array<(a: AnswerInfo) => string> => {
-    planned = items(a, textOf());
+  const plannedEvents = (): Array<(a: AnswerInfo) => string> => {
+    planned = items(textOf());
     if (plan.kind === 'tools') {
       const per = Math.max(1, Math.floor(slots / Math.max(1, plan.calls.length)) - 2);
       return planned.flatMap((item, output_index) => {
@@ -199,11 +202,10 @@ export function responsesReply(
     if (plan.kind === 'text') return pieces(plan.text, slots).map((delta) => () => textDelta(delta));
     return [];
   };
-  const messageId = () => planned[0]?.id ?? '';
   const textDelta = (delta: string): string => {
     streamed += delta;
     return ev('response.output_text.delta', {
-      item_id: messageId(),
+      item_id: messageId,
       output_index: 0,
       content_index: 0,
       delta,
@@ -226,9 +228,9 @@ export function responsesReply(
       })
     );
   };
-  const closeMessage = (a: AnswerInfo): { text: string; output: object[] } => {
+  const closeMessage = (): { text: string; output: object[] } => {
     if (plan.kind === 'tools') return { text: '', output: planned.map((i) => i.object) };
-    const [item] = items(a, streamed);
+    const [item] = items(streamed);
     const part = { type: 'output_text', text: streamed, annotations: [] };
     return {
       text:
@@ -251,11 +253,11 @@ export function responsesReply(
       response(
         a,
         status,
-        items(a, plan.kind === 'filler' ? filler : textOf()).map((i) => i.object),
+        items(plan.kind === 'filler' ? filler : textOf()).map((i) => i.object),
         completion,
       ),
     streamOpen: (a) => {
-      paced = new PacedEvents(plannedEvents(a), shape.total);
+      paced = new PacedEvents(plannedEvents(), shape.total);
       const start = response(a, 'in_progress', [], null);
       return (
         ev('response.created', { response: start }) + ev('response.in_progress', { response: start }) + openMessage()
@@ -264,7 +266,7 @@ export function responsesReply(
     streamDelta: (a, filler) => (plan.kind === 'filler' ? textDelta(filler) : run(a, paced?.next() ?? [])),
     streamClose: (a, completion) => {
       const rest = run(a, paced?.rest() ?? []);
-      const closed = closeMessage(a);
+      const closed = closeMessage();
       const done = response(a, status, closed.output, completion);
       return (
         rest +

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Clock } from '../engine/clock.js';
+import { checkPositive } from '../engine/options.js';
 import { SeededRandom, type Random } from '../engine/random.js';
 import { preciseClock } from '../platform/system-clock.js';
 import { systemRandom } from '../platform/system-random.js';
@@ -18,6 +19,12 @@ import { jsonParser, jsonReader, type Refuse, refuser, textReader } from './json
 import { modelRoutes, type Routes } from './model-routes.js';
 import { ModelNames, type UnknownModels } from './model-names.js';
 import { CONNECTION_GATE_DEFAULTS, type ConnectionGate, gateConnections } from './connection-gate.js';
+import {
+  CONNECTION_TIMEOUT_DEFAULTS,
+  closeIdleConnections,
+  type ConnectionTimeouts,
+  timeoutServerOptions,
+} from './connection-timeouts.js';
 import { openaiDialect } from './openai-dialect.js';
 import { RealTimeScheduler } from '../run/real-time-scheduler.js';
 import { RequestLog, type RequestLogEntry } from './request-log.js';
@@ -40,6 +47,7 @@ export const FAKE_UPSTREAM_DEFAULTS = {
    * that an answer ends by itself, as it does at a provider. @default 4096
    */
   defaultMaxTokens: 4096,
+  ...CONNECTION_TIMEOUT_DEFAULTS,
 };
 
 /** Hooks for tests and logs; each is called after the fact and must not throw. */
@@ -77,6 +85,10 @@ export interface FakeUpstreamOptions {
   host?: string;
   maxBodyBytes?: number;
   defaultMaxTokens?: number;
+  /** A request's headers must all come within this of its first byte, else 408 and the connection closes. @default 10 s */
+  headersTimeoutMs?: number;
+  /** A connection with no request in flight (new, or kept alive) that sends nothing this long is closed. @default 5 s */
+  idleTimeoutMs?: number;
   /** Draws for faults and service times. @default systemRandom() */
   random?: Random;
   /** @default preciseClock */
@@ -97,6 +109,8 @@ export interface FakeUpstream {
   url: string;
   port: number;
   host: string;
+  /** How long a request's headers may take and a connection may idle, ms (`headersTimeoutMs`, `idleTimeoutMs`). */
+  timeouts: Readonly<ConnectionTimeouts>;
   stats(): FakeUpstreamStats;
   /** The fault phases in force, on the server's timeline (ms since start; `toMs` Infinity = forever). */
   faults(): readonly ServedFault[];
@@ -141,6 +155,7 @@ export interface FakeUpstream {
  */
 export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<FakeUpstream> {
   const o = { ...FAKE_UPSTREAM_DEFAULTS, ...definedOnly(options) };
+  const timeouts = connectionTimeouts(o);
   const observer = options.observer ?? {};
   const counters: HttpCounters = { received: 0, invalid: 0, clientClosed: 0, internalErrors: 0 };
   const internalError = (err: unknown): void => {
@@ -186,11 +201,13 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
   let gate: ConnectionGate | undefined;
   const waitedMs = (req: IncomingMessage): number => gate?.waitedMs(req) ?? 0;
   const routes = serverRoutes({ o, options, model, policy, refuse, readJson, stats, reset, tools, waitedMs });
-  const server = httpServer(routes, counters, log, refuse, internalError);
+  const server = httpServer(routes, counters, log, refuse, internalError, timeouts);
   // Connection bursts (thousands of clients at once) are admitted, and torn down, a batch per
   // loop turn; a request held back meanwhile is timed from its arrival. Real time whatever the
   // model's clock: how long a real socket has waited.
   gate = gateConnections(server);
+  // After the gate: every accepted socket, handed over yet or not, is timed from its accept.
+  closeIdleConnections(server, timeouts);
   await listen(server, o.port, o.host);
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : o.port;
@@ -201,6 +218,7 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     url,
     port,
     host: o.host,
+    timeouts,
     stats,
     faults: () => host.faults(),
     setFaults(phases, relativeTo = 'now') {
@@ -352,8 +370,9 @@ function httpServer(
   log: RequestLog,
   refuse: Refuse,
   internalError: (err: unknown) => void,
+  timeouts: ConnectionTimeouts,
 ): Server {
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer(timeoutServerOptions(timeouts), (req, res) => {
     counters.received++;
     // A request whose client resets emits 'error' only to listeners (none: nothing to hear); a
     // response's write error would be thrown without one.
@@ -366,10 +385,27 @@ function httpServer(
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    const status = CLIENT_ERROR_STATUS[err.code ?? ''] ?? '400 Bad Request';
+    // Closed, not only ended: the server keeps half-open sockets, and a client that never
+    // closes its side (a slowloris cut at its headers timeout) would hold this one for ever.
+    socket.write(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    socket.destroySoon();
   });
   return server;
+}
+
+/** What a request the parser refused is answered; anything else is a 400. */
+const CLIENT_ERROR_STATUS: Readonly<Record<string, string>> = {
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+};
+
+/** The connection timeouts asked for, each a positive number of ms. */
+function connectionTimeouts(o: ConnectionTimeouts): ConnectionTimeouts {
+  return {
+    headersTimeoutMs: checkPositive('headersTimeoutMs', o.headersTimeoutMs),
+    idleTimeoutMs: checkPositive('idleTimeoutMs', o.idleTimeoutMs),
+  };
 }
 
 /** The upstream as the model takes it: model defaults filled in, fault times absolute. */

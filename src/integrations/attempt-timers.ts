@@ -1,26 +1,30 @@
 import type { Clock } from '../engine/clock.js';
-import { StreamError } from '../engine/errors.js';
-import { HeadersTimeoutError } from './stream-errors.js';
+import type { StreamError } from '../engine/errors.js';
+import { StreamLimit, streamLimitError, type StreamWaits } from '../engine/stream-watch.js';
+import { WatchTimer } from './watch-timer.js';
 
 /**
- * The integration's own timers for one HTTP attempt, on the guard's clock: the header wait and
- * the first content token. `signal` aborts when the attempt's own signal does (deadline,
- * caller) or a timer fires before the headers are in; after them a first-token stall goes to
- * `onStall` (the stream reader), since aborting a fetch after its headers breaks its body
- * with an error that no longer says why.
+ * The waits of one HTTP attempt through `guardedFetch`, on the guard's clock: the engine's
+ * `StreamWatch` (header wait, first token, idle gap) on one timer. `signal` aborts when the
+ * attempt's own signal does (deadline, caller) or a limit runs out before the headers are in;
+ * after them a stall goes to `onStall` (the stream reader), since aborting a fetch after its
+ * headers breaks its body with an error that no longer says why, and quiet after the answer's
+ * finish to `onFinishQuiet`.
  */
 export class AttemptTimers {
   private readonly ac = new AbortController();
   private ours: Error | undefined = undefined;
-  private cancelHeaders: (() => void) | undefined = undefined;
-  private cancelFirst: (() => void) | undefined = undefined;
   private stallSink: ((e: StreamError) => void) | undefined = undefined;
+  private finishSink: (() => void) | undefined = undefined;
   private readonly unlink: (() => void) | undefined;
+  private readonly timer: WatchTimer;
 
   constructor(
-    private readonly clock: Clock,
+    clock: Clock,
     outer: AbortSignal | undefined,
+    private readonly waits: StreamWaits,
   ) {
+    this.timer = new WatchTimer(clock, waits, (limit) => this.limit(limit));
     if (outer === undefined) return;
     if (outer.aborted) {
       this.ac.abort(outer.reason);
@@ -35,44 +39,46 @@ export class AttemptTimers {
     return this.ac.signal;
   }
 
-  /** Why a timer of ours cut the attempt, if one did. */
+  /** Why a limit of ours cut the attempt, if one did. */
   reason(): Error | undefined {
     return this.ours;
   }
 
-  headers(ms: number): void {
-    if (ms !== Infinity) this.cancelHeaders = this.clock.setTimer(ms, () => this.cut(new HeadersTimeoutError(ms)));
-  }
-
   headersIn(): void {
-    this.cancelHeaders?.();
-    this.cancelHeaders = undefined;
+    this.timer.headers();
   }
 
-  firstToken(ms: number): void {
-    if (ms === Infinity) return;
-    this.cancelFirst = this.clock.setTimer(ms, () => {
-      const e = new StreamError('stream_stall', `no content token within ${Math.round(ms)} ms`);
-      if (this.stallSink) this.stallSink(e);
-      else this.cut(e);
-    });
+  /** Bytes of the stream came (with its first content delta, with its finish). */
+  activity(content: boolean, finished: boolean): void {
+    this.timer.activity(content, finished);
   }
 
-  contentIn(): void {
-    this.cancelFirst?.();
-    this.cancelFirst = undefined;
+  /** Whether a read from the upstream is pending (quiet counts only then). */
+  waiting(pending: boolean): void {
+    this.timer.waiting(pending);
   }
 
   onStall(fn: (e: StreamError) => void): void {
     this.stallSink = fn;
   }
 
-  /** The attempt is over: no timer may fire any more. */
+  onFinishQuiet(fn: () => void): void {
+    this.finishSink = fn;
+  }
+
+  /** The attempt is over: no limit may fire any more. */
   end(): void {
-    this.headersIn();
-    this.contentIn();
+    this.timer.stop();
     this.stallSink = undefined;
+    this.finishSink = undefined;
     this.unlink?.();
+  }
+
+  private limit(limit: number): void {
+    if (limit === StreamLimit.FinishQuiet) return this.finishSink?.();
+    const e = streamLimitError(limit, this.waits);
+    if (this.stallSink && limit !== StreamLimit.Headers) this.stallSink(e as StreamError);
+    else this.cut(e);
   }
 
   private cut(e: Error): void {

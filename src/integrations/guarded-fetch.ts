@@ -152,12 +152,13 @@ class FetchCall {
     // The attempt's signal follows the caller's only from when the attempt starts.
     this.req.init.signal?.throwIfAborted();
     const { url, init } = this.forTarget(ctx);
-    const a = new AttemptTimers(this.h.guard.clock, ctx.signal ?? this.req.init.signal ?? undefined);
     const sg = this.h.stream;
     const guardStream = sg !== undefined && this.streaming;
+    const waits = guardStream
+      ? { headersMs: sg.headersTimeoutMs, firstTokenMs: sg.firstTokenMs, idleMs: sg.idleMs }
+      : { headersMs: this.h.headersTimeoutMs, firstTokenMs: Infinity, idleMs: sg?.idleMs ?? Infinity };
+    const a = new AttemptTimers(this.h.guard.clock, ctx.signal ?? this.req.init.signal ?? undefined, waits);
     try {
-      a.headers(guardStream ? sg.headersTimeoutMs : this.h.headersTimeoutMs);
-      if (guardStream) a.firstToken(sg.firstTokenMs);
       let res: Response;
       try {
         res = await this.base(url, { ...init, signal: a.signal });
@@ -222,16 +223,11 @@ class FetchCall {
     const sse = new SseUsage();
     const gate = new StreamGate(sg.commit, providerOfPath(new URL(this.req.url).pathname), sse);
     const callerAborted = (): boolean => this.req.init.signal?.aborted === true;
-    const stream = new GuardedStream(
-      res.body!.getReader(),
-      gate,
-      this.h.guard.clock,
-      sg.idleMs,
-      callerAborted,
-      () => (ctx.signal?.aborted ? ctx.signal.reason : undefined),
-      () => a.contentIn(),
+    const stream = new GuardedStream(res.body!.getReader(), gate, a, callerAborted, () =>
+      ctx.signal?.aborted ? ctx.signal.reason : undefined,
     );
     a.onStall((e) => stream.stall(e));
+    a.onFinishQuiet(() => stream.finishQuiet());
     const first = await stream.untilCommit();
     const count = (): void => {
       this.counts.malformed += gate.malformed;

@@ -1,7 +1,11 @@
-import type { Clock } from '../engine/clock.js';
 import { StreamError } from '../engine/errors.js';
-import { IdleWatch } from './idle-watch.js';
 import type { StreamGate } from './stream-gate.js';
+
+/** What the stream reader tells the attempt's waits (`AttemptTimers`): bytes came, and when a read is pending. */
+export interface StreamTimes {
+  activity(content: boolean, finished: boolean): void;
+  waiting(pending: boolean): void;
+}
 
 type ReadResult = { done: true; value?: Uint8Array } | { done: false; value: Uint8Array };
 
@@ -18,37 +22,34 @@ export type StreamEnd =
   /** A refusal came whole before commit: held (`gate.heldBytes()`), the attempt's answer for the guard to judge. */
   | { how: 'refused' };
 
-/** A stream that sends a finish but no end marker is finalised after this much quiet. */
-export const FINISH_GRACE_MS = 1000;
-
 /**
  * Drives one streamed answer read through a `ReadableStream` reader (the fetch side) with the
  * stream guard: reads ahead until the gate commits (or the stream ends or fails), then hands
- * the caller a stream that reads on as the caller pulls. The idle gap counts only while a read
- * from the upstream is pending, so a slow reader is never taken for a stalled upstream.
+ * the caller a stream that reads on as the caller pulls. It tells the attempt's waits what
+ * came and when a read is pending (the idle gap counts only then, so a slow reader is never
+ * taken for a stalled upstream); a limit that runs out comes back as `stall` or `finishQuiet`.
  */
 export class GuardedStream {
   /** Set by a timer (first token, idle) before it cancels the read: the reason the stream failed. */
   private stalled: StreamError | undefined = undefined;
   private ended = false;
-  private readonly idle: IdleWatch;
 
   constructor(
     private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
     private readonly gate: StreamGate,
-    clock: Clock,
-    private readonly idleMs: number,
+    private readonly times: StreamTimes,
     /** Whether the caller's own signal has aborted (then a read error is a cancel). */
     private readonly callerAborted: () => boolean,
     /** The reason the attempt's signal aborted (deadline), if it did. */
     private readonly attemptAborted: () => unknown,
-    /** Called once, at the first content token (to stop the first-token timer). */
-    private onContent: (() => void) | undefined,
-  ) {
-    this.idle = new IdleWatch(clock, (ms) => this.quiet(ms));
+  ) {}
+
+  /** Quiet after the answer's finish: the end marker is missing, the answer is whole; close it now. */
+  finishQuiet(): void {
+    if (!this.ended) this.reader.cancel().catch(() => {});
   }
 
-  /** The first-token timer fired (or any other stall): the pending read ends as a stall. */
+  /** The first-token or idle limit ran out: the pending read ends as a stall. */
   stall(error: StreamError): void {
     if (this.ended || this.stalled) return;
     this.stalled = error;
@@ -86,7 +87,6 @@ export class GuardedStream {
     const finish = (end: StreamEnd): void => {
       if (this.ended) return;
       this.ended = true;
-      this.idle.stop();
       onEnd(end);
     };
     if (complete) finish({ how: 'complete' });
@@ -132,10 +132,10 @@ export class GuardedStream {
     });
   }
 
-  /** One read from the upstream under the idle watch; a failure comes back as a `StreamEnd`. */
+  /** One read from the upstream, its wait counted; a failure comes back as a `StreamEnd`. */
   private async next(): Promise<ReadResult | (StreamEnd & { error?: unknown })> {
     if (this.stalled) return { how: 'failed', error: this.stalled, upstream: undefined };
-    this.idle.watch(this.gate.finished ? Math.min(FINISH_GRACE_MS, this.idleMs) : this.idleMs);
+    this.times.waiting(true);
     try {
       const r = await this.reader.read();
       if (this.stalled) return { how: 'failed', error: this.stalled, upstream: undefined };
@@ -146,24 +146,13 @@ export class GuardedStream {
       const error2 = this.attemptAborted() ?? new StreamError('stream_cut', 'stream broke', { cause: error });
       return { how: 'failed', error: error2, upstream: undefined };
     } finally {
-      this.idle.rest();
+      this.times.waiting(false);
     }
-  }
-
-  /** Quiet for `ms` with a read pending: after a finish the end marker is missing, otherwise a stall. */
-  private quiet(ms: number): void {
-    // Quiet after a finish: the end marker is missing, the answer is whole; close it now.
-    if (this.gate.finished) this.reader.cancel().catch(() => {});
-    else this.stall(new StreamError('stream_stall', `no event for ${ms} ms`));
   }
 
   private push(chunk: Uint8Array): Uint8Array[] {
     const out = this.gate.push(chunk);
-    if (this.onContent !== undefined && this.gate.content) {
-      const f = this.onContent;
-      this.onContent = undefined;
-      f();
-    }
+    this.times.activity(this.gate.content, this.gate.finished);
     return out;
   }
 
@@ -193,7 +182,6 @@ export class GuardedStream {
 
   /** Lets go of the upstream (after its end marker, a failure, or a break). */
   private release(): void {
-    this.idle.stop();
     this.reader.cancel().catch(() => {});
   }
 }

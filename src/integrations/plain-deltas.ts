@@ -1,15 +1,6 @@
+import { PlainShape, plainJson } from './plain-json.js';
 import { sseFields } from './sse-splitter.js';
-import { EventFlag, readStreamEvent, type StreamEventInfo } from './stream-event.js';
-
-/** Event openings of content deltas: OpenAI chat chunks, Anthropic and Responses text deltas. */
-const OPENINGS = [
-  'data: {',
-  'event: content_block_delta\ndata: {"type":"content_block_delta"',
-  'event: response.output_text.delta\ndata: {"type":"response.output_text.delta"',
-];
-
-/** Text that makes an OpenAI chunk more than a delta: a finish, a usage, an error. */
-const MARKERS = ['"finish_reason":"', '"usage":{', '"error"'];
+import { EventFlag, readStreamEvent, type StreamEventInfo, type StreamProvider } from './stream-event.js';
 
 /** Templates one stream keeps, and how many times it tries to learn one. */
 const MAX_TEMPLATES = 4;
@@ -22,42 +13,52 @@ const MAX_LEARN_TRIES = 8;
 interface Template {
   prefix: string;
   suffix: string;
+  provider: StreamProvider;
 }
 
+const SHAPE_OF: Record<StreamProvider, number> = {
+  openai: PlainShape.OpenAi,
+  anthropic: PlainShape.Anthropic,
+  responses: PlainShape.Responses,
+};
+
 /**
- * Recognises, without parsing, the bulk of a stream once its first token is in: content deltas
- * that say nothing about the stream's state. Parsing every delta would cost the stream guard
- * most of its throughput, and after the first token it needs nothing from a delta but that it
- * is whole. Searches the latin1 text of the bytes (one char per byte; UTF-8 sequences never
- * hold an ASCII byte). Two tests, the exact one first:
+ * Recognises the bulk of a stream once its first token is in — content deltas that say nothing
+ * about the stream's state — without building their JSON. After the first token the stream
+ * guard needs nothing from such a delta but that it is whole: its answer for the stream (finish,
+ * usage, error, terminal signal, malformed events skipped) is the one a full parse of every event
+ * gives, whatever the JSON's spacing, key order or escapes. Two tests, both exact; an event that
+ * passes neither is parsed (`readStreamEvent`):
  *
  * - **Templates.** A provider writes every delta of a stream the same way but for its text:
  *   `{"id":"…","choices":[{"index":0,"delta":{"content":"<text>"},"finish_reason":null}]}`.
  *   A delta that was parsed (content, nothing else) teaches the bytes around its text; an event
  *   that is those bytes around a valid JSON string body is the same event with other text —
  *   well formed, content, no finish, no usage, no error — with no parse and no scan of the rest.
- * - **Balanced brackets**, for deltas that match no template (a field that changes per event):
- *   one `data:` line (after its `event:` line for Anthropic and the Responses API) holding
- *   `{ … }` with as many closing brackets as opening ones — which a truncated or garbled event
- *   has not — and none of the markers of a finish, a usage or an error (quotes inside JSON
- *   strings are escaped, so no text can look like one). Anything else, a delta whose text holds
- *   an unmatched bracket included, is parsed.
+ * - **Structure** (`plainJson`), for deltas that match no template (a field that changes per
+ *   event): one `data:` line (after an `event:` line for Anthropic and the Responses API) whose
+ *   JSON is checked against the whole grammar while the keys of a finish, a usage or an error are
+ *   looked for at every depth and in every spacing. Anything it cannot judge — a key written with
+ *   escapes, a carriage return, several `data:` lines, a comment — is parsed.
+ *
+ * Either way the delta must be in the dialect the stream already showed, so skipping it never
+ * changes which dialect the guard writes its error event in.
  */
 export class PlainDeltas {
   private readonly templates: Template[] = [];
   private tries = 0;
-  private text: string | undefined = undefined;
-  /** Sorted offsets of markers in `text`. */
-  private marks: number[] = [];
-  private next = 0;
 
-  test(buf: Uint8Array, text: string, start: number, stop: number): boolean {
+  /** Whether `text[start..stop)`, a whole event of a stream in `provider`'s dialect, is a plain delta. */
+  test(buf: Uint8Array, text: string, start: number, stop: number, provider: StreamProvider): boolean {
     for (let k = 0; k < this.templates.length; k++) {
-      const f = fits(this.templates[k], text, start, stop);
+      const t = this.templates[k];
+      if (t.provider !== provider) continue;
+      const f = fits(t, text, start, stop);
       // The shape of a delta around what is not a JSON string: parse it (it is malformed).
       if (f !== Fit.Other) return f === Fit.Yes;
     }
-    return this.balanced(buf, text, start, stop);
+    const data = dataLine(text, start, stop);
+    return data >= 0 && plainJson(buf, text, data, stop - 2) === SHAPE_OF[provider];
   }
 
   /**
@@ -67,56 +68,40 @@ export class PlainDeltas {
    */
   learn(text: string, start: number, stop: number, info: StreamEventInfo): void {
     if (info.flags !== EventFlag.Content || this.templates.length >= MAX_TEMPLATES) return;
-    if (this.tries >= MAX_LEARN_TRIES) return;
+    if (this.tries >= MAX_LEARN_TRIES || info.provider === undefined) return;
     this.tries++;
     const value = deltaText(info);
     if (value === undefined) return;
     const quoted = Buffer.from(JSON.stringify(value)).toString('latin1');
     const at = text.indexOf(quoted, start);
     if (at < 0 || at + quoted.length > stop) return;
-    const t: Template = { prefix: text.slice(start, at + 1), suffix: text.slice(at + quoted.length - 1, stop) };
+    const t: Template = {
+      prefix: text.slice(start, at + 1),
+      suffix: text.slice(at + quoted.length - 1, stop),
+      provider: info.provider,
+    };
     // The template around another text must read as the same delta with that text, and nothing else.
     const probe = `${t.prefix}\\u0001${t.suffix}`;
     const seen = readStreamEvent(sseFields(Buffer.from(probe, 'latin1'), probe, 0, probe.length));
     if (seen.flags !== EventFlag.Content || seen.provider !== info.provider || deltaText(seen) !== '\u0001') return;
     this.templates.push(t);
   }
+}
 
-  private balanced(buf: Uint8Array, text: string, start: number, stop: number): boolean {
-    if (text !== this.text) this.scan(text);
-    // Events come in order: skip marks before this one; one inside it makes it not plain.
-    const marks = this.marks;
-    while (this.next < marks.length && marks[this.next] < start) this.next++;
-    if (this.next < marks.length && marks[this.next] < stop) return false;
-    const data = opening(text, start, stop);
-    if (data < 0) return false;
-    // One line, `{` … `}`, then the blank line.
-    const end = stop - 2;
-    if (text.charCodeAt(end) !== 0x0a || text.charCodeAt(end + 1) !== 0x0a || text.charCodeAt(end - 1) !== 0x7d)
-      return false;
-    // Bytes, not chars: a typed-array loop is a few times faster than charCodeAt.
-    let curly = 1;
-    let square = 0;
-    for (let i = data; i < end; i++) {
-      const c = buf[i];
-      if (c > 0x7d || c < 0x5b) {
-        if (c === 0x0a) return false;
-      } else if (c === 0x7b) curly++;
-      else if (c === 0x7d) curly--;
-      else if (c === 0x5b) square++;
-      else if (c === 0x5d) square--;
-    }
-    return curly === 0 && square === 0;
+/**
+ * Where the JSON of `text[start..stop)` starts when the event is one `data:` line, after at most
+ * an `event:` line, ending in a blank line of two LFs (the data then runs to `stop - 2`); −1 for
+ * any other form, which is left to the parser.
+ */
+function dataLine(text: string, start: number, stop: number): number {
+  if (stop - start < 8 || text.charCodeAt(stop - 1) !== 0x0a || text.charCodeAt(stop - 2) !== 0x0a) return -1;
+  let line = start;
+  if (text.startsWith('event:', start)) {
+    line = text.indexOf('\n', start) + 1;
+    if (line <= 0 || line >= stop - 2) return -1;
   }
-
-  /** Finds the markers of a chunk's text, once per chunk and only when an event needs them. */
-  private scan(text: string): void {
-    this.text = text;
-    this.next = 0;
-    const marks: number[] = [];
-    for (const m of MARKERS) for (let i = text.indexOf(m); i >= 0; i = text.indexOf(m, i + 1)) marks.push(i);
-    this.marks = marks.length > 1 ? marks.sort((a, b) => a - b) : marks;
-  }
+  if (!text.startsWith('data:', line) || text.indexOf('\n', line) !== stop - 2) return -1;
+  return line + 5;
 }
 
 /** The text of a content delta with one text field: OpenAI chat, Anthropic, Responses API. */
@@ -174,13 +159,4 @@ function fits(t: Template, text: string, start: number, stop: number): Fit {
 function hex(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
   return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
-}
-
-/** The offset just after the opening `{` of a plain delta's data, or −1. */
-function opening(text: string, start: number, stop: number): number {
-  for (let k = 0; k < OPENINGS.length; k++) {
-    const o = OPENINGS[k];
-    if (stop - start > o.length && text.slice(start, start + o.length) === o) return start + o.length;
-  }
-  return -1;
 }

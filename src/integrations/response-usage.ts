@@ -1,3 +1,5 @@
+import { SseSplitter, sseFields } from './sse-splitter.js';
+
 /**
  * Tokens an LLM answer says it used, for reconciling a reservation:
  *   OpenAI chat/completions: usage.total_tokens, or prompt_tokens + completion_tokens
@@ -33,7 +35,7 @@ const MAX_USAGE_BYTES = 16 * 1024 * 1024;
 export function usageFromBody(body: Uint8Array | string): number | undefined {
   if (body.length === 0 || body.length > MAX_USAGE_BYTES) return undefined;
   const text = typeof body === 'string' ? body : decoder.decode(body);
-  if (!text.includes('"usage"')) return undefined;
+  if (!mayHoldUsage(text)) return undefined;
   try {
     return usageOf(JSON.parse(text));
   } catch {
@@ -42,47 +44,73 @@ export function usageFromBody(body: Uint8Array | string): number | undefined {
 }
 
 /**
- * Follows usage through a server-sent event stream, chunk by chunk, keeping only the current
- * partial line. Reads `data:` lines that mention "usage":
+ * Whether `text` may hold a `usage` key: literally, or spelt with a `\\u` escape (JSON lets a
+ * key be written so). Text without either cannot, so it needs no parse.
+ */
+function mayHoldUsage(text: string): boolean {
+  return text.includes('"usage"') || text.includes('\\u');
+}
+
+/**
+ * `mayHoldUsage` for the events of one chunk's text, met in order: each marker is searched for
+ * once per chunk (the next one kept), not once per event.
+ */
+class UsageMarks {
+  private text = '';
+  private usageAt = -1;
+  private escapeAt = -1;
+
+  within(text: string, start: number, end: number): boolean {
+    if (text !== this.text) {
+      this.text = text;
+      this.usageAt = text.indexOf('"usage"');
+      this.escapeAt = text.indexOf('\\u');
+    }
+    if (this.usageAt >= 0 && this.usageAt < start) this.usageAt = text.indexOf('"usage"', start);
+    if (this.escapeAt >= 0 && this.escapeAt < start) this.escapeAt = text.indexOf('\\u', start);
+    return (this.usageAt >= 0 && this.usageAt < end) || (this.escapeAt >= 0 && this.escapeAt < end);
+  }
+}
+
+/**
+ * Follows usage through a server-sent event stream, chunk by chunk, event by event
+ * (`SseSplitter`: LF or CRLF, comments, several `data:` lines): an event that may hold a usage
+ * is parsed and read by structure (`observe`):
  * - OpenAI: the final chunk with `usage` (sent with `stream_options.include_usage`);
  * - Anthropic: `message_start.message.usage.input_tokens`, then the cumulative
- *   `message_delta.usage.output_tokens`.
+ *   `message_delta.usage.output_tokens`;
+ * - the Responses API: `response.completed`'s `response.usage`.
  */
 export class SseUsage {
-  private readonly decoder = new TextDecoder();
-  private tail = '';
+  private readonly splitter = new SseSplitter();
+  private readonly marks = new UsageMarks();
   private openai: number | undefined = undefined;
   private input: number | undefined = undefined;
   private output: number | undefined = undefined;
 
   push(chunk: Uint8Array): void {
-    const text = this.tail + this.decoder.decode(chunk, { stream: true });
-    let start = 0;
-    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
-      this.line(text.slice(start, nl));
-      start = nl + 1;
-    }
-    this.tail = text.slice(start);
-    // A line that never ends is not an event we can use; do not let it grow without bound.
-    if (this.tail.length > 1024 * 1024) this.tail = '';
+    this.splitter.push(chunk, (buf, text, start, end) => {
+      if (this.marks.within(text, start, end)) this.event(sseFields(buf, text, start, end).data);
+    });
   }
 
   /** Tokens reported so far (all of them once the stream has ended), or undefined. */
   total(): number | undefined {
-    if (this.tail !== '') {
-      this.line(this.tail);
-      this.tail = '';
+    const rest = this.splitter.rest();
+    if (rest.length > 0) {
+      const text = rest.toString('latin1');
+      if (mayHoldUsage(text)) this.event(sseFields(rest, text, 0, rest.length).data);
     }
     if (this.openai !== undefined) return this.openai;
     if (this.input === undefined && this.output === undefined) return undefined;
     return (this.input ?? 0) + (this.output ?? 0);
   }
 
-  private line(raw: string): void {
-    if (!raw.startsWith('data:') || !raw.includes('"usage"')) return;
+  private event(data: string | undefined): void {
+    if (data === undefined || data === '') return;
     let event: unknown;
     try {
-      event = JSON.parse(raw.slice(5));
+      event = JSON.parse(data);
     } catch {
       return;
     }

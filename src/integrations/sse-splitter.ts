@@ -39,16 +39,18 @@ export class SseSplitter {
     const buf = this.held.length === 0 ? c : Buffer.concat([this.held, c]);
     const text = buf.toString('latin1');
     let eventAt = 0;
+    // Always the start of a line: the scan never takes a line's own end for a blank line.
     let pos = this.held.length === 0 ? 0 : this.lineAt;
     if (text.indexOf('\r', pos) < 0) {
-      // The common case, LF only: jump from blank line to blank line.
-      for (let nl = text.indexOf('\n\n', pos); nl >= 0; nl = text.indexOf('\n\n', pos)) {
+      // The common case, LF only: jump from blank line to blank line. A blank line at `pos`
+      // shows as the LF before it (the last line's end, held from the chunk before) and its own.
+      for (let nl = text.indexOf('\n\n', pos > eventAt ? pos - 1 : pos); nl >= 0; nl = text.indexOf('\n\n', pos)) {
         pos = nl + 2;
         if (nl > eventAt) onEvent(buf, text, eventAt, pos);
         eventAt = pos;
       }
-      // Resume at the last byte: it may be the first LF of the next blank line.
-      pos = Math.max(eventAt, text.length - 1);
+      // Resume at the start of the unfinished line.
+      pos = Math.max(eventAt, text.lastIndexOf('\n') + 1);
     } else {
       for (let nl = text.indexOf('\n', pos); nl >= 0; nl = text.indexOf('\n', pos)) {
         const blank = nl === pos || (nl === pos + 1 && text.charCodeAt(pos) === CR);

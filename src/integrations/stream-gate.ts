@@ -67,7 +67,7 @@ export class StreamGate {
     const { buf, end } = this.splitter.push(chunk, (b, text, start, stop) => {
       if (stopAt >= 0) return;
       // After the first token a plain delta needs no parse (see PlainDeltas).
-      if (this.content && this.plain.test(b, text, start, stop)) return;
+      if (this.content && this.plain.test(b, text, start, stop, this.provider)) return;
       const info = readStreamEvent(sseFields(b, text, start, stop));
       const f = info.flags;
       if (f === 0 && info.json === undefined) return;

@@ -4,14 +4,13 @@ import type { AttemptResult } from '../engine/classify.js';
 import { header } from '../engine/headers.js';
 import type { Clock } from '../engine/clock.js';
 import { StreamError } from '../engine/errors.js';
+import { StreamLimit, streamLimitError } from '../engine/stream-watch.js';
 import type { ResolvedStreamOptions } from './engine-http-options.js';
-import { FINISH_GRACE_MS } from './guarded-stream.js';
 import { answerResult, brokenStreamResult } from './http-answer.js';
 import { SseUsage, usageFromBody } from './response-usage.js';
-import { IdleWatch } from './idle-watch.js';
-import { HeadersTimeoutError } from './stream-errors.js';
 import type { StreamProvider } from './stream-event.js';
 import { StreamGate } from './stream-gate.js';
+import { WatchTimer } from './watch-timer.js';
 
 /** What one attempt through the dispatcher came back with. */
 export interface UndiciAnswer {
@@ -83,11 +82,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   private settled = false;
   /** Why one of our timers cut the attempt. */
   private ours: Error | undefined = undefined;
-  private cancelHeaders: (() => void) | undefined = undefined;
-  private cancelFirst: (() => void) | undefined = undefined;
-  /** The idle gap, moved on at each chunk (one timer for the stream). */
-  private idle: IdleWatch | undefined = undefined;
-  private paused = false;
+  /** The engine's stream watch on one timer: header wait, first token, idle gap. */
+  private timer: WatchTimer | undefined = undefined;
 
   constructor(
     private readonly sink: CommitSink,
@@ -105,22 +101,25 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
 
   /** The caller paused or resumed a committed stream: a paused reader is not a stalled upstream. */
   setPaused(paused: boolean): void {
-    this.paused = paused;
-    if (paused) this.stopIdle();
-    else this.armIdle();
+    this.timer?.waiting(!paused);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     if (this.pendingAbort !== undefined) return controller.abort(this.pendingAbort);
     const { clock, headersTimeoutMs, stream } = this.setup;
-    if (headersTimeoutMs !== Infinity)
-      this.cancelHeaders = clock.setTimer(headersTimeoutMs, () => this.cut(new HeadersTimeoutError(headersTimeoutMs)));
-    const first = stream?.options.firstTokenMs ?? Infinity;
-    if (stream !== undefined && this.streaming && first !== Infinity)
-      this.cancelFirst = clock.setTimer(first, () =>
-        this.cut(new StreamError('stream_stall', `no content token within ${Math.round(first)} ms`)),
-      );
+    const guarded = stream !== undefined && this.streaming;
+    const waits = {
+      headersMs: headersTimeoutMs,
+      firstTokenMs: guarded ? stream.options.firstTokenMs : Infinity,
+      idleMs: stream?.options.idleMs ?? Infinity,
+    };
+    this.timer = new WatchTimer(clock, waits, (limit) => {
+      if (this.settled) return;
+      // Quiet after a finish: the end marker is missing, the answer is whole.
+      if (limit === StreamLimit.FinishQuiet) return this.onResponseEnd(this.controller!, {});
+      this.cut(streamLimitError(limit, waits));
+    });
   }
 
   onResponseStart(
@@ -129,7 +128,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     headers: IncomingHttpHeaders,
     message?: string,
   ): void {
-    this.cancelHeaders?.();
+    this.timer?.headers();
     this.status = status;
     this.headers = headers;
     this.message = message;
@@ -147,7 +146,6 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
       return;
     }
     this.gate = new StreamGate(sg.options.commit, sg.provider, this.sse);
-    this.armIdle();
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -163,13 +161,9 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
       this.size += chunk.length;
       return;
     }
-    this.armIdle();
     const out = gate.push(chunk);
+    this.timer?.activity(gate.content, gate.finished);
     this.countMalformed();
-    if (gate.content) {
-      this.cancelFirst?.();
-      this.cancelFirst = undefined;
-    }
     if (gate.status === 'error' && !gate.committed) return this.failBeforeCommit(undefined);
     if (gate.status === 'done' && !gate.committed) return this.refusedBeforeCommit();
     if (gate.committed && !this.committed) {
@@ -312,28 +306,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
     this.abort(e);
   }
 
-  private armIdle(): void {
-    const gate = this.gate;
-    const sg = this.setup.stream;
-    if (gate === undefined || sg === undefined || this.settled || this.paused) return;
-    this.idle ??= new IdleWatch(this.setup.clock, (ms) => {
-      if (this.settled) return;
-      // Quiet after a finish: the end marker is missing, the answer is whole.
-      if (gate.finished) return this.onResponseEnd(this.controller!, {});
-      this.cut(new StreamError('stream_stall', `no event for ${Math.round(ms)} ms`));
-    });
-    this.idle.watch(gate.finished ? Math.min(FINISH_GRACE_MS, sg.options.idleMs) : sg.options.idleMs);
-  }
-
-  private stopIdle(): void {
-    this.idle?.rest();
-  }
-
   private stopTimers(): void {
-    this.cancelHeaders?.();
-    this.cancelFirst?.();
-    this.idle?.stop();
-    this.cancelHeaders = this.cancelFirst = undefined;
+    this.timer?.stop();
   }
 
   /** The answer's headers for the caller: who answered; no retry for a final error; no length for a filtered stream. */

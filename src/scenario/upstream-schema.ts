@@ -11,6 +11,7 @@ import type {
 import { dist } from './dist-schema.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { MODEL_DEFAULTS } from '../upstream/upstream-model.js';
+import { ERROR_STATUS } from '../upstream/fault-timeline.js';
 import {
   bool,
   duration,
@@ -74,17 +75,24 @@ const model = () =>
     }),
   );
 
+/** The status of a fault that answers with an error: what the model's fault timeline accepts. */
+const errorStatus = () =>
+  num(
+    `an HTTP error status from ${ERROR_STATUS.min} to ${ERROR_STATUS.max}`,
+    (n) => Number.isInteger(n) && n >= ERROR_STATUS.min && n <= ERROR_STATUS.max,
+  );
+
 /** Weights by status (`{503: 0.7, 429: 0.3}`): keys are statuses, weights >= 0 adding up to more than 0. */
 const statusWeights = () =>
   z.record(z.string(), nonNegative()).superRefine((w, ctx) => {
     for (const k of Object.keys(w)) {
       const n = Number(k);
-      if (!(Number.isInteger(n) && n >= 100 && n <= 599))
+      if (!(Number.isInteger(n) && n >= ERROR_STATUS.min && n <= ERROR_STATUS.max))
         ctx.addIssue({
           code: 'custom',
           path: [k],
           input: k,
-          message: `expected an HTTP status from 100 to 599 as the key, got ${JSON.stringify(k)}`,
+          message: `expected an HTTP error status from ${ERROR_STATUS.min} to ${ERROR_STATUS.max} as the key, got ${JSON.stringify(k)}`,
         });
     }
     if (!(Object.values(w).reduce((a, b) => a + b, 0) > 0))
@@ -93,7 +101,7 @@ const statusWeights = () =>
 
 const status = () =>
   switchOn<number | Record<string, number>>('an HTTP status or weights by status like {503: 0.7, 429: 0.3}', (v) =>
-    typeof v === 'number' ? httpStatus() : isMapping(v) ? statusWeights() : undefined,
+    typeof v === 'number' ? errorStatus() : isMapping(v) ? statusWeights() : undefined,
   );
 
 /** The keys every fault has: when (on [from, to), `to` defaulting to the end of the run) and which model (all when absent). */

@@ -1,18 +1,18 @@
 import type { Classification } from '../engine/classify.js';
 import type { Clock } from '../engine/clock.js';
-import { Step, type GuardCall } from '../engine/guard-call.js';
+import type { ShedReason } from '../engine/errors.js';
 import type { SeededRandom } from '../engine/random.js';
 import { sampler } from '../upstream/distribution.js';
 import { RequestFlag, type UpstreamListener } from '../upstream/response.js';
-import type { EventHandler, Scheduler } from '../upstream/scheduler.js';
-import { CallTable } from './call-table.js';
+import type { Scheduler } from '../upstream/scheduler.js';
+import type { CallTable } from './call-table.js';
+import { CallDriver, type CallKind, K_TIMEOUT } from './call-driver.js';
 import type { LayerConfig, TrafficConfig } from './config.js';
 import { keyedLimits, resolveEngine } from './engine-guard.js';
 import { EngineReplicas, type EngineStores } from './engine-replicas.js';
-import { EngineSlots } from './engine-slots.js';
 import type { LeafTransport, TrafficObserver } from './observer.js';
 import { Code, TIMEOUT, classifyCode, classifyUpstream, codeOf } from './outcomes.js';
-import { plainPolicy, type PlainPolicy } from './retry-policy.js';
+import { plainPolicy } from './retry-policy.js';
 import { TreeShape, childKey } from './shape.js';
 import { StreamLeaf, K_FIRST_TOKEN, K_IDLE } from './stream-leaf.js';
 import { EntryGate } from './entry-gate.js';
@@ -22,41 +22,27 @@ import { CHILD_NO_RETRY } from './outcomes.js';
 import { type ToolCallOwner, ToolCalls } from './tool-calls.js';
 import type { ToolObserver, ToolTransport } from './tool-observer.js';
 
-const K_RETRY = 1;
-const K_TIMEOUT = 2;
-/** Timeout events carry the low bits of the attempt serial above the kind, to spot stale ones. */
-const SERIAL_SHIFT = 4;
-const SERIAL_MASK = 0x7ffffff;
 /** What the observer is told for an upstream attempt that never answered in time. */
 export const STATUS_NO_ANSWER = -1;
 
 interface Layer {
   cfg: LayerConfig;
   leaf: boolean;
-  plain: PlainPolicy | undefined;
   /** The layer's engines, one per replica, when its policy is `engine`. */
   engines: EngineReplicas | undefined;
   /** Leaf layers: upstream model index per engine target / fallback position. */
   models: number[];
   /** A leaf layer whose calls are streamed: how its callers read streams. */
   stream: StreamLeaf | undefined;
-  /** The budget of the layer's stage, ms (Infinity: no stage): each call ends when it is spent. */
-  budget: number;
-  /**
-   * Longest an attempt may take: the layer's `timeout`, and for a model layer's non-streamed
-   * engine calls also the engine's wait for an answer's headers (`headersTimeoutMs`), as
-   * `guardedFetch` cuts one that does not answer.
-   */
-  timeoutMs: number;
-  /** Its engine's limits pick buckets by key: its calls carry their tenant, user and model. */
-  keyed: boolean;
 }
 
 /**
  * The fan-out interpreter: turns root tasks into calls down the layers and leaf attempts to
- * the upstream, applying each layer's retry policy (none, naive, the OpenAI SDK's, or the
- * engine through its synchronous `GuardCall`). Event-driven through a `Scheduler`, so the
- * simulator (virtual time) and the live driver (real time, HTTP) run the same code.
+ * the upstream, each call driven by the one `CallDriver` (its layer's retry policy — none,
+ * naive, the OpenAI SDK's, or the engine through its synchronous `GuardCall` — its stage
+ * budget, deadline and timeout), as tool calls are; it is the `CallKind` of model calls.
+ * Event-driven through a `Scheduler`, so the simulator (virtual time) and the live driver
+ * (real time, HTTP) run the same code.
  *
  * A call's attempt at a non-leaf layer starts all its children and succeeds when all of them
  * succeed; a child's failure fails the attempt when the last child ends (siblings are not
@@ -64,24 +50,21 @@ interface Layer {
  * An attempt that times out abandons its children: they run on (their results are stale,
  * their tokens wasted) unless their deadline stops them — which only the engine checks.
  */
-export class TrafficInterpreter implements EventHandler, UpstreamListener {
-  readonly calls = new CallTable();
+export class TrafficInterpreter implements CallKind, UpstreamListener {
+  /** Every call in flight, model and tool calls alike. */
+  readonly calls: CallTable;
+  private readonly driver: CallDriver;
   private readonly layers: Layer[];
   private readonly shape: TreeShape;
-  private readonly handlerId: number;
   private readonly prompt: () => number;
   private readonly completion: () => number;
   private readonly counts: Float64Array;
-  private nextSerial = 1;
   private roots = 0;
-  private guardCalls: Array<GuardCall | undefined> = [];
   /** Called when a root task ends (closed-loop arrivals use it). */
   onRootDone: ((now: number) => void) | undefined = undefined;
   /** The scenario's tool calls (the tool service answers them), and impatient users, when it has them. */
   readonly toolCalls: ToolCalls | undefined;
   private readonly users: ImpatientUsers | undefined;
-  /** The root task whose call is being started (its tree's calls are bound to it). */
-  private currentRoot = 0;
   private readonly toolObserver: ToolObserver | undefined;
   /** Tenants and the entry limit, when the scenario has them. */
   private readonly gate: EntryGate | undefined;
@@ -90,20 +73,22 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
   private readonly fallbackTarget: number = -1;
   /** Root tasks (with users) whose last submission ended with a partial result, until their user settles. */
   private readonly partialRoots = new Set<number>();
-  /** The engines' concurrency slots, when an engine layer limits its concurrency. */
-  private readonly slots: EngineSlots | undefined;
 
+  /** `firstSerial`: the first attempt's serial (`CallDriver`). */
   constructor(
     config: TrafficConfig,
-    private readonly scheduler: Scheduler,
+    scheduler: Scheduler,
     private readonly transport: LeafTransport,
     private readonly observer: TrafficObserver,
     random: SeededRandom,
     toolWorld?: { transport?: ToolTransport; observer: ToolObserver },
+    firstSerial?: number,
     /** Where the engines keep their state when it is shared beyond this process (a fleet's Redis). */
     engineStores?: EngineStores,
   ) {
     const n = config.layers.length;
+    this.driver = new CallDriver(scheduler, firstSerial);
+    this.calls = this.driver.calls;
     const clock: Clock = {
       now: () => scheduler.now(),
       setTimer: () => {
@@ -137,31 +122,14 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       const headers = leaf && stream === undefined && e !== undefined ? e.headersTimeoutMs : Infinity;
       const timeoutMs = Math.min(cfg.timeoutMs, headers);
       const keyed = e !== undefined && keyedLimits(e);
-      return {
-        cfg,
-        leaf,
-        plain: plainPolicy(cfg.retry, r.split('policy')),
-        engines,
-        models,
-        stream,
-        budget,
-        timeoutMs,
-        keyed,
-      };
+      const plain = plainPolicy(cfg.retry, r.split('policy'));
+      this.driver.addSite({ plain, engines, timeoutMs, budget, partial: cfg.partial === true, keyed, kind: this });
+      return { cfg, leaf, engines, models, stream };
     });
-    if (this.layers.some((l) => l.engines?.guards[0].concurrency !== undefined))
-      this.slots = new EngineSlots(scheduler, {
-        granted: (id, now) => this.attempt(id, now),
-        refused: (id, reason, now) => {
-          this.observer.shed(this.calls.layer[id], reason, now);
-          this.finish(id, Code.NoRetry, now);
-        },
-      });
     this.shape = new TreeShape(config.layers, random.split('shape').seed);
     this.prompt = sampler(config.tokens.prompt, random.split('prompt'));
     this.completion = sampler(config.tokens.completion, random.split('completion'));
     this.counts = new Float64Array(n);
-    this.handlerId = scheduler.register(this);
     this.deadlineMs = config.deadlineMs;
     this.toolObserver = toolWorld?.observer;
     const inference = config.layers[n - 1].inference;
@@ -179,12 +147,11 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     if (toolWorld?.transport !== undefined && config.layers.some((l) => (l.tools?.length ?? 0) > 0))
       this.toolCalls = new ToolCalls(
         config,
-        scheduler,
+        this.driver,
         toolWorld.transport,
         toolWorld.observer,
         random.split('tools'),
         clock,
-        (parent, serial, code, degraded, now) => this.childEnded(parent, serial, code, 0, now, degraded),
         (root) => this.ownerOf(root),
         engineStores,
       );
@@ -246,8 +213,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
         return;
       }
     }
-    this.currentRoot = root;
-    this.startCall(0, -1, 0, key, deadline, start, now);
+    this.driver.start(0, -1, 0, key, root, deadline, start, now);
   }
 
   /** The tenant and user of root task `root` (by its key: the same for all its resubmissions), as names. */
@@ -274,19 +240,52 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     this.onRootDone?.(now);
   }
 
-  handle(kind: number, id: number, now: number): void {
-    if (kind === K_RETRY) {
-      this.attempt(id, now);
-      return;
-    }
-    // K_TIMEOUT and the stream guard's timers: ignore if that attempt already ended.
+  // ---- CallKind: what a model call does where kinds differ ----
+
+  opened(id: number): number {
     const c = this.calls;
-    if (c.serial[id] === 0 || (c.serial[id] & SERIAL_MASK) !== kind >>> SERIAL_SHIFT) return;
     const layer = this.layers[c.layer[id]];
-    const what = kind & ((1 << SERIAL_SHIFT) - 1);
-    if (what === K_IDLE && this.idleRearmed(id, kind, now)) return;
+    if (!layer.leaf) return 0;
+    c.prompt[id] = Math.max(1, Math.round(this.prompt()));
+    c.completion[id] = Math.max(1, Math.round(this.completion()));
+    return c.prompt[id] + c.completion[id];
+  }
+
+  limitKeys(id: number): Record<string, string> {
+    return this.keysOf(this.calls.root[id], this.layers[this.calls.layer[id]]);
+  }
+
+  attempted(id: number, isRetry: boolean, now: number): void {
+    this.observer.attempt(this.calls.layer[id], now, isRetry);
+  }
+
+  dispatch(id: number, serial: number, timeout: number, now: number): void {
+    const c = this.calls;
+    const layerIx = c.layer[id];
+    const layer = this.layers[layerIx];
+    if (layer.leaf) {
+      // The request id is the call id: a leaf call has one live request at a time, and the
+      // upstream lets an id be reused as soon as its request was answered or cancelled.
+      if (this.inference === undefined) return this.sendLeaf(id, now);
+      if (layer.engines === undefined) c.target[id] = 0; // a fallback is per attempt
+      return this.inference.admit(id, serial, now);
+    }
+    const n = this.shape.fanout(layerIx, c.key[id]);
+    c.pending[id] = n;
+    const childDeadline = Math.min(c.deadline[id], now + timeout);
+    // Children may end synchronously (shed by their engine); the last one ends this attempt.
+    const key = c.key[id];
+    for (let i = 0; i < n; i++)
+      this.driver.start(layerIx + 1, id, serial, childKey(key, i), -1, childDeadline, now, now);
+  }
+
+  expired(what: number, id: number, timerKind: number, now: number): Classification | undefined {
+    const c = this.calls;
+    const layer = this.layers[c.layer[id]];
+    // K_TIMEOUT and the stream guard's timers.
+    if (what === K_IDLE && this.idleRearmed(id, timerKind, now)) return undefined;
     const cls = what === K_TIMEOUT ? TIMEOUT : layer.stream!.abandon(what, c.firstAt[id]);
-    if (cls === undefined) return; // a first-token timer after the first token
+    if (cls === undefined) return undefined; // a first-token timer after the first token
     if (layer.leaf) {
       this.inference?.release(id, now);
       // Still queued for an inference slot: it never reached the upstream.
@@ -296,7 +295,49 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
         this.observer.upstreamResponse(layer.models[c.target[id]], STATUS_NO_ANSWER, 0, 0, now);
       }
     }
-    this.attemptEnded(id, Code.Timeout, cls, -1, now);
+    return cls;
+  }
+
+  refused(id: number, reason: ShedReason, now: number): void {
+    this.observer.shed(this.calls.layer[id], reason, now);
+    this.driver.finish(id, Code.NoRetry, now);
+  }
+
+  failed(id: number, usedTokens: number, now: number): void {
+    const c = this.calls;
+    const layer = this.layers[c.layer[id]];
+    const spent = layer.leaf ? usedTokens : c.tokens[id];
+    if (spent > 0) this.observer.wasted(spent, now, layer.leaf ? layer.models[c.target[id]] : -1, c.layer[id]);
+  }
+
+  outOfBudget(id: number, partial: boolean, now: number): void {
+    this.observer.outOfBudget?.(this.calls.layer[id], partial, now);
+  }
+
+  finished(id: number, ok: boolean, partial: boolean, now: number): void {
+    const c = this.calls;
+    const layerIx = c.layer[id];
+    this.observer.callDone(layerIx, c.start[id], now, ok);
+    if (ok && this.layers[layerIx].stream !== undefined)
+      this.observer.streamDone?.(layerIx, c.firstAt[id] - c.start[id], now);
+    if (ok && c.truncated[id] === 1) this.observer.truncatedSuccess?.(layerIx, now);
+    if (c.parent[id] < 0 && this.users === undefined) {
+      this.observer.rootDone(c.start[id], now, ok, now <= c.deadline[id], partial);
+      if (this.gate !== undefined)
+        this.toolObserver?.tenantDone(this.gate.tenantOf(c.key[id]), ok, now <= c.deadline[id], now);
+    }
+  }
+
+  rootEnded(root: number, ok: boolean, partial: boolean, degraded: boolean, now: number): void {
+    if (partial && this.users !== undefined) this.partialRoots.add(root);
+    const settled = this.users === undefined || this.users.ended(root, ok, now);
+    if (!settled) this.partialRoots.delete(root);
+    if (degraded && settled) this.toolObserver?.rootDegraded(now);
+    if (this.users === undefined) this.onRootDone?.(now);
+  }
+
+  discarded(layer: number, tokens: number, now: number): void {
+    this.observer.wasted(tokens, now, -1, layer - 1);
   }
 
   /** A streamed leaf request's first token or stall: the stream guard's timers, the TTFT. */
@@ -304,7 +345,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const c = this.calls;
     if (c.reqId[reqId] !== reqId || c.serial[reqId] === 0) return;
     const delay = this.layers[c.layer[reqId]].stream!.onEvent(event, ms, c, reqId, now);
-    if (delay >= 0) this.scheduler.schedule(now + delay, this.handlerId, K_IDLE | this.serialBits(reqId), reqId);
+    if (delay >= 0) this.driver.arm(now + delay, K_IDLE, reqId);
   }
 
   /**
@@ -316,12 +357,8 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     if (t.lastEventAt === undefined) return false;
     const due = this.layers[this.calls.layer[id]].stream!.idleDue(t.lastEventAt(id), now);
     if (due < 0) return false;
-    this.scheduler.schedule(due, this.handlerId, kind, id);
+    this.driver.rearm(due, kind, id);
     return true;
-  }
-
-  private serialBits(id: number): number {
-    return (this.calls.serial[id] & SERIAL_MASK) << SERIAL_SHIFT;
   }
 
   onResponse(reqId: number, status: number, detail: number, tokens: number, retryAfterMs: number, now: number): void {
@@ -339,100 +376,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const cls = layer.stream?.classify(status, detail, c, id, now) ?? classifyUpstream(status, detail, retryAfterMs);
     const code = codeOf(cls);
     if (code === Code.Ok) c.tokens[id] = tokens;
-    this.attemptEnded(id, code, cls, tokens, now);
-  }
-
-  private startCall(
-    layerIx: number,
-    parent: number,
-    parentSerial: number,
-    key: number,
-    deadline: number,
-    start: number,
-    now: number,
-  ): void {
-    const c = this.calls;
-    const id = c.alloc();
-    if (id >= this.guardCalls.length) this.guardCalls.length = c.layer.length;
-    c.layer[id] = layerIx;
-    c.parent[id] = parent;
-    c.parentSerial[id] = parentSerial;
-    c.key[id] = key;
-    c.root[id] = parent < 0 ? this.currentRoot : c.root[parent];
-    c.attempts[id] = 0;
-    c.start[id] = start;
-    c.deadline[id] = deadline;
-    c.reqId[id] = -1;
-    c.target[id] = 0;
-    const layer = this.layers[layerIx];
-    // A stage's budget runs from the call's start: its retries, backoffs and queue waits all spend it.
-    if (start + layer.budget < deadline) c.deadline[id] = start + layer.budget;
-    if (layer.leaf) {
-      c.prompt[id] = Math.max(1, Math.round(this.prompt()));
-      c.completion[id] = Math.max(1, Math.round(this.completion()));
-    }
-    if (layer.engines !== undefined) {
-      const tokens = layer.leaf ? c.prompt[id] + c.completion[id] : 0;
-      const guard = layer.engines.pick();
-      this.slots?.bind(id, guard.concurrency);
-      const keys = layer.keyed ? this.keysOf(c.root[id], layer) : undefined;
-      this.guardCalls[id] = guard.start(now, { deadlineAt: c.deadline[id], tokens, keys });
-    }
-    this.attempt(id, now);
-  }
-
-  /** Starts the next attempt of call `id`, unless the engine refuses it. */
-  private attempt(id: number, now: number): void {
-    const c = this.calls;
-    const layerIx = c.layer[id];
-    const layer = this.layers[layerIx];
-    const gc = this.guardCalls[id];
-    let isRetry: boolean;
-    let timeout = layer.timeoutMs;
-    if (layer.budget !== Infinity && c.deadline[id] <= now) return this.outOfBudget(id, now);
-    if (gc !== undefined) {
-      // A concurrency slot first, as guard.run takes one before asking the call's next step.
-      if (this.slots !== undefined && !this.slots.take(id, now)) return;
-      if (gc.next(now) !== Step.Attempt) {
-        this.observer.shed(layerIx, gc.shedReason!, now);
-        this.finish(id, Code.NoRetry, now);
-        return;
-      }
-      c.target[id] = gc.targetIndex;
-      isRetry = gc.attempts > 1;
-      const left = c.deadline[id] - now;
-      if (left < timeout) timeout = left;
-    } else {
-      isRetry = c.attempts[id] > 0;
-      // Any policy: an attempt of a staged call never outlives the stage's budget.
-      if (layer.budget !== Infinity && c.deadline[id] - now < timeout) timeout = c.deadline[id] - now;
-    }
-    c.attempts[id]++;
-    this.observer.attempt(layerIx, now, isRetry);
-    const serial = this.nextSerial;
-    this.nextSerial = serial === 0x7fffffff ? 1 : serial + 1;
-    c.serial[id] = serial;
-    c.attemptStart[id] = now;
-    c.tokens[id] = 0;
-    c.truncated[id] = 0;
-    c.failCode[id] = Code.Ok;
-    c.degraded[id] = 0;
-    c.partial[id] = 0;
-    if (timeout !== Infinity)
-      this.scheduler.schedule(now + timeout, this.handlerId, K_TIMEOUT | ((serial & SERIAL_MASK) << SERIAL_SHIFT), id);
-    if (layer.leaf) {
-      // The request id is the call id: a leaf call has one live request at a time, and the
-      // upstream lets an id be reused as soon as its request was answered or cancelled.
-      if (this.inference === undefined) return this.sendLeaf(id, now);
-      if (gc === undefined) c.target[id] = 0; // a fallback is per attempt
-      return this.inference.admit(id, serial, now);
-    }
-    const n = this.shape.fanout(layerIx, c.key[id]);
-    c.pending[id] = n;
-    const childDeadline = Math.min(c.deadline[id], now + timeout);
-    // Children may end synchronously (shed by their engine); the last one ends this attempt.
-    const key = c.key[id];
-    for (let i = 0; i < n; i++) this.startCall(layerIx + 1, id, serial, childKey(key, i), childDeadline, now, now);
+    this.driver.ended(id, code, cls, tokens, now);
   }
 
   /** Sends the leaf attempt in flight of call `id` to its target model. */
@@ -451,7 +395,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     const first = layer.stream.firstTokenMs;
     const start = c.attemptStart[id];
     if (now + first < start + Math.min(layer.cfg.timeoutMs, c.deadline[id] - start))
-      this.scheduler.schedule(now + first, this.handlerId, K_FIRST_TOKEN | this.serialBits(id), id);
+      this.driver.arm(now + first, K_FIRST_TOKEN, id);
     this.transport.submit(id, model, c.prompt[id], c.completion[id], now, RequestFlag.Stream);
   }
 
@@ -465,89 +409,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     }
     c.reqId[id] = -1;
     this.observer.shed(c.layer[id], 'queue_timeout', now);
-    this.attemptEnded(id, Code.NoRetry, CHILD_NO_RETRY, 0, now);
-  }
-
-  /** An attempt of call `id` ended with `code`; decide: retry later, or finish the call. */
-  private attemptEnded(id: number, code: number, cls: Classification, usedTokens: number, now: number): void {
-    const c = this.calls;
-    c.serial[id] = 0;
-    this.slots?.release(id, now);
-    const layer = this.layers[c.layer[id]];
-    if (code !== Code.Ok) {
-      const spent = layer.leaf ? usedTokens : c.tokens[id];
-      if (spent > 0) this.observer.wasted(spent, now, layer.leaf ? layer.models[c.target[id]] : -1, c.layer[id]);
-    }
-    const gc = this.guardCalls[id];
-    const staged = layer.budget !== Infinity;
-    let delay: number;
-    if (gc !== undefined) {
-      const step = gc.complete(cls, now - c.attemptStart[id], usedTokens, now);
-      if (step === Step.Done) return this.finish(id, Code.Ok, now);
-      if (staged && now >= c.deadline[id]) return this.outOfBudget(id, now);
-      if (step === Step.Shed) {
-        this.observer.shed(c.layer[id], gc.shedReason!, now);
-        return this.finish(id, Code.NoRetry, now);
-      }
-      if (step === Step.Fail) return this.finish(id, code === Code.Timeout ? Code.Retryable : codeOf(cls), now);
-      delay = gc.delayMs;
-    } else {
-      if (code === Code.Ok) return this.finish(id, Code.Ok, now);
-      if (staged && now >= c.deadline[id]) return this.outOfBudget(id, now);
-      delay = layer.plain!.delayAfter(c.attempts[id], cls);
-      if (delay < 0) return this.finish(id, code === Code.Timeout ? Code.Retryable : code, now);
-    }
-    // A retry that could not start before the budget is spent would only wait it out.
-    if (staged && now + delay >= c.deadline[id]) return this.outOfBudget(id, now);
-    this.scheduler.schedule(now + delay, this.handlerId, K_RETRY, id);
-  }
-
-  /** Call `id` spent its stage's budget: it returns what it has (a partial result) if its layer says so, else fails. */
-  private outOfBudget(id: number, now: number): void {
-    const c = this.calls;
-    const partial = this.layers[c.layer[id]].cfg.partial === true;
-    this.observer.outOfBudget?.(c.layer[id], partial, now);
-    if (!partial) return this.finish(id, Code.NoRetry, now);
-    this.finish(id, Code.Ok, now, true);
-  }
-
-  /** Call `id` is over: report it, hand the result to its parent's attempt, free it. */
-  private finish(id: number, code: number, now: number, outOfBudget = false): void {
-    const c = this.calls;
-    const layerIx = c.layer[id];
-    const ok = code === Code.Ok;
-    const partial = ok && (outOfBudget || c.partial[id] === 1);
-    this.observer.callDone(layerIx, c.start[id], now, ok);
-    const stream = this.layers[layerIx].stream;
-    if (stream !== undefined && ok) this.observer.streamDone?.(layerIx, c.firstAt[id] - c.start[id], now);
-    const truncated = ok ? c.truncated[id] : 0;
-    if (truncated === 1) this.observer.truncatedSuccess?.(layerIx, now);
-    const parent = c.parent[id];
-    const tokens = ok ? c.tokens[id] : 0;
-    const parentSerial = c.parentSerial[id];
-    if (parent < 0 && this.users === undefined) {
-      this.observer.rootDone(c.start[id], now, ok, now <= c.deadline[id], partial);
-      if (this.gate !== undefined)
-        this.toolObserver?.tenantDone(this.gate.tenantOf(c.key[id]), ok, now <= c.deadline[id], now);
-    }
-    const root = c.root[id];
-    const degraded = ok && c.degraded[id] === 1;
-    this.guardCalls[id] = undefined;
-    this.slots?.release(id, now);
-    c.release(id);
-    if (parent < 0) {
-      if (partial && this.users !== undefined) this.partialRoots.add(root);
-      const settled = this.users === undefined || this.users.ended(root, ok, now);
-      if (!settled) this.partialRoots.delete(root);
-      if (degraded && settled) this.toolObserver?.rootDegraded(now);
-      if (this.users === undefined) this.onRootDone?.(now);
-      return;
-    }
-    if (c.serial[parent] !== parentSerial) {
-      if (tokens > 0) this.observer.wasted(tokens, now, -1, layerIx - 1); // the parent's attempt gave up on us
-      return;
-    }
-    this.childEnded(parent, parentSerial, code, tokens, now, degraded, truncated, partial);
+    this.driver.ended(id, Code.NoRetry, CHILD_NO_RETRY, 0, now);
   }
 
   /**
@@ -555,15 +417,15 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
    * calls below down to 0; then the attempt's tool calls start (if its layer has any) and
    * pending counts them from −n up to 0; the last one ends the attempt.
    */
-  private childEnded(
+  childEnded(
     parent: number,
     parentSerial: number,
     code: number,
     tokens: number,
-    now: number,
     degraded: boolean,
-    truncated = 0,
-    partial = false,
+    truncated: number,
+    partial: boolean,
+    now: number,
   ): void {
     const c = this.calls;
     if (c.serial[parent] !== parentSerial) return;
@@ -578,7 +440,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
       if (--c.pending[parent] > 0) return;
       if (pcode === Code.Ok && this.startTools(parent, parentSerial, now)) return;
     } else if (++c.pending[parent] < 0) return;
-    this.attemptEnded(parent, pcode, classifyCode(pcode), -1, now);
+    this.driver.ended(parent, pcode, classifyCode(pcode), -1, now);
   }
 
   /** Starts the tool calls of attempt `serial` of call `id`; false if its layer makes none. */
@@ -589,7 +451,7 @@ export class TrafficInterpreter implements EventHandler, UpstreamListener {
     if (n === 0) return false;
     c.pending[id] = -n;
     const deadline = Math.min(c.deadline[id], c.attemptStart[id] + this.layers[layerIx].cfg.timeoutMs);
-    this.toolCalls!.start(layerIx, id, serial, c.key[id], c.root[id], deadline, now);
+    this.toolCalls!.start(layerIx, id, serial, c.key[id], deadline, now);
     return true;
   }
 }

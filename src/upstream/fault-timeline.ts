@@ -57,6 +57,9 @@ export const FAULT_DEFAULTS = {
   filterMode: 'finish' as const,
 };
 
+/** The statuses an `errors` or `outage` phase may answer with: client and server errors. */
+export const ERROR_STATUS = { min: 400, max: 599 } as const;
+
 /** What each kind needs besides the common fields (checked at load, named by path). */
 const REQUIRED: Partial<Record<FaultKind, ReadonlyArray<keyof FaultPhase>>> = {
   'slow-first-token': ['ttftMs'],
@@ -226,7 +229,17 @@ export class FaultTimeline {
     if (typeof weights !== 'object' || weights === null || keys.length === 0) {
       throw new OptionError(`${name} must be a status or weights by status, got ${JSON.stringify(status)}`, name);
     }
-    const values = keys.map((k) => checkInteger(`${name} key`, Number(k), 100, 599));
+    // An errors or outage phase stands for a failing upstream: a 200 (or a 3xx) would answer
+    // every request it hits with an empty success, which nothing could tell from a real answer.
+    const values = keys.map((k) => {
+      const n = Number(k);
+      if (!(Number.isInteger(n) && n >= ERROR_STATUS.min && n <= ERROR_STATUS.max))
+        throw new OptionError(
+          `${name} must be an error status from ${ERROR_STATUS.min} to ${ERROR_STATUS.max} (a fault answers with an error), got ${k}`,
+          name,
+        );
+      return n;
+    });
     const w = keys.map((k) => checkNumber(`${name}[${k}]`, weights[k], 0));
     const total = w.reduce((a, b) => a + b, 0);
     if (!(total > 0)) throw new OptionError(`${name} weights must add up to more than 0, got ${total}`, name);

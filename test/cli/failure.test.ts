@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { failure } from '../../src/cli/failure.js';
-import { UsageError } from '../../src/cli/io.js';
+import { EXIT, PartialResultError, UsageError } from '../../src/cli/io.js';
 import { OptionError, ShedError, StormlabError } from '../../src/engine/errors.js';
 import { PointError } from '../../src/explore/point-error.js';
 import { QueueError } from '../../src/explore/queue-target.js';
@@ -9,7 +9,7 @@ import { SweepError } from '../../src/explore/sweep-error.js';
 import { TuneError } from '../../src/explore/tune-error.js';
 import { GateError } from '../../src/gate/gate-error.js';
 import { MissingPeerError } from '../../src/integrations/optional-peer.js';
-import { TargetRefusedError, UpstreamControlError } from '../../src/run/live/live-errors.js';
+import { NoTargetError, TargetRefusedError, UpstreamControlError } from '../../src/run/live/live-errors.js';
 import { ScenarioError } from '../../src/scenario/scenario-error.js';
 import { captureIo } from './capture-io.js';
 
@@ -57,6 +57,20 @@ describe('one error base, one mapping to exit codes', () => {
       const io = captureIo();
       expect(failure(io, err)).toBe(70);
       expect(io.err).toMatch(/^stormlab: internal error: .*\n\s+at /);
+    }
+  });
+
+  it('a partial result at a gate is exit 3, a target that never answered exit 4: one line each, no stack', () => {
+    const cases: Array<[StormlabError, number]> = [
+      [new PartialResultError('partial.json is a partial result'), EXIT.partial],
+      [new NoTargetError('http://127.0.0.1:1', 40, 'ECONNREFUSED ×40'), EXIT.noTarget],
+    ];
+    for (const [err, code] of cases) {
+      const io = captureIo();
+      expect(failure(io, err)).toBe(code);
+      expect(io.err.split('\n').filter(Boolean)).toHaveLength(1);
+      expect(io.err).toMatch(/^stormlab: /);
+      expect(io.err).not.toMatch(/\n\s+at /);
     }
   });
 });

@@ -128,7 +128,7 @@ describe('stormlab run --mode live', () => {
     expect(v).toMatchObject({ successRate: 1, upstream: { status: { 200: 40 }, tokensServed: 2400 } });
   });
 
-  it('a target that refuses connections fails every request, and says so', async () => {
+  it('a target that refuses every connection never answered: exit 4, one line, no summary', async () => {
     const r = await cli([
       'run',
       smoke,
@@ -141,9 +141,11 @@ describe('stormlab run --mode live', () => {
       'layers[*].retry={policy: none}',
       '-q',
     ]);
-    expect(r.code).toBe(0);
-    expect(r.out).toMatch(/success 0\.0 %/);
-    expect(r.err).toBe('live-smoke: 40 requests got no HTTP answer (ECONNREFUSED ×40)\n');
+    expect(r.code).toBe(4);
+    expect(r.out).toBe('');
+    expect(r.err).toBe(
+      'stormlab: --target http://127.0.0.1:1 never answered: 40 requests got no HTTP answer (ECONNREFUSED ×40); is it running, at that address?\n',
+    );
   });
 
   it('SIGINT stops a plain live run cleanly and still writes the partial result', async () => {

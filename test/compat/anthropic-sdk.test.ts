@@ -1,9 +1,36 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { zodOutputFormat } from '@anthropic-ai/sdk/helpers/zod';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { isWeatherArgs, TOOL_RESULT, useCompatUpstream, WEATHER_SCHEMA, WIRINGS } from './compat-upstream.js';
 
 const up = useCompatUpstream();
 const MODEL = 'claude-3-5-haiku-latest';
+/**
+ * Structured outputs with constraints the API refuses in a schema: `zodOutputFormat` moves them
+ * into each field's description (`{pattern: "…"}`) and parses the answer with the whole schema.
+ */
+const CONSTRAINED = {
+  pattern: z.object({ code: z.string().regex(/^[A-Z]{3}-\d{2}$/), upper: z.string().uppercase().min(2) }),
+  'numeric bounds': z.object({
+    score: z.number().min(10).max(20),
+    open: z.number().gt(3).lt(3.5),
+    count: z.number().int().gt(3).lt(6),
+    any: z.number().int(),
+    step: z.number().multipleOf(5).min(7),
+  }),
+  'length bounds': z.object({ name: z.string().min(12).max(14), short: z.string().max(3) }),
+  formats: z.object({
+    id: z.cuid(),
+    ulid: z.ulid(),
+    v6: z.ipv6(),
+    span: z.iso.duration(),
+    mail: z.email(),
+    prefix: z.string().startsWith('AB'),
+  }),
+  'array bounds': z.object({ tags: z.array(z.string().length(4)).min(3).max(4) }),
+};
+
 const weather: Anthropic.Tool = {
   name: 'get_weather',
   description: 'Weather for a city',
@@ -84,6 +111,22 @@ describe.each(WIRINGS)('@anthropic-ai/sdk (%s)', (wiring) => {
     });
     expect(m.stop_reason).toBe('max_tokens');
   });
+
+  it.each(Object.entries(CONSTRAINED))(
+    'messages.parse with zodOutputFormat honours the constraints moved into descriptions: %s',
+    async (kind, schema) => {
+      const format = zodOutputFormat(schema);
+      // The constraint is in a description only, so this checks the hint and not the schema.
+      expect(JSON.stringify(format.schema), kind).toMatch(/"description":"\{\w+: /);
+      const m = await client().messages.parse({
+        model: MODEL,
+        max_tokens: 1024,
+        messages: [{ role: 'user', content: 'Fill it in' }],
+        output_config: { format },
+      });
+      expect(schema.safeParse(m.parsed_output).success).toBe(true);
+    },
+  );
 
   up.checkWiring(wiring);
 });

@@ -136,7 +136,17 @@ describe('fake upstream: control API', () => {
     [
       'a bad status',
       [{ kind: 'errors', status: 42 }],
-      /faults\[0\]\.status key must be an integer from 100 to 599, got 42/,
+      /faults\[0\]\.status must be an error status from 400 to 599 \(a fault answers with an error\), got 42/,
+    ],
+    [
+      'an error fault answering 200 (every chat would be an empty success)',
+      [{ kind: 'errors', rate: 0.5, status: 200 }],
+      /^faults\[0\]\.status must be an error status from 400 to 599 \(a fault answers with an error\), got 200$/,
+    ],
+    [
+      'an outage weighting a success',
+      [{ kind: 'outage', status: { 503: 0.5, 204: 0.5 } }],
+      /^faults\[0\]\.status must be an error status from 400 to 599 \(a fault answers with an error\), got 204$/,
     ],
     [
       'a status given as text',

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServe, serveCommand } from '../../src/cli/commands/serve.js';
+import { ROUTES, routeLines, startServe, serveCommand } from '../../src/cli/commands/serve.js';
 import { EXIT } from '../../src/cli/io.js';
 import { createProgram } from '../../src/cli/program.js';
 import { captureIo, cli } from '../cli/capture-io.js';
@@ -171,7 +171,7 @@ describe('stormlab serve', () => {
     expect(r.err).toMatch(/upstream\.toolPolicy\.rounds.*an integer from 0 to 100/);
   });
 
-  it('runs until asked to stop, then closes cleanly and exits 0', async () => {
+  it('runs until SIGINT, then closes cleanly and exits 130, as a shell reports the signal', async () => {
     const io = captureIo();
     let stop!: (why: string) => void;
     const done = serveCommand(io, { port: '0' }, new Promise((resolve) => (stop = resolve)));
@@ -179,12 +179,63 @@ describe('stormlab serve', () => {
     const url = LISTENING.exec(io.out)![1];
     expect((await fetch(`${url}/_stormlab/stats`)).status).toBe(200);
     stop('SIGINT');
-    expect(await done).toBe(EXIT.ok);
+    expect(await done).toBe(EXIT.interrupted);
     expect(io.out).toMatch(/stopping \(SIGINT\)\n$/);
     await expect(fetch(`${url}/_stormlab/stats`)).rejects.toThrow();
   });
 
-  it('stops on the signal io.onStop reports, through the program', async () => {
+  it('stops without a signal to report (its caller’s promise): exits 0', async () => {
+    const io = captureIo();
+    let stop!: () => void;
+    const done = serveCommand(io, { port: '0' }, new Promise<void>((resolve) => (stop = resolve)));
+    while (!LISTENING.test(io.out)) await new Promise((r) => setImmediate(r));
+    stop();
+    expect(await done).toBe(EXIT.ok);
+    expect(io.out).toMatch(/stopping\n$/);
+  });
+
+  it('--headers-timeout and --idle-timeout set the connection limits, and the banner says them (defaults 10s, 5s)', async () => {
+    const io = captureIo();
+    const server = await startServe(io, { port: '0', headersTimeout: '2s', idleTimeout: '750ms' });
+    await server.close();
+    expect(server.timeouts).toEqual({ headersTimeoutMs: 2000, idleTimeoutMs: 750 });
+    expect(io.out).toContain(
+      "connections: headers due 2s after a request's first byte (else 408), closed after 750ms idle\n",
+    );
+    const plain = captureIo();
+    await (await startServe(plain, { port: '0' })).close();
+    expect(plain.out).toContain(
+      "connections: headers due 10s after a request's first byte (else 408), closed after 5s idle\n",
+    );
+    const help = await cli(['serve', '--help']);
+    expect(help.out).toMatch(/--headers-timeout <duration>[\s\S]*\(default 10s\)/);
+    expect(help.out).toMatch(/--idle-timeout <duration>[\s\S]*\(default 5s\)/);
+  });
+
+  it('banner: every route stands apart from what it does, by two spaces at least, in one column', async () => {
+    const io = captureIo();
+    await (await startServe(io, { port: '0' })).close();
+    const lines = io.out.split('\n').filter((l) => /^ {2}(GET|PUT|POST|DELETE) /.test(l));
+    expect(lines).toHaveLength(ROUTES.length);
+    const starts = new Set<number>();
+    for (const [i, [route, what]] of ROUTES.entries()) {
+      const line = lines[i];
+      expect(line.startsWith(`  ${route}  `), line).toBe(true);
+      expect(line.endsWith(what), line).toBe(true);
+      starts.add(line.length - what.length);
+    }
+    expect(starts.size).toBe(1);
+    // The longest route (the one that ran into its text) is followed by exactly two spaces.
+    expect(io.out).toContain('  PUT  /_stormlab/tool-policy  how the model uses tools');
+    expect(
+      routeLines([
+        ['GET /a', 'x'],
+        ['POST /a-much-longer-route', 'y'],
+      ]),
+    ).toEqual([`  GET /a${' '.repeat(21)}x`, '  POST /a-much-longer-route  y']);
+  });
+
+  it('stops on the signal io.onStop reports, through the program: SIGTERM exits 143', async () => {
     const io = captureIo();
     let registered!: (fn: (signal: string) => void) => void;
     const onStop = new Promise<(signal: string) => void>((resolve) => (registered = resolve));
@@ -194,7 +245,7 @@ describe('stormlab serve', () => {
     };
     const run = createProgram(io).run(['serve', '--port', '0']);
     (await onStop)('SIGTERM');
-    expect(await run).toBe(EXIT.ok);
+    expect(await run).toBe(EXIT.terminated);
     expect(io.out).toMatch(LISTENING);
     expect(io.out).toContain('stopping (SIGTERM)');
   });
@@ -212,6 +263,18 @@ describe('stormlab serve', () => {
     [['--parallel-tools', '0'], 'stormlab: --parallel-tools: expected an integer from 1 to 16, got 0'],
     [['--log', '/no/such/dir/log.jsonl'], 'stormlab: --log: cannot write /no/such/dir/log.jsonl: ENOENT'],
     [['--answer-tokens', 'lots'], 'stormlab: --answer-tokens: expected a whole number or max, got "lots"'],
+    [
+      ['--headers-timeout', '10'],
+      'stormlab: --headers-timeout: expected a duration above 0 with a unit, like 10s or 500ms, got "10"',
+    ],
+    [
+      ['--idle-timeout', '0s'],
+      'stormlab: --idle-timeout: expected a duration above 0 with a unit, like 10s or 500ms, got "0s"',
+    ],
+    [
+      ['--idle-timeout', 'soon'],
+      'stormlab: --idle-timeout: expected a duration above 0 with a unit, like 10s or 500ms, got "soon"',
+    ],
   ])('exits 2 with one line for bad input: %j', async (args, message) => {
     const r = await cli(['serve', ...args]);
     expect(r.code).toBe(EXIT.usage);

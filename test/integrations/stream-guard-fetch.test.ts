@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { guardedFetch, type GuardedFetchOptions } from '../../src/integrations/guarded-fetch.js';
-import { FINISH_GRACE_MS } from '../../src/integrations/guarded-stream.js';
+import { FINISH_GRACE_MS } from '../../src/engine/stream-watch.js';
 import {
   anthropicEnd,
   anthropicStart,

@@ -116,6 +116,11 @@ const LIMIT = (p: Place) => [`${p.prefix}limits=[{name: rps, unit: requests, rat
 const CONCURRENCY = (p: Place) => [`${p.prefix}concurrency={maxInFlight: 3, maxQueue: 3, maxWaitMs: 300ms}`];
 const STREAMED = (p: Place) => (p.layer === 1 ? ['layers[1].stream=true'] : []);
 const ON_A_TOOL = (p: Place) => p.layer === 'tool';
+/**
+ * A tool call's engine refusing it is final for the agent's engine (not worth retrying, as for a
+ * model call): a naive agent runs its steps again, so the tool's engine sees more calls to judge.
+ */
+const REDRIVEN = (p: Place) => (p.layer === 'tool' ? ['layers[0].retry={policy: naive, attempts: 3}'] : []);
 
 /** The engine options, relative to an engine block. */
 const ENGINE: Record<string, Case> = {
@@ -128,13 +133,13 @@ const ENGINE: Record<string, Case> = {
   retryBudget: { value: 'false' },
   'retryBudget.ratio': { value: '0.01' },
   'retryBudget.windowMs': { value: '1s', context: (p) => [`${p.prefix}retryBudget.ratio=0.05`] },
-  'retryBudget.buckets': { value: '2', context: (p) => [`${p.prefix}retryBudget.ratio=0.05`] },
+  'retryBudget.buckets': { value: '2', context: (p) => [`${p.prefix}retryBudget.ratio=0.05`, ...REDRIVEN(p)] },
   'retryBudget.minRetriesPerSec': { value: '0', context: (p) => [`${p.prefix}retryBudget.ratio=0.05`] },
   throttle: { value: 'false', context: THROTTLING },
   'throttle.k': { value: '1.1' },
   'throttle.windowMs': { value: '5s' },
-  'throttle.buckets': { value: '3', context: THROTTLING },
-  'throttle.maxDropProbability': { value: '0.3', context: THROTTLING },
+  'throttle.buckets': { value: '3', context: (p) => [...THROTTLING(p), ...REDRIVEN(p)] },
+  'throttle.maxDropProbability': { value: '0.3', context: (p) => [...THROTTLING(p), ...REDRIVEN(p)] },
   'throttle.minRequests': { value: '500', context: THROTTLING },
   breaker: { value: 'false', context: TRIPPING },
   'breaker.windowMs': { value: '3s' },

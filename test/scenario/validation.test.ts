@@ -194,7 +194,14 @@ describe('validation: one exact line per mistake, with its path', () => {
       'upstream.faults[0].to: expected a time after from (20s), got 10s',
     ]);
     expect(problemsOf(fault('{ kind: errors, status: { abc: 1 } }'))).toEqual([
-      'upstream.faults[0].status.abc: expected an HTTP status from 100 to 599 as the key, got "abc"',
+      'upstream.faults[0].status.abc: expected an HTTP error status from 400 to 599 as the key, got "abc"',
+    ]);
+    // A fault answers with an error: a success status would be an empty answer counted as one.
+    expect(problemsOf(fault('{ kind: errors, status: 200 }'))).toEqual([
+      'upstream.faults[0].status: expected an HTTP error status from 400 to 599, got 200',
+    ]);
+    expect(problemsOf(fault('{ kind: outage, status: { 503: 1, 302: 1 } }'))).toEqual([
+      'upstream.faults[0].status.302: expected an HTTP error status from 400 to 599 as the key, got "302"',
     ]);
     expect(problemsOf(fault('{ kind: latency }'))).toEqual([
       'upstream.faults[0].factor: missing, expected a positive number',

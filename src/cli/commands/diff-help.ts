@@ -1,4 +1,5 @@
 import { DIFF_FLOORS } from '../../gate/diff-metrics.js';
+import { commandExitHelp } from '../command-exits.js';
 
 /** What `stormlab diff --help` adds below the options: the metrics, names and floors. */
 export const DIFF_HELP = `
@@ -11,5 +12,5 @@ floor (so a change from 0 is judged too, and noise on tiny figures is not):
   duplicates ${DIFF_FLOORS.duplicates}, degraded and partial shares ${DIFF_FLOORS.degraded * 100} %.
 Per-metric tolerances take a name above, or a family: p99 (every p99), e.g.
   stormlab diff base.json new.json --tolerance 5% --tolerance amplification=2% --tolerance p99=10%
-Exit codes: 0 no regression, 1 a regression (or a variant of the base missing), 2 bad input.
+${commandExitHelp('diff', { ok: 'no regression', failed: 'a regression (or a variant of the base missing)' })}
 `;

@@ -9,7 +9,7 @@ import {
 } from '../../gate/diff-tolerance.js';
 import { GateError } from '../../gate/gate-error.js';
 import { readResultFile } from '../read-input-file.js';
-import { reportChecks, type GateFlags } from '../gate-outputs.js';
+import { partialGate, reportChecks, type GateFlags } from '../gate-outputs.js';
 import { UsageError, type Io } from '../io.js';
 import { writeOutput } from '../write-output.js';
 
@@ -17,6 +17,8 @@ export interface DiffFlags extends GateFlags {
   /** `5%`, `0.05`, `amplification=2%`; repeatable. */
   tolerance?: string[];
   json?: string;
+  /** Judge partial results anyway (else exit 3), flagged in every output. */
+  allowPartial?: boolean;
 }
 
 export const DIFF_SCHEMA = 'stormlab.diff/v1';
@@ -31,6 +33,14 @@ export function diffCommand(io: Io, basePath: string, newPath: string, flags: Di
   const base = readResultFile(io, basePath);
   const next = readResultFile(io, newPath);
   gate(() => checkToleranceNames(tolerance, resultMetrics(base, next)));
+  const flagged = partialGate(
+    io,
+    [
+      [basePath, base],
+      [newPath, next],
+    ],
+    flags.allowPartial,
+  );
   const common = commonVariants(base, next);
   if (common.length === 0) {
     throw new UsageError(`no variant in common: ${basePath} has ${names(base)}, ${newPath} has ${names(next)}`);
@@ -40,9 +50,9 @@ export function diffCommand(io: Io, basePath: string, newPath: string, flags: Di
   const checks = rows.map((r) => r.check);
   if (!flags.quiet)
     io.stdout(
-      `comparing ${newPath} with ${basePath}: ${next.scenario}, seed ${next.seed} · variants ${common.join(', ')} · tolerance ${describeTolerance(tolerance)}\n`,
+      `comparing ${newPath} with ${basePath}: ${next.scenario}, seed ${next.seed} · variants ${common.join(', ')} · tolerance ${describeTolerance(tolerance)}${flagged}\n`,
     );
-  const title = `stormlab diff ${base.scenario === next.scenario ? next.scenario : `${base.scenario} → ${next.scenario}`}`;
+  const title = `stormlab diff ${base.scenario === next.scenario ? next.scenario : `${base.scenario} → ${next.scenario}`}${flagged}`;
   const code = reportChecks(io, title, checks, flags);
   if (!flags.quiet) io.stdout(improvements(rows));
   if (flags.json !== undefined)
@@ -89,7 +99,13 @@ function diffJson(
   tolerance: DiffTolerance,
   rows: readonly DiffRow[],
 ): string {
-  const about = (file: string, r: ResultFile) => ({ file, scenario: r.scenario, seed: r.seed, mode: r.mode });
+  const about = (file: string, r: ResultFile) => ({
+    file,
+    scenario: r.scenario,
+    seed: r.seed,
+    mode: r.mode,
+    ...(r.partial === true ? { partial: true } : {}),
+  });
   const doc = {
     schema: DIFF_SCHEMA,
     base: about(bp, base),

@@ -30,12 +30,19 @@ export async function liveIdempotency(
   const url = io.env.REDIS_URL ?? DEFAULT_REDIS_URL;
   const { Redis } = await loadPeer('ioredis', 'idempotency: redis', () => import('ioredis'));
   const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
+  // A client's connection errors are events: without a listener ioredis prints each with a
+  // stack ("[ioredis] Unhandled error event"). The first says why it could not connect; later
+  // ones (Redis lost mid-run) fail the store's calls, each with its own error, not the process.
+  let why: string | undefined;
+  redis.on('error', (e: NodeJS.ErrnoException) => {
+    why ??= e.code ?? e.message;
+  });
   try {
     await redis.connect();
   } catch (e) {
     redis.disconnect();
     throw new UsageError(
-      `${scenario.source}: idempotency: redis, but no Redis answers at ${url} (${e instanceof Error ? e.message : String(e)}); set REDIS_URL`,
+      `${scenario.source}: idempotency: redis, but no Redis answers at ${url} (${why ?? (e instanceof Error ? e.message : String(e))}); set REDIS_URL`,
     );
   }
   const run = io.env.STORMLAB_RUN_ID ?? randomUUID();

@@ -8,7 +8,7 @@ import { GateError } from '../../gate/gate-error.js';
 import { parseExpectation, type Expectation } from '../../gate/expectation.js';
 import { MetricCatalog } from '../../gate/metric-catalog.js';
 import type { ResultFile } from '../../run/metrics/result.js';
-import { reportChecks, type GateFlags } from '../gate-outputs.js';
+import { partialGate, reportChecks, type GateFlags } from '../gate-outputs.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import { readInputFile } from '../read-input-file.js';
 import { writeOutput } from '../write-output.js';
@@ -18,6 +18,8 @@ export interface ReportFlags extends GateFlags {
   html?: string;
   /** Expectations to judge the saved result by (repeatable), as run and compare take them. */
   expect?: string[];
+  /** Judge a partial result anyway (else exit 3), flagged in every output. */
+  allowPartial?: boolean;
 }
 
 /** `1.15 MB`, `84.2 kB`: the size of what was written. */
@@ -38,6 +40,7 @@ export function reportCommand(io: Io, path: string, flags: ReportFlags): number 
       `--expect, --junit and --markdown judge a result file (run or compare --json); ${path} is a sweep`,
     );
   const expectations = input.kind === 'result' ? expectationsOf(input.file, flags.expect ?? []) : [];
+  const flagged = gated ? partialGate(io, [[path, input.file as ResultFile]], flags.allowPartial) : '';
   if (flags.html !== undefined) {
     const html = htmlReport(input);
     writeOutput(io, '--html', flags.html, html);
@@ -49,7 +52,7 @@ export function reportCommand(io: Io, path: string, flags: ReportFlags): number 
   if (!gated) return EXIT.ok;
   const file = input.file as ResultFile;
   const checks = evaluateExpectations(expectations, file);
-  return reportChecks(io, `stormlab ${file.scenario}`, checks, flags, checks, file.notes);
+  return reportChecks(io, `stormlab ${file.scenario}${flagged}`, checks, flags, checks, file.notes);
 }
 
 /**

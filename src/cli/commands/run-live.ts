@@ -1,5 +1,5 @@
 import { progressLine } from '../../report/progress-line.js';
-import { TargetRefusedError, UpstreamControlError } from '../../run/live/live-errors.js';
+import { NoTargetError, TargetRefusedError, UpstreamControlError } from '../../run/live/live-errors.js';
 import { SETTLE_DEFAULTS } from '../../run/live/settle-defaults.js';
 import { RESULT_SCHEMA, type ResultFile, type RunResult } from '../../run/metrics/result.js';
 import { formatDuration, parseDuration } from '../../scenario/duration.js';
@@ -145,6 +145,7 @@ export async function executeLive(
       `stopped at ${formatDuration(Math.round(playback.now))} of ${formatDuration(scenario.durationMs)}: the result below is partial\n`,
     );
   }
+  if (!stopped && settings.target !== undefined) neverAnswered(settings.target, session.variants);
   reportRequestErrors(io, session.variants);
   return partialIf(
     collectLive(scenario, session.variants),
@@ -180,13 +181,34 @@ function reportRequestErrors(io: Io, variants: LiveVariant[]): void {
   for (const v of variants) {
     const errors = v.sim.transport.errorCodes;
     if (errors.size === 0) continue;
-    const total = [...errors.values()].reduce((a, b) => a + b, 0);
-    const codes = [...errors]
-      .sort((a, b) => b[1] - a[1])
-      .map(([code, n]) => `${code} ×${n}`)
-      .join(', ');
+    const { total, codes } = errorTally(errors);
     io.stderr(`${v.name}: ${total} request${total === 1 ? '' : 's'} got no HTTP answer (${codes})\n`);
   }
+}
+
+/** Errors by code as a line says them, most frequent first: `ECONNREFUSED ×40, UND_ERR_SOCKET ×2`. */
+function errorTally(errors: ReadonlyMap<string, number>): { total: number; codes: string } {
+  const total = [...errors.values()].reduce((a, b) => a + b, 0);
+  const codes = [...errors]
+    .sort((a, b) => b[1] - a[1])
+    .map(([code, n]) => `${code} ×${n}`)
+    .join(', ');
+  return { total, codes };
+}
+
+/**
+ * A whole run against a --target that never gave one HTTP answer measured nothing but that
+ * nothing answers there: exit 4 with one line (EXIT.noTarget), never a summary of an "outage".
+ */
+function neverAnswered(target: string, variants: LiveVariant[]): void {
+  const ran = variants.filter((v) => v.sim.started);
+  if (ran.length === 0 || ran.some((v) => v.sim.transport.answers > 0)) return;
+  const errors = new Map<string, number>();
+  for (const v of ran)
+    for (const [code, n] of v.sim.transport.errorCodes) errors.set(code, (errors.get(code) ?? 0) + n);
+  if (errors.size === 0) return;
+  const { total, codes } = errorTally(errors);
+  throw new NoTargetError(target, total, codes);
 }
 
 /** The result file of the variants that ran (a stopped compare may not have reached them all). */

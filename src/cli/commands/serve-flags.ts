@@ -4,6 +4,7 @@ import { OptionError } from '../../engine/errors.js';
 import type { RequestLogEntry } from '../../fake-upstream/request-log.js';
 import type { FakeUpstreamConfig } from '../../fake-upstream/server.js';
 import { parseToolPolicy, type ToolPolicy } from '../../fake-upstream/tool-policy.js';
+import { parseDuration } from '../../upstream/duration.js';
 import { UsageError } from '../io.js';
 
 /** `stormlab serve` flags beyond where it listens. */
@@ -15,6 +16,8 @@ export interface ServeModelFlags {
   seed?: string;
   log?: string;
   answerTokens?: string;
+  headersTimeout?: string;
+  idleTimeout?: string;
 }
 
 const NAME = /^[A-Za-z0-9][\w.:/@-]*$/;
@@ -103,4 +106,24 @@ export function requestLogFile(
 function integer(flag: string, raw: string, what = 'a whole number'): number {
   if (!/^\s*\d+\s*$/.test(raw)) throw new UsageError(`${flag}: expected ${what}, got ${JSON.stringify(raw)}`);
   return Number(raw);
+}
+
+/**
+ * `--headers-timeout` and `--idle-timeout`: durations with a unit above 0 (a bare number would
+ * be ms, and `--idle-timeout 5` meaning 5 ms would cut every keep-alive connection).
+ */
+export function connectionTimeoutsOf(flags: ServeModelFlags): { headersTimeoutMs?: number; idleTimeoutMs?: number } {
+  const ms = (flag: string, raw: string | undefined): number | undefined => {
+    if (raw === undefined) return undefined;
+    const n = parseDuration(raw);
+    if (n === undefined || !(n > 0) || /^\s*[\d.]+\s*$/.test(raw))
+      throw new UsageError(
+        `${flag}: expected a duration above 0 with a unit, like 10s or 500ms, got ${JSON.stringify(raw)}`,
+      );
+    return n;
+  };
+  return {
+    headersTimeoutMs: ms('--headers-timeout', flags.headersTimeout),
+    idleTimeoutMs: ms('--idle-timeout', flags.idleTimeout),
+  };
 }

@@ -5,10 +5,12 @@ import type { AnswerTokens } from '../../upstream/config.js';
 import { meanOf } from '../../upstream/distribution.js';
 import type { ServedFault } from '../../fake-upstream/fault-phases.js';
 import { createFakeUpstream, type FakeUpstream, type FakeUpstreamConfig } from '../../fake-upstream/server.js';
-import { EXIT, UsageError, type Io } from '../io.js';
+import { EXIT, stopCause, stopExit, UsageError, type Io } from '../io.js';
 import { scenarioFromFlags } from '../scenario-from-flags.js';
+import { formatDuration } from '../../upstream/duration.js';
 import {
   applyAnswerTokens,
+  connectionTimeoutsOf,
   applyModels,
   requestLogFile,
   seedOf,
@@ -54,6 +56,7 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
   );
   const toolPolicy = toolPolicyOf(flags);
   const seed = seedOf(flags.seed);
+  const timeouts = connectionTimeoutsOf(flags);
   const log = requestLogFile(flags.log, io.cwd);
   let server: FakeUpstream;
   try {
@@ -63,6 +66,7 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
       host,
       toolPolicy,
       seed,
+      ...timeouts,
       unknownModels: flags.strictModels === true ? 'reject' : 'default',
       requestLog: log?.write,
       observer: {
@@ -89,8 +93,9 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
     `tools: ${server.toolPolicy().rounds} tool turn(s) before the answer, ${server.toolPolicy().parallel} call(s) a turn${flags.log === undefined ? '' : `; request log: ${flags.log}`}`,
     `answers: ${describeAnswers(upstream.models[0]?.answerTokens ?? ANSWER_TOKENS_DEFAULT)}`,
     `faults: ${describeFaults(server.faults())}`,
+    `connections: headers due ${formatDuration(server.timeouts.headersTimeoutMs)} after a request's first byte (else 408), closed after ${formatDuration(server.timeouts.idleTimeoutMs)} idle`,
     '',
-    ...ROUTES.map(([route, what]) => `  ${route.padEnd(27)}${what}`),
+    ...routeLines(ROUTES),
     '',
     `OpenAI SDK: new OpenAI({ baseURL: '${server.url}/v1', apiKey: 'any' })`,
     `Anthropic SDK: new Anthropic({ baseURL: '${server.url}', apiKey: 'any' })`,
@@ -113,7 +118,15 @@ export async function serveCommand(
   const why = await until.catch(() => undefined);
   io.stdout(`stopping${typeof why === 'string' ? ` (${why})` : ''}\n`);
   await server.close();
-  return EXIT.ok;
+  // Stopped by a signal, it exits as a shell reports one (130, 143), after the clean close;
+  // stopped by its caller's promise, with nothing to report, 0.
+  return typeof why === 'string' ? stopExit(stopCause(why)) : EXIT.ok;
+}
+
+/** The routes as two columns: each route padded to the longest one and two spaces, so none runs into its text. */
+export function routeLines(routes: ReadonlyArray<readonly [string, string]>): string[] {
+  const width = Math.max(...routes.map(([route]) => route.length)) + 2;
+  return routes.map(([route, what]) => `  ${route.padEnd(width)}${what}`);
 }
 
 function aliasText(upstream: FakeUpstreamConfig): string {

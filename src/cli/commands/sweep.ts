@@ -29,6 +29,7 @@ import {
   type PointBase,
 } from './explore-args.js';
 import { writeOutput } from '../write-output.js';
+import { PointsStop, stoppedExit } from './points-stop.js';
 
 export interface SweepFlags extends ScenarioFlags {
   /** `path=v1,v2,…` (repeatable). */
@@ -64,12 +65,20 @@ export async function sweepCommand(
   const spec: SweepSpec = { ...prepare(announce.io, arg, flags), onWorkers: workers.onWorkers };
   const remote = queue === undefined ? undefined : await openQueue(queue, spec.job);
   announce.flush();
-  const file = await runSweep(spec, remote?.run ?? run)
-    .catch((e: unknown) => {
-      if (e instanceof RefusedError) throw new UsageError(`--param: ${e.message}`);
-      throw e;
-    })
-    .finally(() => remote?.close());
+  const stop = new PointsStop(io);
+  const ran = await stop.race(
+    runSweep(spec, stop.wrap(remote?.run ?? run))
+      .catch((e: unknown) => {
+        if (e instanceof RefusedError) throw new UsageError(`--param: ${e.message}`);
+        throw e;
+      })
+      .finally(() => remote?.close()),
+  );
+  if ('stopped' in ran) {
+    await remote?.close().catch(() => {});
+    return stoppedExit(io, 'sweep', ran.stopped, gridSize(spec.params) * Math.max(1, spec.seeds?.length ?? 1));
+  }
+  const file = ran.value;
   if (remote !== undefined && !flags.quiet)
     io.stderr(`queue: ${remote.workers()} worker${remote.workers() === 1 ? '' : 's'} ran the points\n`);
   const color = colorWanted(io);

@@ -31,6 +31,7 @@ import {
   type PointBase,
 } from './explore-args.js';
 import { writeOutput } from '../write-output.js';
+import { PointsStop, stoppedExit } from './points-stop.js';
 
 /**
  * Seeds a tune judges each point on unless --seeds says otherwise: one seed cannot tell a
@@ -67,12 +68,20 @@ export async function tuneCommand(io: Io, arg: string, flags: TuneFlags): Promis
   const pool = remote === undefined ? new PointPool(spec.job, spec.workers) : undefined;
   const workers = workerReporter(io, flags.quiet);
   const onRound = flags.quiet ? undefined : (r: SearchRound): void => io.stderr(`${roundLine(spec, r)}\n`);
-  const file = await tune(
-    { ...spec, onRound, onWorkers: workers.onWorkers },
-    remote?.run ?? ((_job, points, o) => pool!.run(points, o.onDone, o.onWorkers)),
-  )
-    .catch(badPoint)
-    .finally(() => (remote ?? pool)!.close());
+  const stop = new PointsStop(io);
+  const ran = await stop.race(
+    tune(
+      { ...spec, onRound, onWorkers: workers.onWorkers },
+      stop.wrap(remote?.run ?? ((_job, points, o) => pool!.run(points, o.onDone, o.onWorkers, o.signal))),
+    )
+      .catch(badPoint)
+      .finally(() => (remote ?? pool)!.close()),
+  );
+  if ('stopped' in ran) {
+    await (remote ?? pool)!.close().catch(() => {});
+    return stoppedExit(io, 'tune', ran.stopped);
+  }
+  const file = ran.value;
   if (remote !== undefined && !flags.quiet)
     io.stderr(`queue: ${remote.workers()} worker${remote.workers() === 1 ? '' : 's'} ran the points\n`);
   io.stdout(

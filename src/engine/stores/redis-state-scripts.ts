@@ -46,7 +46,17 @@ return out
  * process paced itself on its own share for longer than the bucket holds, it keeps that
  * spending from turning into debt the bucket never had to give (a capped refill would credit
  * at most one bucketful for the whole outage). A bucket Redis does not have (first use, or
- * lost) starts full at `since`. The refund is applied first; a shortfall becomes debt.
+ * expired) starts full at `since`. The refund is applied first; a shortfall becomes debt.
+ *
+ * ARGV[12], lastSync: when this process last synced the bucket, if it may have been lost
+ * since (a sync failed after it, or it is younger than the key's TTL), else -1. A bucket
+ * missing then was lost with Redis (a restart, a flush), not expired: it starts **empty** at
+ * `now` (field `r`, rejoined at, set to now) and this process's spend since lastSync is not
+ * charged — it was paced on its own share meanwhile — so no process is handed a fresh
+ * bucketful the others spent already. A process whose lastSync is older than the bucket's `r`
+ * was also away: only the part of its spend after `r` is charged (the spend taken as even over
+ * [since, now]), and its refund is dropped. The answer's fourth field is '1' in both cases.
+
  * Marks the member active if it drew or asks to join, forgets members idle for activeMs, and
  * answers { tokens, debt, sharers } where sharers counts the active members plus this one if
  * it is not among them.
@@ -59,10 +69,26 @@ local spent = tonumber(ARGV[5])
 local refunded = tonumber(ARGV[6])
 local member = ARGV[7]
 local since = math.min(tonumber(ARGV[11]), now)
-local h = redis.call('HMGET', KEYS[1], 't', 'o', 'l')
+local lastSync = tonumber(ARGV[12])
+local h = redis.call('HMGET', KEYS[1], 't', 'o', 'l', 'r')
 local t = tonumber(h[1]) or tonumber(ARGV[4])
 local o = tonumber(h[2]) or 0
 local l = tonumber(h[3]) or since
+local r = tonumber(h[4])
+local rejoined = '0'
+if h[1] == false and lastSync >= 0 then
+  t = 0
+  o = 0
+  l = now
+  r = now
+  spent = 0
+  refunded = 0
+  rejoined = '1'
+elseif r ~= nil and lastSync >= 0 and lastSync < r then
+  if since < r and now > since then spent = spent * (now - r) / (now - since) end
+  refunded = 0
+  rejoined = '1'
+end
 local function credit(n)
   if o > 0 then
     local paid = math.min(n, o)
@@ -95,11 +121,12 @@ else
 end
 local fmt = '%.17g'
 redis.call('HSET', KEYS[1], 't', string.format(fmt, t), 'o', string.format(fmt, o), 'l', string.format(fmt, l))
+if r ~= nil then redis.call('HSET', KEYS[1], 'r', string.format(fmt, r)) end
 redis.call('PEXPIRE', KEYS[1], ARGV[9])
 if spent > 0 or refunded > 0 or ARGV[10] == '1' then redis.call('ZADD', KEYS[2], now, member) end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. string.format(fmt, now - tonumber(ARGV[8])))
 local n = redis.call('ZCARD', KEYS[2])
 if redis.call('ZSCORE', KEYS[2], member) == false then n = n + 1 end
 redis.call('PEXPIRE', KEYS[2], ARGV[9])
-return { string.format(fmt, t), string.format(fmt, o), tostring(n) }
+return { string.format(fmt, t), string.format(fmt, o), tostring(n), rejoined }
 `;

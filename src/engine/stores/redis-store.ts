@@ -81,6 +81,8 @@ export class RedisStore implements StateStore {
   private readonly windows = new Map<string, Window>();
   private readonly buckets = new Map<string, Bucket>();
   private inFlight: Promise<void> | undefined;
+  /** When a sync last failed or timed out (-Infinity: never): a bucket synced before it may have been lost since. */
+  private failedAt = -Infinity;
   private downSince: number | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
@@ -172,11 +174,20 @@ export class RedisStore implements StateStore {
     return this.inFlight;
   }
 
-  /** Stops the background sync after one last one (so this process's counts are not lost). */
+  /**
+   * Stops the background sync after one last one (so this process's counts are not lost),
+   * waiting for it at most `timeoutMs`: with Redis gone the client may hold the last sync's
+   * commands for many seconds of reconnects, and what it has not sent by then is dropped.
+   */
   async close(): Promise<void> {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
-    await this.sync();
+    let cancel: (() => void) | undefined;
+    const late = new Promise<void>((resolve) => {
+      cancel = this.clock.setTimer(this.timeoutMs, resolve);
+    });
+    await Promise.race([this.sync(), late]);
+    cancel?.();
     this.closed = true;
   }
 
@@ -214,6 +225,7 @@ export class RedisStore implements StateStore {
         ttl,
         bDeltas[i].join ? 1 : 0,
         Number.isFinite(bDeltas[i].since) ? bDeltas[i].since : now,
+        lostSince(b.bucket.lastSyncAt, this.failedAt, now, ttl),
       );
     });
     // A slow answer marks the store unavailable at once, but the sync stays on its way: if it
@@ -241,8 +253,12 @@ export class RedisStore implements StateStore {
       w.counter.applyRemote(parseWindow(replies[i][1], w.counter.spec.fields), at, at + this.syncMs),
     );
     buckets.forEach((b, i) => {
-      const [t, o, n] = replies[windows.length + i][1] as string[];
-      b.bucket.applyRemote({ tokens: Number(t), debt: Number(o), sharers: Number(n) }, at);
+      const [t, o, n, r] = replies[windows.length + i][1] as string[];
+      b.bucket.applyRemote(
+        { tokens: Number(t), debt: Number(o), sharers: Number(n), rejoined: r === '1' },
+        at,
+        this.activeMs,
+      );
     });
     this.markUp(at);
   }
@@ -252,6 +268,7 @@ export class RedisStore implements StateStore {
   }
 
   private markDown(err: unknown): void {
+    this.failedAt = this.clock.now();
     if (this.downSince !== undefined) return;
     this.downSince = this.clock.now();
     this.emit({
@@ -267,6 +284,16 @@ export class RedisStore implements StateStore {
     this.downSince = undefined;
     this.emit({ type: 'store_recovered', at, downMs });
   }
+}
+
+/**
+ * The bucket script's `lastSync`: when this process last synced the bucket, if Redis missing
+ * it now would mean it was lost (a sync failed since, or the key cannot have expired yet),
+ * else -1 (never synced, or idle past the key's TTL: a missing bucket is then a new one, full).
+ */
+function lostSince(lastSyncAt: number, failedAt: number, now: number, ttlMs: number): number {
+  if (!Number.isFinite(lastSyncAt)) return -1;
+  return failedAt >= lastSyncAt || now - lastSyncAt < ttlMs ? lastSyncAt : -1;
 }
 
 /** The window script's flat answer (`id:field`, value, ...) as counts per bucket id. */

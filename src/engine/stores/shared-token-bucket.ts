@@ -23,6 +23,12 @@ export interface SharedLevel {
   debt: number;
   /** Processes drawing on the bucket lately, this one included (≥ 1). */
   sharers: number;
+  /**
+   * The store lost the bucket while this process was away (Redis restarted empty) and started
+   * it again empty: the count of sharers is rebuilding, so this process keeps the count it knew
+   * as a floor for `holdMs` (see `applyRemote`) rather than take the whole refill alone.
+   */
+  rejoined?: boolean;
 }
 
 /**
@@ -51,12 +57,22 @@ export class SharedTokenBucket implements TokenBucketLike {
   private wanted = false;
   /** When it last drew, was refused, or joined. */
   private activeAt = -Infinity;
+  /** When the store last answered for it (-Infinity: never). */
+  private syncedAt = -Infinity;
+  /** After a rejoin: the sharers it knew before, kept as a floor until `floorUntil`. */
+  private floor = 1;
+  private floorUntil = -Infinity;
 
   constructor(spec: BucketSpec, name = 'bucket') {
     this.spec = checkBucketSpec(spec, name);
     this.capacity = spec.capacity;
     this.ratePerMs = spec.refillPerSec / 1000;
     this.tokens = spec.initial ?? spec.capacity;
+  }
+
+  /** When the store last answered for this bucket (-Infinity: never), for the store to tell a lost bucket from a new one. */
+  get lastSyncAt(): number {
+    return this.syncedAt;
   }
 
   /** How many processes this one thinks it shares the bucket with (itself included). */
@@ -143,8 +159,13 @@ export class SharedTokenBucket implements TokenBucketLike {
    * Takes this process's share of the shared level at `now`, then applies what was spent or
    * refunded here since the deltas were taken (the store has not seen that yet).
    */
-  applyRemote(level: SharedLevel, now: number): void {
-    const n = Math.max(1, level.sharers);
+  applyRemote(level: SharedLevel, now: number, holdMs = 0): void {
+    if (level.rejoined === true) {
+      this.floor = this.sharers;
+      this.floorUntil = now + holdMs;
+    }
+    const n = Math.max(1, level.sharers, now < this.floorUntil ? this.floor : 1);
+    this.syncedAt = now;
     this.sharers = n;
     if (!this.joined) this.activeAt = now;
     this.joined = true;

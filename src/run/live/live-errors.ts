@@ -26,3 +26,20 @@ export class UpstreamControlError extends StormlabError {
     super('ERR_STORMLAB_UPSTREAM_CONTROL', message);
   }
 }
+
+/**
+ * The target never gave one HTTP answer over a whole run (connections refused, reset, DNS
+ * failing): nothing was measured about retries, only that nothing listens there.
+ */
+export class NoTargetError extends StormlabError {
+  constructor(
+    readonly target: string,
+    readonly requests: number,
+    readonly codes: string,
+  ) {
+    super(
+      'ERR_STORMLAB_NO_TARGET',
+      `--target ${target} never answered: ${requests} request${requests === 1 ? '' : 's'} got no HTTP answer (${codes}); is it running, at that address?`,
+    );
+  }
+}

@@ -154,6 +154,7 @@ export class LiveRun implements EventHandler {
       this.metrics,
       share === undefined || share.of <= 1 ? traffic : traffic.split(`share:${share.index}`),
       { transport: this.toolTransport, observer: this.metrics },
+      undefined,
       options.engineStores,
     );
     this.arrivals = new Arrivals(

@@ -38,7 +38,11 @@ export class Simulation implements EventHandler {
     return this.traffic.toolCalls;
   }
 
-  constructor(readonly spec: RunSpec) {
+  /** `firstSerial`: the first attempt's serial (tests start the count near its wrap). */
+  constructor(
+    readonly spec: RunSpec,
+    options: { firstSerial?: number } = {},
+  ) {
     const random = new SeededRandom(spec.seed);
     this.endAt = spec.durationMs + spec.drainMs;
     const layers = spec.traffic.layers.map((l) => l.name);
@@ -76,6 +80,7 @@ export class Simulation implements EventHandler {
       this.metrics,
       random.split('traffic'),
       { transport: this.tools, observer: this.metrics },
+      options.firstSerial,
     );
     this.arrivals = new Arrivals(
       spec.traffic.arrival,

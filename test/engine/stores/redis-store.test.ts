@@ -10,6 +10,7 @@ import { SeededRandom } from '../../../src/engine/random.js';
 import { RetryBudget } from '../../../src/engine/retry-budget.js';
 import { MemoryStore, type StateStore } from '../../../src/engine/store.js';
 import { RedisStore, type StoreEvent } from '../../../src/engine/stores/redis-store.js';
+import type { SharedTokenBucket } from '../../../src/engine/stores/shared-token-bucket.js';
 import { describeWithRedis, dropPrefix, REDIS_URL, testPrefix, testRedis } from '../../helpers/redis.js';
 
 const T0 = 1_764_540_000_000; // an epoch time: processes share the timeline
@@ -121,7 +122,7 @@ await describeWithRedis('RedisStore', () => {
     expect(burst).toEqual([10, 10]);
   });
 
-  it('leaves no debt for spending a process paced on its own share while it could not sync, even if Redis lost the bucket', async () => {
+  it('leaves no debt for spending a process paced on its own share while it could not sync; a bucket Redis lost starts empty', async () => {
     for (const lost of [false, true]) {
       const clock = new ManualClock(T0);
       const prefix = newPrefix(lost ? 'lost' : 'kept');
@@ -145,7 +146,14 @@ await describeWithRedis('RedisStore', () => {
       const [t, o] = await admin.hmget(key, 't', 'o');
       expect(Number(o)).toBe(0); // a capped refill would have credited one bucketful: 40 owed
       expect(Number(t)).toBeLessThanOrEqual(10);
-      expect(limiter.reserve({}, clock.now()).ok).toBe(true); // no stall after the outage
+      if (lost) {
+        // Lost, not expired (synced 5 s ago, well inside its TTL): started again empty, so no
+        // process gets a bucketful the others may have spent; the refill hands out the next.
+        expect(Number(t)).toBe(0);
+        expect(limiter.reserve({}, clock.now()).ok).toBe(false);
+        clock.advance(100);
+      }
+      expect(limiter.reserve({}, clock.now()).ok).toBe(true); // no stall after the outage beyond one token's refill
     }
   });
 
@@ -265,6 +273,39 @@ await describeWithRedis('RedisStore', () => {
     const values = Object.values(await admin.hgetall(key)).map(Number);
     expect(values.reduce((x, y) => x + y, 0)).toBe(20); // sent once, not again after the timeout
     await proxy.close();
+  });
+
+  it('tells a bucket Redis lost from one that expired: idle past its TTL it is new (full); lost, the sharers it knew stay a floor', async () => {
+    const clock = new ManualClock(T0);
+    const spec = { dimensions: [{ name: 'rps', unit: 'requests' as const, rate: 10, per: 'second' as const }] };
+    // Idle 61 s (the key's TTL is 60 s): the key expiring is no loss; the bucket comes back full.
+    const idle = newPrefix('expired');
+    const a = processOn(idle, clock);
+    const limiter = new Limiter({ ...spec, store: a });
+    await a.sync();
+    clock.advance(61_000);
+    await dropPrefix(admin, idle);
+    limiter.reserve({}, clock.now());
+    await a.sync();
+    const [key] = (await admin.keys(`${idle}:b:*`)).filter((k) => !k.endsWith(':sharers'));
+    expect(Number(await admin.hget(key, 't'))).toBe(9);
+    // Two sharers, then Redis loses everything: the first back still counts two for activeMs
+    // (2 s), so it refills at half the rate, not the whole of it while the other is away.
+    const lost = newPrefix('floor');
+    const [p, q] = [processOn(lost, clock), processOn(lost, clock)];
+    const buckets = [p, q].map((s) => s.tokenBucket('rps', { capacity: 10, refillPerSec: 10 }) as SharedTokenBucket);
+    for (const s of [p, q, p, q]) await s.sync();
+    expect(buckets.map((b) => b.share)).toEqual([2, 2]);
+    await dropPrefix(admin, lost);
+    clock.advance(100);
+    await p.sync();
+    expect(buckets[0].share).toBe(2);
+    expect(buckets[0].available(clock.now())).toBe(0);
+    expect(buckets[0].waitMs(1, clock.now())).toBeCloseTo(200, 6);
+    clock.advance(2_000);
+    expect(buckets[0].tryTake(1, clock.now())).toBe(true);
+    await p.sync();
+    expect(buckets[0].share).toBe(1); // the floor is gone: q has not come back
   });
 
   it('sends what is left when closed, and keeps the client open', async () => {
