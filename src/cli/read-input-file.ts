@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readReportInput, type ReportInput } from '../report/report-input.js';
 import type { ResultFile } from '../run/metrics/result.js';
+import { readBoundedFile, RESULT_MAX_BYTES, UnreadableFile } from '../scenario/read-bounded-file.js';
 import { UsageError, type Io } from './io.js';
 
 const READ_ERRORS: Record<string, string> = {
@@ -20,10 +20,10 @@ const READ_ERRORS: Record<string, string> = {
 export function readInputFile(io: Io, path: string, accept?: ReadonlyArray<ReportInput['kind']>): ReportInput {
   let text: string;
   try {
-    text = readFileSync(resolve(io.cwd, path), 'utf8');
+    text = readBoundedFile(resolve(io.cwd, path), RESULT_MAX_BYTES);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? '';
-    throw new UsageError(`cannot read ${path}: ${READ_ERRORS[code] ?? (e as Error).message}`);
+    if (!(e instanceof UnreadableFile)) throw e;
+    throw new UsageError(`cannot read ${path}: ${(e.code === undefined ? undefined : READ_ERRORS[e.code]) ?? e.why}`);
   }
   const r = readReportInput(text, path, accept);
   if (!r.ok) throw new UsageError(r.problem);

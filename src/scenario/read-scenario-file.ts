@@ -1,7 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { BUNDLED_DIR, resolveScenarioPath } from './bundled.js';
 import type { TextFormat } from './parse-text.js';
+import { readBoundedFile, SCENARIO_MAX_BYTES, UnreadableFile } from './read-bounded-file.js';
 import { ScenarioError } from './scenario-error.js';
 
 const FORMATS: Record<string, TextFormat> = { '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml' };
@@ -23,17 +24,25 @@ export function readScenarioArg(arg: string, cwd: string): { text: string; forma
 /** A scenario file's text and format (by its extension); a directory, another extension or an unreadable file is a `ScenarioError`. */
 export function readScenarioFile(arg: string): { text: string; format: TextFormat } {
   const file = resolveScenarioPath(arg);
-  if (statSync(file).isDirectory()) throw new ScenarioError(arg, ['is a directory, expected a scenario file']);
+  if (isDirectory(file)) throw new ScenarioError(arg, ['is a directory, expected a scenario file']);
   const format = FORMATS[extname(file).toLowerCase()];
   if (format === undefined)
     throw new ScenarioError(arg, [
       `expected a .yaml, .yml or .json file, got ${JSON.stringify(extname(file) || 'no extension')}`,
     ]);
   try {
-    return { text: readFileSync(file, 'utf8'), format };
+    return { text: readBoundedFile(file, SCENARIO_MAX_BYTES), format };
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'file not found' : `cannot read it: ${(e as Error).message}`;
+    if (!(e instanceof UnreadableFile)) throw e;
+    const why = e.code === 'ENOENT' ? 'file not found' : e.code === undefined ? e.why : `cannot read it: ${e.message}`;
     throw new ScenarioError(arg, [why]);
+  }
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
   }
 }

@@ -1,4 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { SCENARIO_MAX_BYTES } from '../../src/scenario/read-bounded-file.js';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cli, tempDir, type CaptureOptions } from './capture-io.js';
@@ -449,5 +451,42 @@ describe('hostile flags: keys that name a prototype, dotted names', () => {
     expect(file.params).toEqual([{ path: 'tools."gmail.send".slots', values: [1, 64] }]);
     // One slot for the email service: the points differ.
     expect(file.points[0].figures.goodput).not.toBe(file.points[1].figures.goodput);
+  });
+});
+
+describe('hostile files: only regular files, of a bounded size', () => {
+  let hostile: string;
+  beforeAll(() => {
+    hostile = tempDir({ 'ok.yaml': BASE });
+    execFileSync('mkfifo', [join(hostile, 'fifo.yaml')]);
+    execFileSync('mkfifo', [join(hostile, 'fifo.json')]);
+    symlinkSync('/dev/zero', join(hostile, 'zero.yaml'));
+    symlinkSync('/dev/zero', join(hostile, 'zero.json'));
+    mkdirSync(join(hostile, 'dir.json'));
+    // One byte over the cap, made sparse: no 16 MiB written.
+    const big = join(hostile, 'big.yaml');
+    writeFileSync(big, '');
+    truncateSync(big, SCENARIO_MAX_BYTES + 1);
+  });
+  const usage = async (argv: string[], line: string) => {
+    const r = await cli(argv, { cwd: hostile });
+    expect(r.err).toBe(`${line}\n`);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+  };
+
+  it('a scenario that is a fifo, a symlink to /dev/zero or too large: one line, exit 2, no hang', async () => {
+    await usage(['run', 'fifo.yaml'], 'fifo.yaml: is a fifo (named pipe), not a regular file');
+    await usage(['run', 'zero.yaml'], 'zero.yaml: is a character device, not a regular file');
+    await usage(['run', 'big.yaml'], 'big.yaml: is larger than the 16 MiB stormlab reads (16,777,217 bytes)');
+  });
+
+  it('report and diff inputs: a fifo, /dev/zero or a directory is one line, exit 2, no hang', async () => {
+    await usage(['report', 'fifo.json'], 'stormlab: cannot read fifo.json: is a fifo (named pipe), not a regular file');
+    await usage(
+      ['diff', 'zero.json', 'fifo.json'],
+      'stormlab: cannot read zero.json: is a character device, not a regular file',
+    );
+    await usage(['diff', 'dir.json', 'fifo.json'], 'stormlab: cannot read dir.json: it is a directory');
   });
 });
