@@ -5,8 +5,8 @@ import { exitHelp, type ExitName } from './io.js';
  * README's "Exit codes" table names the commands of each code; a test holds all three together.
  */
 export const COMMAND_EXITS = {
-  run: ['ok', 'failed', 'usage', 'noTarget', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
-  compare: ['ok', 'failed', 'usage', 'noTarget', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
+  run: ['ok', 'failed', 'usage', 'partial', 'noTarget', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
+  compare: ['ok', 'failed', 'usage', 'partial', 'noTarget', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
   sweep: ['ok', 'usage', 'partial', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
   tune: ['ok', 'failed', 'usage', 'partial', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
   worker: ['ok', 'usage', 'partial', 'internal'],

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { FLEET_DEFAULTS } from '../explore/fleet-protocol.js';
 import { SETTLE_DEFAULTS } from '../run/live/settle-defaults.js';
 import { formatDuration } from '../upstream/duration.js';
 import type { RunFlags } from './commands/run.js';
@@ -44,6 +45,22 @@ function scenarioOptions(cmd: Command): Command {
     .option(
       '--settle-timeout <d>',
       `live, with --upstream: the longest wait for that after the driver stopped; then hop 2 is read as it is, marked unsettled (default ${formatDuration(SETTLE_DEFAULTS.timeoutMs)})`,
+    )
+    .option(
+      '--queue <redis-url>',
+      'live, with --workers: the Redis whose queue `stormlab worker`s take shares of the run from (redis://host:6379[/db][?queue=name])',
+    )
+    .option(
+      '--workers <n>',
+      'live, with --queue: split the root arrivals into n shares by seed, one per worker, started at one instant, merged into one result',
+    )
+    .option(
+      '--fleet-wait <d>',
+      `live, with --workers: how long to wait for n workers to take their shares before refusing to start (default ${formatDuration(FLEET_DEFAULTS.waitMs)})`,
+    )
+    .option(
+      '--allow-partial',
+      'a fleet run that lost a worker (its share is named in the result) exits as if whole, not 3',
     )
     .option(
       '--expect <"metric op value">',

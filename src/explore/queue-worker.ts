@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { threadId, Worker as Thread } from 'node:worker_threads';
-import type { Worker } from 'bullmq';
+import type { Job, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { LIVE_SHARE_JOB, type LiveShareJob, type ShareReport, type ShareSkipped } from './fleet-protocol.js';
 import type { QueuedAnswer, QueuedPoint } from './queue-points.js';
 import { loadBullmq, type QueueTarget } from './queue-target.js';
 import { pointOutcome } from './simulate-point.js';
@@ -37,9 +39,32 @@ export async function startQueueWorker(target: QueueTarget, name = workerName())
   const dir = mkdtempSync(join(tmpdir(), 'stormlab-worker-'));
   const written = new Set<string>();
   let processed = 0;
+  let redis: Redis | undefined;
+  // Live shares in hand: a worker that is stopped stops them (their counters still go back).
+  const driving = new Set<AbortController>();
+  const share = async (job: Job): Promise<ShareReport | ShareSkipped> => {
+    const { Redis } = await import('ioredis');
+    redis ??= new Redis({ ...target.connection, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    const { driveShare } = await import('./fleet-share.js');
+    const stop = new AbortController();
+    driving.add(stop);
+    try {
+      const out = await driveShare(job.data as LiveShareJob, {
+        redis,
+        worker: name,
+        progress: (r) => job.updateProgress(r as unknown as object),
+        stop: stop.signal,
+      });
+      if (!('skipped' in out)) processed++;
+      return out;
+    } finally {
+      driving.delete(stop);
+    }
+  };
   const worker: Worker = new Worker(
     target.name,
-    async (job): Promise<QueuedAnswer> => {
+    async (job): Promise<QueuedAnswer | ShareReport | ShareSkipped> => {
+      if (job.name === LIVE_SHARE_JOB) return share(job);
       const p = job.data as QueuedPoint;
       const sub = createHash('sha256').update(p.scenario.text).digest('hex').slice(0, 16);
       if (!written.has(sub)) {
@@ -63,11 +88,13 @@ export async function startQueueWorker(target: QueueTarget, name = workerName())
   return {
     processed: () => processed,
     async close(options = {}) {
+      for (const d of driving) d.abort();
       const closed = await settlesWithin(
         worker.close(options.force === true),
         options.force === true ? FORCE_WAIT_MS : CLOSE_WAIT_MS,
       );
       if (!closed) await settlesWithin(worker.disconnect(), FORCE_WAIT_MS);
+      redis?.disconnect();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,6 +1,7 @@
 import type { ResultFile, ResultNote, RunResult } from '../run/metrics/result.js';
 import { formatDuration } from '../scenario/duration.js';
 import { formatCount, formatPercent } from './format.js';
+import { fleetNotes } from './fleet-notes.js';
 import { hopNotes } from './hop-notes.js';
 
 export interface NoteContext {
@@ -30,6 +31,7 @@ export function resultNotes(file: ResultFile, ctx: NoteContext): ResultNote[] {
   }
   for (const v of file.variants) notes.push(...rootNotes(v, ctx));
   notes.push(...hopNotes(file.variants));
+  notes.push(...fleetNotes(file.variants));
   notes.push(...checkNotes(file, ctx.stopped !== undefined));
   return notes;
 }

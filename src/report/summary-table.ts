@@ -1,3 +1,4 @@
+import { fleetLines } from './fleet-lines.js';
 import { SHED_REASONS } from '../engine/errors.js';
 import type { LayerResult, ResultFile, RunResult, ToolResult, UpstreamHop } from '../run/metrics/result.js';
 import { formatCount, formatMs, formatPercent, formatRate, formatTimes } from './format.js';
@@ -357,6 +358,12 @@ function footer(file: ResultFile): string {
 }
 
 /** What ran, when a variant or the command line changed the file: each field once, with its value and where it came from. */
+function fleetBlock(vs: RunResult[], o: SummaryTableOptions): string[] {
+  const lines = fleetLines(vs);
+  if (lines.length === 0) return [];
+  return [[paint('fleet (who drove what; what the engines shared)', 'bold', o.color), ...lines].join('\n')];
+}
+
 function overridesBlock(vs: RunResult[], o: SummaryTableOptions): string[] {
   const lines = overrideLines(vs);
   if (lines.length === 0) return [];
@@ -391,6 +398,7 @@ export function summaryTable(file: ResultFile, opts?: Partial<SummaryTableOption
     [...head, ...note('figures')].join('\n'),
     ...tables,
     ...(gate.length > 0 ? [gate.join('\n')] : []),
+    ...fleetBlock(vs, o),
     ...overridesBlock(vs, o),
     foot.join('\n'),
   ].join('\n\n')}\n`;

@@ -87,9 +87,12 @@ export class RealTimeScheduler implements Scheduler {
     this.origin = this.clock.now();
   }
 
-  /** Makes time 0 now (a run starts when it is started, not when it is built); call before scheduling anything. */
-  restart(): void {
-    this.origin = this.clock.now();
+  /**
+   * Makes time 0 now, or at `originMs` of the clock (a fleet's agreed start, perhaps just
+   * past): a run starts when it is started, not when it is built. Call before scheduling anything.
+   */
+  restart(originMs?: number): void {
+    this.origin = originMs ?? this.clock.now();
     this.last = 0;
   }
 

@@ -31,6 +31,12 @@ export class Arrivals implements EventHandler {
      * on the real clock time moves on by itself, and a floor would cap a closed loop's rate.
      */
     private readonly minThinkMs = MIN_THINK_MS,
+    /**
+     * A fleet worker's share (`rootFilter`): only the roots (open loop) or users (closed loop)
+     * whose number it accepts start here; the others are another worker's. Every root keeps
+     * the time it has in the whole run. @default every root
+     */
+    private readonly mine?: (n: number) => boolean,
   ) {
     this.r = random.split('arrivals');
     this.think = cfg.type === 'closed' ? sampler(cfg.thinkMs, this.r) : () => 0;
@@ -40,12 +46,11 @@ export class Arrivals implements EventHandler {
   /** Schedules the first arrivals. */
   begin(): void {
     if (this.cfg.type === 'closed') {
-      for (let u = 0; u < this.cfg.users; u++) this.later(0, K_USER, u);
+      for (let u = 0; u < this.cfg.users; u++) if (this.mine?.(u) ?? true) this.later(0, K_USER, u);
       return;
     }
     const first = this.cfg.type === 'ramp' ? this.rampTime(0) : this.gap(0);
-    if (first < this.durationMs)
-      this.later(this.cfg.type === 'constant' || this.cfg.type === 'burst' ? 0 : first, K_ARRIVE, 0);
+    if (first < this.durationMs) this.arriveAt(this.cfg.type === 'constant' || this.cfg.type === 'burst' ? 0 : first);
   }
 
   /** A closed-loop user's task ended at `now`: it thinks, then starts another. */
@@ -65,8 +70,18 @@ export class Arrivals implements EventHandler {
     const due = Math.min(this.due, now);
     this.start(due, now);
     this.count++;
-    const next = this.cfg.type === 'ramp' ? this.rampTime(this.count) : due + this.gap(due);
-    if (next < this.durationMs) this.later(next, K_ARRIVE, 0);
+    this.arriveAt(this.cfg.type === 'ramp' ? this.rampTime(this.count) : due + this.gap(due));
+  }
+
+  /** Schedules arrival number `count` at `at`, or, with a share, the first from there that is this share's. */
+  private arriveAt(at: number): void {
+    const mine = this.mine;
+    if (mine !== undefined)
+      while (at < this.durationMs && !mine(this.count)) {
+        this.count++;
+        at = this.cfg.type === 'ramp' ? this.rampTime(this.count) : at + this.gap(at);
+      }
+    if (at < this.durationMs) this.later(at, K_ARRIVE, 0);
   }
 
   /** When the pending open-loop arrival is due (on a virtual clock, exactly when it fires). */

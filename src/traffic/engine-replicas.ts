@@ -1,9 +1,17 @@
 import type { Clock } from '../engine/clock.js';
 import type { GuardCore } from '../engine/guard-core.js';
 import type { SeededRandom } from '../engine/random.js';
-import { MemoryStore } from '../engine/store.js';
+import { MemoryStore, type StateStore } from '../engine/store.js';
 import type { EngineConfig, EngineState } from './config.js';
 import { engineGuard } from './engine-guard.js';
+
+/**
+ * Where the engines of a run keep their state when it is not in the process (a fleet's
+ * workers share theirs through Redis): a store for guard `guard`'s replica `replica`, or the
+ * one its replicas share (`state: shared`). One store per guard, as its limiter's keys are
+ * not named after the guard.
+ */
+export type EngineStores = (guard: string, replica: number | 'shared') => StateStore;
 
 /**
  * The engines of one layer that runs as `count` replicas (processes), and which of them takes
@@ -36,11 +44,21 @@ export class EngineReplicas {
     targets: string[],
     clock: Clock,
     random: SeededRandom,
+    /** Stores from outside the process (a fleet's Redis); without them the state is the process's. */
+    stores?: EngineStores,
   ) {
     this.state = over.state ?? base.state ?? 'local';
-    const store = this.state === 'shared' ? new MemoryStore() : undefined;
+    const shared = this.state === 'shared' ? (stores?.(name, 'shared') ?? new MemoryStore()) : undefined;
     this.guards = Array.from({ length: count }, (_, i) =>
-      engineGuard(base, over, name, targets, clock, i === 0 ? random : random.split(`replica:${i}`), store),
+      engineGuard(
+        base,
+        over,
+        name,
+        targets,
+        clock,
+        i === 0 ? random : random.split(`replica:${i}`),
+        shared ?? stores?.(name, i),
+      ),
     );
   }
 

@@ -9,7 +9,7 @@ import type { CallTable } from './call-table.js';
 import { CallDriver, type CallKind, K_TIMEOUT } from './call-driver.js';
 import type { LayerConfig, TrafficConfig } from './config.js';
 import { keyedLimits, resolveEngine } from './engine-guard.js';
-import { EngineReplicas } from './engine-replicas.js';
+import { EngineReplicas, type EngineStores } from './engine-replicas.js';
 import type { LeafTransport, TrafficObserver } from './observer.js';
 import { Code, TIMEOUT, classifyCode, classifyUpstream, codeOf } from './outcomes.js';
 import { plainPolicy } from './retry-policy.js';
@@ -83,6 +83,8 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
     random: SeededRandom,
     toolWorld?: { transport?: ToolTransport; observer: ToolObserver },
     firstSerial?: number,
+    /** Where the engines keep their state when it is shared beyond this process (a fleet's Redis). */
+    engineStores?: EngineStores,
   ) {
     const n = config.layers.length;
     this.driver = new CallDriver(scheduler, firstSerial);
@@ -100,7 +102,16 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
       const r = random.split(`layer:${cfg.name}`);
       const engines =
         cfg.retry.policy === 'engine'
-          ? new EngineReplicas(config.engine, cfg.retry.engine, cfg.replicas ?? 1, cfg.name, names, clock, r)
+          ? new EngineReplicas(
+              config.engine,
+              cfg.retry.engine,
+              cfg.replicas ?? 1,
+              cfg.name,
+              names,
+              clock,
+              r,
+              engineStores,
+            )
           : undefined;
       const stream =
         leaf && cfg.stream === true
@@ -142,6 +153,7 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
         random.split('tools'),
         clock,
         (root) => this.ownerOf(root),
+        engineStores,
       );
     if (config.users !== undefined) {
       const o = toolWorld?.observer;

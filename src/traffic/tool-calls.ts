@@ -8,7 +8,7 @@ import type { CallTable } from './call-table.js';
 import type { CallDriver, CallKind } from './call-driver.js';
 import type { TrafficConfig } from './config.js';
 import { keyedLimits, resolveEngine } from './engine-guard.js';
-import { EngineReplicas } from './engine-replicas.js';
+import { EngineReplicas, type EngineStores } from './engine-replicas.js';
 import { Code, TIMEOUT, classifyUpstream, codeOf } from './outcomes.js';
 import { plainPolicy } from './retry-policy.js';
 import { childKey, mix32 } from './shape.js';
@@ -62,6 +62,7 @@ export class ToolCalls implements CallKind, ToolListener {
     random: SeededRandom,
     clock: Clock,
     private readonly ownerOf: (root: number) => ToolCallOwner,
+    engineStores?: EngineStores,
   ) {
     this.calls = driver.calls;
     let first = -1;
@@ -73,7 +74,16 @@ export class ToolCalls implements CallKind, ToolListener {
         if (tool < 0) throw new RangeError(`unknown tool ${JSON.stringify(cfg.tool)}`);
         const engines =
           retry.policy === 'engine'
-            ? new EngineReplicas(config.engine, retry.engine, 1, `${layer.name}.${cfg.tool}`, [cfg.tool], clock, r)
+            ? new EngineReplicas(
+                config.engine,
+                retry.engine,
+                1,
+                `${layer.name}.${cfg.tool}`,
+                [cfg.tool],
+                clock,
+                r,
+                engineStores,
+              )
             : undefined;
         const keyed = cfg.idempotency ?? retry.policy === 'engine';
         const limitKeys = retry.policy === 'engine' && keyedLimits(resolveEngine(config.engine, retry.engine));

@@ -8,6 +8,7 @@ import { stopCause, UsageError, type Io, type StopCause } from '../io.js';
 import { partialIf, type Executed } from './executed.js';
 import { Playback } from '../playback.js';
 import { LiveSession, type LiveSettings, type LiveVariant } from './live-session.js';
+import type { FleetFlags } from './run-fleet.js';
 
 /** What `--mode live` adds to a run's flags. */
 export interface LiveFlags {
@@ -91,8 +92,12 @@ export async function executeLive(
   io: Io,
   scenario: Scenario,
   runs: Array<{ name: string; scenario: Scenario }>,
-  flags: LiveFlags & { ui?: boolean; quiet?: boolean },
+  flags: LiveFlags & FleetFlags & { ui?: boolean; quiet?: boolean },
 ): Promise<Executed> {
+  if (flags.queue !== undefined || flags.workers !== undefined)
+    return (await import('./run-fleet.js')).executeFleet(io, scenario, runs, flags);
+  if (flags.fleetWait !== undefined)
+    throw new UsageError('--fleet-wait: only with --queue and --workers (a live run on a fleet)');
   const settings = liveSettings(flags);
   if (settings.target !== undefined && settings.upstream === undefined && scenario.upstream.faults.length > 0) {
     io.stderr(
@@ -149,10 +154,11 @@ export async function executeLive(
   );
 }
 
-async function plainProgress(
+/** Plain progress lines (every tenth of the run) until the session is done; the last line at its end. */
+export async function plainProgress(
   io: Io,
   scenario: Scenario,
-  session: LiveSession,
+  session: { done: Promise<void> },
   playback: Playback,
   quiet: boolean,
 ): Promise<void> {

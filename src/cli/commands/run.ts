@@ -17,10 +17,13 @@ import { reportChecks, type GateFlags } from '../gate-outputs.js';
 import { evaluateExpectations } from '../../gate/evaluate-expectations.js';
 import type { Expectation } from '../../gate/expectation.js';
 import type { LiveFlags } from './run-live.js';
+import type { FleetFlags } from './run-fleet.js';
 import { partialIf, type Executed } from './executed.js';
 import { advanceAll, collect, startRuns } from './run-variants.js';
 
-export interface RunFlags extends ScenarioFlags, LiveFlags, GateFlags {
+export interface RunFlags extends ScenarioFlags, LiveFlags, FleetFlags, GateFlags {
+  /** A fleet run that lost a worker's share exits 0 (or 1 for a failed expectation) rather than 3. */
+  allowPartial?: boolean;
   json?: string;
   quiet?: boolean;
   /** Expectations given on the command line (repeatable), judged with the scenario's own. */
@@ -113,6 +116,9 @@ function isLive(flags: RunFlags): boolean {
     ['--upstream', flags.upstream],
     ['--settle-quiet', flags.settleQuiet],
     ['--settle-timeout', flags.settleTimeout],
+    ['--queue', flags.queue],
+    ['--workers', flags.workers],
+    ['--fleet-wait', flags.fleetWait],
   ] as const;
   const given = liveOnly.find(([, v]) => v !== undefined);
   if (given !== undefined) throw new UsageError(`${given[0]}: only with --mode live`);
@@ -152,7 +158,10 @@ export function report(realIo: Io, outcome: RunOutcome, flags: RunFlags): number
   if (flags.json !== undefined) writeOutput(realIo, '--json', flags.json, resultJson(file));
   const code = judge(io, file, checks, flags);
   if (flags.json !== undefined && !toStdout && !flags.quiet) io.stdout(`wrote ${flags.json}\n`);
-  return stop === undefined ? code : stopExit(stop);
+  if (stop !== undefined) return stopExit(stop);
+  // A fleet worker lost: the figures are what the others drove, never the whole run — unless the user accepts that.
+  const lost = (file.notes ?? []).some((n) => n.kind === 'lost-share');
+  return lost && flags.allowPartial !== true ? EXIT.partial : code;
 }
 
 /** The output flags of run and compare, checked before the run so that a bad path costs none. */

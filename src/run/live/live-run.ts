@@ -5,7 +5,9 @@ import { TrafficInterpreter } from '../../traffic/interpreter.js';
 import type { UpstreamListener } from '../../upstream/response.js';
 import type { EventHandler } from '../../upstream/scheduler.js';
 import type { UpstreamStats } from '../../upstream/upstream-model.js';
-import { MetricsCollector } from '../metrics/collector.js';
+import { MetricsCollector, type MetricsCollectorOptions } from '../metrics/collector.js';
+import type { EngineStores } from '../../traffic/engine-replicas.js';
+import { rootFilter, type RootShare } from '../../traffic/root-share.js';
 import type { RunResult } from '../metrics/result.js';
 import type { HopView, RunView } from '../run-view.js';
 import type { RunSpec } from '../run-spec.js';
@@ -49,7 +51,24 @@ export interface LiveUpstream {
 /** Answers looked at before a target that refuses most of them stops the run. */
 const REFUSAL_MIN_ANSWERS = 20;
 
-export type LiveRunOptions = HttpTransportOptions;
+export interface LiveRunOptions extends HttpTransportOptions {
+  /** A fleet worker's share of the run: only its roots (or users) start here, at their times in the whole run. */
+  share?: RootShare;
+  /** Where the engines keep their state when it is shared beyond this process (a fleet's Redis). */
+  engineStores?: EngineStores;
+}
+
+/** What a run's metrics collector is built with: the same for a run and for the merge of a fleet's shares of it. */
+export function collectorOptions(spec: RunSpec): MetricsCollectorOptions {
+  return {
+    layers: spec.traffic.layers.map((l) => l.name),
+    models: spec.upstream.models.map((m) => m.name),
+    durationMs: spec.durationMs,
+    streamLayers: spec.traffic.layers.filter((l) => l.stream === true).map((l) => l.name),
+    ...toolInfos(spec),
+    ...(spec.traffic.stages === undefined ? {} : { stages: true }),
+  };
+}
 
 const K_SAMPLE = 1;
 const K_POOL = 2;
@@ -101,17 +120,8 @@ export class LiveRun implements EventHandler {
     const random = new SeededRandom(spec.seed);
     this.endAt = spec.durationMs + spec.drainMs;
     this.scheduler = new RealTimeScheduler({ onError: (err) => this.fail(err) });
-    const layers = spec.traffic.layers.map((l) => l.name);
     const models = spec.upstream.models.map((m) => m.name);
-    const streamLayers = spec.traffic.layers.filter((l) => l.stream === true).map((l) => l.name);
-    this.metrics = new MetricsCollector({
-      layers,
-      models,
-      durationMs: spec.durationMs,
-      streamLayers,
-      ...toolInfos(spec),
-      ...(spec.traffic.stages === undefined ? {} : { stages: true }),
-    });
+    this.metrics = new MetricsCollector(collectorOptions(spec));
     const listener: UpstreamListener = {
       onResponse: (reqId, status, detail, tokens, retryAfterMs, now) => {
         this.traffic.onResponse(reqId, status, detail, tokens, retryAfterMs, now);
@@ -133,14 +143,19 @@ export class LiveRun implements EventHandler {
       },
       () => this.scheduler.now(),
     );
-    // The simulator's seed splits: the same roots, fan-outs and token counts in both modes.
+    // The simulator's seed splits: the same roots, fan-outs and token counts in both modes. A
+    // fleet's share draws its own (the same seed and share, the same draws).
+    const share = options.share;
+    const traffic = random.split('traffic');
     this.traffic = new TrafficInterpreter(
       spec.traffic,
       this.scheduler,
       this.transport,
       this.metrics,
-      random.split('traffic'),
+      share === undefined || share.of <= 1 ? traffic : traffic.split(`share:${share.index}`),
       { transport: this.toolTransport, observer: this.metrics },
+      undefined,
+      options.engineStores,
     );
     this.arrivals = new Arrivals(
       spec.traffic.arrival,
@@ -149,6 +164,7 @@ export class LiveRun implements EventHandler {
       (intended, now) => this.traffic.startRoot(intended, now),
       random,
       0, // real time moves by itself: a closed loop with no think time goes as fast as its answers come
+      rootFilter(spec.seed, share),
     );
     this.traffic.onRootDone = (now) => this.arrivals.userDone(now);
     this.handlerId = this.scheduler.register(this);
@@ -160,8 +176,13 @@ export class LiveRun implements EventHandler {
     this.finished.catch(() => {});
   }
 
-  /** Starts the run against `upstream`; resolves when it is over (as `finished`). */
-  start(upstream: LiveUpstream): Promise<void> {
+  /**
+   * Starts the run against `upstream`; resolves when it is over (as `finished`). `originMs`
+   * (on `preciseClock`) puts time 0 there rather than now: a fleet worker that starts after
+   * the agreed instant starts late, its roots already due fire at once and count from when
+   * they were due.
+   */
+  start(upstream: LiveUpstream, originMs?: number): Promise<void> {
     if (this.state !== 'ready') throw new Error('a live run starts once');
     this.state = 'running';
     this.wasStarted = true;
@@ -173,7 +194,7 @@ export class LiveRun implements EventHandler {
     const tools = this.toolTransport;
     if (toolStats !== undefined)
       this.metrics.toolEffects = tools === undefined ? toolStats : () => tools.withLocal(toolStats());
-    this.scheduler.restart();
+    this.scheduler.restart(originMs);
     this.arrivals.begin();
     const s = this.scheduler;
     s.schedule(0, this.handlerId, K_SAMPLE, 0);

@@ -1,17 +1,18 @@
 import { OptionError, type ShedReason } from '../../engine/errors.js';
 import { checkPositive } from '../../engine/options.js';
-import { LatencyHistogram } from './histogram.js';
-import { LayerStats } from './layer-stats.js';
+import { type EncodedHistogram, LatencyHistogram } from './histogram.js';
+import { LayerStats, type LayerStatsState } from './layer-stats.js';
 import { recoveryTime } from './recovery-time.js';
 import type { LayerResult, RootResult, RunResult, RunSnapshot } from './result.js';
 import { ratio, round6 } from './round.js';
-import { RunSeries, type EngineSample } from './run-series.js';
-import { StreamStats } from './stream-stats.js';
+import type { PackedCounts } from './packed-counts.js';
+import { RunSeries, type EngineSample, type RunSeriesState } from './run-series.js';
+import { StreamStats, type StreamStatsState } from './stream-stats.js';
 import { BIN_MS, binOf } from './time-series.js';
-import { UpstreamCounters } from './upstream-counters.js';
+import { UpstreamCounters, type UpstreamCountersState } from './upstream-counters.js';
 import type { ToolServiceStats } from '../../upstream/tool-service.js';
 import type { ToolObserver } from '../../traffic/tool-observer.js';
-import { ToolStats, type ToolInfo } from './tool-stats.js';
+import { ToolStats, type ToolInfo, type ToolStatsState } from './tool-stats.js';
 import { TenantStats } from './tenant-stats.js';
 
 export type { EngineSample } from './run-series.js';
@@ -35,6 +36,24 @@ export interface MetricsCollectorOptions {
   inference?: boolean;
   /** Whether the scenario has stage budgets (`roots.partial` in the result). */
   stages?: boolean;
+}
+
+/**
+ * Everything a `MetricsCollector` counted, exactly, as JSON: counters, encoded histograms and
+ * series bins, never percentiles. A fleet's workers send theirs; the coordinator adds them
+ * into one collector of the same run (`absorb`), whose result is then that of one process
+ * that saw every sample.
+ */
+export interface CollectorState {
+  roots: { offered: number; ok: number; late: number; failed: number; degraded: number; partial: number | null };
+  rootLatency: EncodedHistogram;
+  layers: LayerStatsState;
+  upstream: UpstreamCountersState;
+  series: RunSeriesState;
+  stream: StreamStatsState | null;
+  tools: ToolStatsState | null;
+  tenants: PackedCounts | null;
+  inference: { queued: number; gaveUp: number; fallbacks: number; waitSum: number; waitMax: number } | null;
 }
 
 const SNAPSHOT_BINS = 60;
@@ -246,6 +265,58 @@ export class MetricsCollector implements ToolObserver {
   /** Whether a fault phase is active at `t` (once per second): the recovery time starts from the last one. */
   faultActive(t: number, active: boolean): void {
     this.series.fault(t, active);
+  }
+
+  /** What it counted so far, exactly (see `CollectorState`). */
+  state(): CollectorState {
+    return {
+      roots: {
+        offered: this.offered,
+        ok: this.ok,
+        late: this.late,
+        failed: this.failed,
+        degraded: this.degradedRoots,
+        partial: this.partialRoots ?? null,
+      },
+      rootLatency: this.rootLatency.encode(),
+      layers: this.layerStats.state(),
+      upstream: this.upstream.state(),
+      series: this.series.state(),
+      stream: this.stream?.state() ?? null,
+      tools: this.tools?.state() ?? null,
+      tenants: this.tenants?.state() ?? null,
+      inference: this.inference === undefined ? null : { ...this.inference },
+    };
+  }
+
+  /**
+   * Adds what another collector of the same run counted (`state()` of a fleet worker, whose
+   * times are on this run's timeline): counts add up, histograms merge bucket by bucket,
+   * series bins add (flags and engine gauges keep the larger). Throws when the state is of
+   * another shape (other layers, models, tools).
+   */
+  absorb(s: CollectorState): void {
+    this.offered += s.roots.offered;
+    this.ok += s.roots.ok;
+    this.late += s.roots.late;
+    this.failed += s.roots.failed;
+    this.degradedRoots += s.roots.degraded;
+    if (this.partialRoots !== undefined) this.partialRoots += s.roots.partial ?? 0;
+    this.rootLatency.add(s.rootLatency);
+    this.layerStats.absorb(s.layers);
+    this.upstream.absorb(s.upstream);
+    this.series.absorb(s.series);
+    if (s.stream !== null) this.stream?.absorb(s.stream);
+    if (s.tools !== null) this.tools?.absorb(s.tools);
+    if (s.tenants !== null) this.tenants?.absorb(s.tenants);
+    const q = this.inference;
+    if (q !== undefined && s.inference !== null) {
+      q.queued += s.inference.queued;
+      q.gaveUp += s.inference.gaveUp;
+      q.fallbacks += s.inference.fallbacks;
+      q.waitSum += s.inference.waitSum;
+      q.waitMax = Math.max(q.waitMax, s.inference.waitMax);
+    }
   }
 
   /** The run's result. `durationMs` overrides the planned duration (a live run stopped early). */

@@ -30,6 +30,12 @@ function lowestAt(i: number): number {
   return b === 0 ? i : ((i & (HALF_COUNT - 1)) + HALF_COUNT) * 2 ** b;
 }
 
+/** A `LatencyHistogram` as JSON (`encode`): non-zero counts as (index gap, count) pairs, and the max. */
+export interface EncodedHistogram {
+  max: number;
+  counts: number[];
+}
+
 /**
  * A latency histogram in integer milliseconds, 0 .. 1 h, at 3 significant digits: an
  * HdrHistogram (any value is reported within 0.1 % of what was recorded), in plain JS with the
@@ -97,6 +103,47 @@ export class LatencyHistogram {
     this.counts.fill(0);
     this.total = 0;
     this.maxValue = 0;
+  }
+
+  /**
+   * The histogram as plain JSON, exactly: its non-zero counts as (index gap, count) pairs, and
+   * its max. `LatencyHistogram.decode` gives back a histogram with every count it had, so
+   * histograms recorded in other processes merge into one exactly (a fleet's workers).
+   */
+  encode(): EncodedHistogram {
+    const counts: number[] = [];
+    let last = -1;
+    const c = this.counts;
+    for (let i = 0; i < LENGTH; i++) {
+      if (c[i] === 0) continue;
+      counts.push(i - last, c[i]);
+      last = i;
+    }
+    return { max: this.maxValue, counts };
+  }
+
+  /** A histogram from `encode`'s JSON; throws on one that is not (a wrong layout, a negative count). */
+  static decode(e: EncodedHistogram): LatencyHistogram {
+    const h = new LatencyHistogram();
+    h.add(e);
+    return h;
+  }
+
+  /** Adds the values of an encoded histogram to this one (as `merge` does). */
+  add(e: EncodedHistogram): void {
+    const pairs = e.counts;
+    if (!Array.isArray(pairs) || pairs.length % 2 !== 0 || !(e.max >= 0 && e.max <= HISTOGRAM_MAX_MS))
+      throw new Error('an encoded histogram holds (gap, count) pairs and a max within 0 .. 1 h');
+    let i = -1;
+    for (let k = 0; k < pairs.length; k += 2) {
+      i += pairs[k];
+      const n = pairs[k + 1];
+      if (!Number.isInteger(pairs[k]) || pairs[k] < 1 || i >= LENGTH || !(n > 0))
+        throw new Error(`an encoded histogram's pair ${k / 2} is not a count within the layout`);
+      this.counts[i] += n;
+      this.total += n;
+    }
+    if (e.max > this.maxValue) this.maxValue = e.max;
   }
 
   /** Adds every value of `other` to this one (`other` is left unchanged). */

@@ -1,5 +1,6 @@
 import { SHED_REASONS, type ShedReason } from '../../engine/errors.js';
-import { LatencyHistogram } from './histogram.js';
+import { type EncodedHistogram, LatencyHistogram } from './histogram.js';
+import { addCounts, type PackedCounts, packCounts } from './packed-counts.js';
 import type { LayerResult } from './result.js';
 import { ratio, round6 } from './round.js';
 
@@ -16,6 +17,12 @@ const OK = 3;
 const FAILED = 4;
 const WASTED = 5;
 const FIELDS = 6;
+
+export interface LayerStatsState {
+  counts: PackedCounts;
+  sheds: PackedCounts;
+  latency: EncodedHistogram[];
+}
 
 /** Call counters, shed counters and a latency histogram for each layer of the call tree. */
 export class LayerStats {
@@ -56,6 +63,23 @@ export class LayerStats {
 
   logicalCalls(layer: number): number {
     return this.counts[layer * FIELDS + LOGICAL];
+  }
+
+  /** Every count and histogram, exactly, as JSON (`absorb` adds them to another run's). */
+  state(): LayerStatsState {
+    return {
+      counts: packCounts(this.counts),
+      sheds: packCounts(this.sheds),
+      latency: this.latency.map((h) => h.encode()),
+    };
+  }
+
+  /** Adds what another collector of the same layers counted (a fleet worker's share). */
+  absorb(s: LayerStatsState): void {
+    addCounts(this.counts, s.counts);
+    addCounts(this.sheds, s.sheds);
+    if (s.latency.length !== this.latency.length) throw new Error('layer histograms of another call tree');
+    s.latency.forEach((h, i) => this.latency[i].add(h));
   }
 
   result(): LayerResult[] {

@@ -227,6 +227,19 @@ export type ResultNote =
   | { kind: 'length-header'; variant: string; requests: number; of: number; lengthsAsAsked: boolean; message: string }
   /** Attempts of the driver given up on before their request left (waiting for a connection): the gateway never saw them. */
   | { kind: 'hop-unsent'; variant: string; attempts: number; sent: number; message: string }
+  /** A fleet run's share whose worker was lost: its counters are not in the figures; its intended roots are named. */
+  | {
+      kind: 'lost-share';
+      variant: string;
+      share: number;
+      of: number;
+      worker: string | null;
+      plannedRoots: number | null;
+      users?: number[];
+      message: string;
+    }
+  /** A fleet worker that started driving later than the agreed instant. */
+  | { kind: 'late-worker'; variant: string; share: number; worker: string | null; startLagMs: number; message: string }
   /** 200s the upstream gave the gateway beyond those the gateway gave the driver. */
   | { kind: 'successes-lost'; variant: string; upstream: number; driver: number; message: string };
 
@@ -242,6 +255,47 @@ export interface LiveFigures {
   requestErrors: number;
   /** With a gateway under test (`--target` with `--upstream`): hop 2, behind the gateway, and the total. */
   upstream?: UpstreamHop;
+  /**
+   * A run driven by a fleet (`--queue … --workers N`): who drove which share, each worker's
+   * clock and start. The figures above are then the fleet's: pools and errors summed, the most
+   * pending of any worker.
+   */
+  workers?: LiveWorker[];
+  /** A fleet's engine state: what was one across the workers (in Redis) and what stayed each worker's. */
+  sharedState?: SharedState;
+}
+
+/** One share of a fleet run and the worker that drove it (or was to). */
+export interface LiveWorker {
+  share: number;
+  of: number;
+  /** `host:pid:thread` of the worker that drove it; null when none was heard from. */
+  worker: string | null;
+  /** `reported`: its last counters came back and are in the figures; `lost`: they never did, and are not. */
+  status: 'reported' | 'lost';
+  /** The root tasks the share was to start (open-loop arrivals); null for closed-loop users. */
+  plannedRoots: number | null;
+  /** Closed loop: the users that were this share's. */
+  users?: number[];
+  /** Root tasks it started (its `roots.offered`); for a lost share, as of its last report. */
+  roots: number;
+  /** Requests it wrote to the target. */
+  sent: number;
+  /** Redis's clock minus the worker's, ms (the fleet's timeline is Redis's `TIME`). */
+  offsetMs: number;
+  /** How long after the agreed instant it started, ms: a late worker's roots due meanwhile left late and count from when they were due. */
+  startLagMs: number;
+  /** Stopped before its share's end. */
+  interrupted: boolean;
+}
+
+export interface SharedState {
+  /** Where the shared state lives: `redis` (`RedisStore`, one set of keys per run and variant), or `none` (no engine layer). */
+  store: 'redis' | 'none';
+  /** What every worker's engines read and wrote as one: `retryBudget`, `throttle`, `breakerCounts`, `limits`. */
+  shared: string[];
+  /** What stayed each worker's: `breakerState` (open, half-open), `concurrency`. */
+  perWorker: string[];
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { EngineSeries, SeriesResult } from './result.js';
 import { round6 } from './round.js';
-import { BIN_MS, TimeSeries } from './time-series.js';
+import { addCounts, type PackedCounts, packCounts } from './packed-counts.js';
+import { BIN_MS, TimeSeries, type TimeSeriesState } from './time-series.js';
 import { STATUS_RESET, STATUS_TIMEOUT } from './upstream-counters.js';
 
 const FIELDS = [
@@ -32,6 +33,13 @@ export interface EngineSample {
   replicas?: number;
   /** How many of those replicas had a breaker open. */
   replicasOpen?: number;
+}
+
+export interface RunSeriesState {
+  counters: TimeSeriesState;
+  gauges: TimeSeriesState;
+  sampled: PackedCounts;
+  replicas: PackedCounts;
 }
 
 /**
@@ -102,6 +110,29 @@ export class RunSeries {
       this.replicas[layer] = s.replicas;
       this.gauges.max(g + REPLICAS_OPEN, t, s.replicasOpen ?? 0);
     }
+  }
+
+  /** Every bin, exactly, as JSON (`absorb` merges it into another run's series). */
+  state(): RunSeriesState {
+    return {
+      counters: this.counters.state(),
+      gauges: this.gauges.state(),
+      sampled: packCounts(this.sampled),
+      replicas: packCounts(this.replicas),
+    };
+  }
+
+  /**
+   * Merges another run's series of the same layers (a fleet worker's, on the same timeline):
+   * counters add up, the fault flag and every engine gauge keep the larger value of the two in
+   * each second (the most any worker's engine dropped, the most budget one had, a breaker
+   * open anywhere).
+   */
+  absorb(s: RunSeriesState): void {
+    this.counters.absorb(s.counters, (f) => (f === FAULT ? 'max' : 'sum'));
+    this.gauges.absorb(s.gauges, () => 'max');
+    addCounts(this.sampled, s.sampled, 'max');
+    addCounts(this.replicas, s.replicas, 'max');
   }
 
   /** Upstream attempts and logical leaf calls, each summed over bins `from` .. `to`. */

@@ -1,5 +1,11 @@
-import { LatencyHistogram } from './histogram.js';
+import { type EncodedHistogram, LatencyHistogram } from './histogram.js';
+import { addCounts, type PackedCounts, packCounts } from './packed-counts.js';
 import type { LayerResult, Percentiles } from './result.js';
+
+export interface StreamStatsState {
+  truncated: PackedCounts;
+  ttft: Array<EncodedHistogram | null>;
+}
 
 /**
  * What streamed calls add to a run's figures: per layer, the successes that hold a cut stream
@@ -26,6 +32,17 @@ export class StreamStats {
 
   truncatedSuccess(layer: number): void {
     this.truncated[layer]++;
+  }
+
+  state(): StreamStatsState {
+    return { truncated: packCounts(this.truncated), ttft: this.ttft.map((h) => h?.encode() ?? null) };
+  }
+
+  absorb(s: StreamStatsState): void {
+    addCounts(this.truncated, s.truncated);
+    s.ttft.forEach((h, i) => {
+      if (h !== null) this.ttft[i]?.add(h);
+    });
   }
 
   /** Cut streams taken as answers: the streamed layers' count (each one LLM answer). */

@@ -1,3 +1,4 @@
+import { addCounts, type PackedCounts, packCounts } from './packed-counts.js';
 import { ratio, round6 } from './round.js';
 import type { TenantResult } from './tool-result.js';
 
@@ -26,6 +27,14 @@ export class TenantStats {
 
   refused(tenant: number): void {
     this.counts[tenant * FIELDS + REFUSED]++;
+  }
+
+  state(): PackedCounts {
+    return packCounts(this.counts);
+  }
+
+  absorb(s: PackedCounts): void {
+    addCounts(this.counts, s);
   }
 
   result(elapsedMs: number): TenantResult[] {

@@ -1,9 +1,16 @@
+import { addCounts, type Combine, type PackedCounts, packCounts } from './packed-counts.js';
+
 /** Width of one time-series bin. */
 export const BIN_MS = 1000;
 
 /** The bin that holds time `t` (ms since the run started); negative times fall in bin 0. */
 export function binOf(t: number): number {
   return t > 0 ? Math.floor(t / BIN_MS) : 0;
+}
+
+export interface TimeSeriesState {
+  bins: number;
+  cols: PackedCounts[];
 }
 
 /**
@@ -84,6 +91,23 @@ export class TimeSeries<F extends string = string> {
       out[name] = this.slice(i, from, to);
     });
     return out;
+  }
+
+  /** The bins written, every field, exactly, as JSON (`absorb` adds them to another series of the same fields). */
+  state(): TimeSeriesState {
+    return { bins: this.used, cols: this.cols.map((c) => packCounts(c.subarray(0, this.used))) };
+  }
+
+  /** Adds (or, for `max` fields, maxes) another series' bins into this one, bin by bin. */
+  absorb(s: TimeSeriesState, how: (field: number) => Combine = () => 'sum'): void {
+    if (s.cols.length !== this.cols.length) throw new Error('a time series of other fields');
+    if (s.bins > 0) this.touch(s.bins - 1);
+    s.cols.forEach((p, f) => {
+      const into = new Float64Array(s.bins);
+      into.set(this.cols[f].subarray(0, s.bins));
+      addCounts(into, p, how(f));
+      this.cols[f].set(into);
+    });
   }
 
   /** Marks `bin` as used, growing the arrays (doubling) when it lies past their end. */

@@ -1,6 +1,7 @@
 import { SHED_REASONS, type ShedReason } from '../../engine/errors.js';
 import type { ToolServiceStats } from '../../upstream/tool-service.js';
-import { LatencyHistogram } from './histogram.js';
+import { type EncodedHistogram, LatencyHistogram } from './histogram.js';
+import { addCounts, type PackedCounts, packCounts } from './packed-counts.js';
 import { SHED_INDEX } from './layer-stats.js';
 import { ratio, round6 } from './round.js';
 import type { ToolResult, UsersResult } from './tool-result.js';
@@ -22,6 +23,13 @@ const FIELDS = 11;
 export interface ToolInfo {
   name: string;
   sideEffect: boolean;
+}
+
+export interface ToolStatsState {
+  counts: PackedCounts;
+  sheds: PackedCounts;
+  latency: EncodedHistogram[];
+  users: { tasks: number; submissions: number; resubmits: number; impatient: number; afterError: number };
 }
 
 /**
@@ -78,6 +86,27 @@ export class ToolStats {
       if (impatient) u.impatient++;
       else u.afterError++;
     }
+  }
+
+  state(): ToolStatsState {
+    return {
+      counts: packCounts(this.counts),
+      sheds: packCounts(this.sheds),
+      latency: this.latency.map((h) => h.encode()),
+      users: { ...this.users },
+    };
+  }
+
+  absorb(s: ToolStatsState): void {
+    addCounts(this.counts, s.counts);
+    addCounts(this.sheds, s.sheds);
+    s.latency.forEach((h, i) => this.latency[i]?.add(h));
+    const u = this.users;
+    u.tasks += s.users.tasks;
+    u.submissions += s.users.submissions;
+    u.resubmits += s.users.resubmits;
+    u.impatient += s.users.impatient;
+    u.afterError += s.users.afterError;
   }
 
   usersResult(): UsersResult {

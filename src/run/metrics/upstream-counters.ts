@@ -1,3 +1,4 @@
+import { addCounts, type PackedCounts, packCounts } from './packed-counts.js';
 import { ratio, round6 } from './round.js';
 import type { ModelResult, UpstreamFigures, UpstreamResult } from './result.js';
 
@@ -34,6 +35,11 @@ function slotName(slot: number): string {
   return String(slot - 1);
 }
 
+export interface UpstreamCountersState {
+  statuses: PackedCounts;
+  scalars: PackedCounts;
+}
+
 /**
  * Upstream outcome counters per model, in flat typed arrays: every update is an index and an
  * add. Slot `models.length` collects what no model was named for (wasted tokens reported
@@ -66,6 +72,17 @@ export class UpstreamCounters {
 
   wasted(model: number, tokens: number): void {
     this.scalars[this.slot(model) * SCALARS + WASTED] += tokens;
+  }
+
+  /** Every counter, exactly, as JSON (`absorb` adds them to another run's). */
+  state(): UpstreamCountersState {
+    return { statuses: packCounts(this.statuses), scalars: packCounts(this.scalars) };
+  }
+
+  /** Adds what another collector of the same models counted (a fleet worker's share). */
+  absorb(s: UpstreamCountersState): void {
+    addCounts(this.statuses, s.statuses);
+    addCounts(this.scalars, s.scalars);
   }
 
   /** Upstream attempts so far, every model. */

@@ -1,0 +1,199 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createProgram } from '../../src/cli/program.js';
+import { SeededRandom } from '../../src/engine/random.js';
+import { createFakeUpstream, type FakeUpstream } from '../../src/fake-upstream/server.js';
+import type { ResultFile } from '../../src/run/metrics/result.js';
+import { loadScenario } from '../../src/scenario/load-scenario.js';
+import { captureIo, tempDir } from '../cli/capture-io.js';
+import { describeWithRedis, REDIS_URL, testPrefix } from '../helpers/redis.js';
+
+const BIN = fileURLToPath(new URL('../../bin/stormlab.js', import.meta.url));
+
+/** Open-loop arrivals (every share's roots are known before the run), one layer, no retries: attempts = requests. */
+const SCENARIO = (duration: string) => `
+name: fleet-test
+seed: 29
+duration: ${duration}
+drain: 3s
+arrival: { type: constant, rate: 40 }
+tokens: { prompt: 50, completion: 8 }
+layers:
+  - name: llm
+    retry: { policy: none }
+    models: [primary]
+upstream:
+  models:
+    - name: primary
+      slots: 1000
+      queue: 0
+      ttft: 5ms
+      tpot: 1ms
+live:
+  connections: 16
+`;
+
+const dir = tempDir({ 'fleet.yaml': SCENARIO('3s'), 'long.yaml': SCENARIO('12s') });
+
+/** A `stormlab worker` on the queue; resolves once it takes shares. */
+function startWorker(url: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [BIN, 'worker', '--queue', url], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start: ${log}`)), 30_000);
+    child.stderr!.on('data', (d) => {
+      log += String(d);
+      if (log.includes('taking points')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${log}`)));
+  });
+}
+
+/** `stormlab <argv>` in this process, with a stop (Ctrl-C) that `stopAfter` fires. */
+async function coordinator(argv: string[], stopAfterMs?: number) {
+  const io = captureIo({ cwd: dir, env: {} });
+  let stop: ((s: string) => void) | undefined;
+  io.onStop = (fn) => {
+    stop = fn;
+    return () => {
+      stop = undefined;
+    };
+  };
+  const timer = stopAfterMs === undefined ? undefined : setTimeout(() => stop?.('SIGINT'), stopAfterMs);
+  const code = await createProgram(io).run(argv);
+  clearTimeout(timer);
+  const text = io.files.get(join(dir, 'out.json'));
+  const file = text === undefined ? undefined : (JSON.parse(text) as ResultFile);
+  return { code, out: io.out, err: io.err, file };
+}
+
+await describeWithRedis('a live run on a fleet of 3 worker processes', () => {
+  const url = `${REDIS_URL}?queue=${testPrefix('fleet').replace(/[^\w.-]/g, '-')}`;
+  let workers: ChildProcess[] = [];
+  let fake: FakeUpstream;
+
+  beforeAll(async () => {
+    const scenario = loadScenario(join(dir, 'fleet.yaml'));
+    fake = await createFakeUpstream({ upstream: scenario.upstream, port: 0, random: new SeededRandom(1) });
+    workers = await Promise.all([startWorker(url), startWorker(url), startWorker(url)]);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const w of workers) w.kill('SIGKILL');
+    await fake?.close();
+  });
+
+  const run = (file: string, extra: string[] = [], stopAfterMs?: number) =>
+    coordinator(
+      [
+        'run',
+        file,
+        '--mode',
+        'live',
+        '--target',
+        fake.url,
+        '--queue',
+        url,
+        '--workers',
+        '3',
+        '--no-ui',
+        '--json',
+        join(dir, 'out.json'),
+        ...extra,
+      ],
+      stopAfterMs,
+    );
+
+  it("merges the three shares exactly: counts are the sums of the workers', each drove its planned roots, the server saw them all", async () => {
+    const before = fake.stats().models[0].attempts;
+    const r = await run('fleet.yaml');
+    expect(r.err).not.toMatch(/internal error/);
+    expect(r.code).toBe(0);
+    const v = r.file!.variants[0];
+    const ws = v.live!.workers!;
+    expect(ws.map((w) => w.status)).toEqual(['reported', 'reported', 'reported']);
+    expect(new Set(ws.map((w) => w.worker)).size).toBe(3);
+    // 40/s for 3 s: 120 roots dealt one per block of 3, so 40 each; every planned root started.
+    expect(ws.map((w) => w.plannedRoots)).toEqual([40, 40, 40]);
+    expect(ws.map((w) => w.roots)).toEqual([40, 40, 40]);
+    expect(v.roots.offered).toBe(ws.reduce((n, w) => n + w.roots, 0));
+    expect(v.upstream.attempts).toBe(ws.reduce((n, w) => n + w.sent, 0));
+    expect(fake.stats().models[0].attempts - before).toBe(v.upstream.attempts);
+    expect(v.roots.ok + v.roots.failed + v.roots.late + v.roots.unfinished).toBe(120);
+    // One ordinary result: the same shape as a single process's, plus who drove what.
+    expect(v.layers[0].logicalCalls).toBe(120);
+    expect(v.roots.latencyMs.p99).toBeGreaterThan(0);
+    expect(v.live!.sharedState).toEqual({ store: 'none', shared: [], perWorker: [] });
+    expect(r.out).toContain('fleet (who drove what');
+  }, 120_000);
+
+  it('the same seed and N give the same split, run after run', async () => {
+    const a = (await run('fleet.yaml')).file!.variants[0].live!.workers!;
+    const b = (await run('fleet.yaml')).file!.variants[0].live!.workers!;
+    expect(a.map((w) => [w.share, w.plannedRoots, w.roots])).toEqual(b.map((w) => [w.share, w.plannedRoots, w.roots]));
+  }, 120_000);
+
+  it('refuses in one line, before starting, when fewer workers answer than asked', async () => {
+    const r = await coordinator([
+      'run',
+      'fleet.yaml',
+      '--mode',
+      'live',
+      '--target',
+      fake.url,
+      '--queue',
+      url,
+      '--workers',
+      '4',
+      '--fleet-wait',
+      '3s',
+      '--no-ui',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--workers 4: only 3 of 4 workers took a share on the queue .* within 3 s \(--fleet-wait\)/);
+    expect(
+      r.err
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('stormlab:')).length,
+    ).toBe(1);
+  }, 60_000);
+
+  it('Ctrl-C on the coordinator stops every worker: a partial result of all three shares', async () => {
+    const r = await run('long.yaml', [], 4000);
+    expect(r.code).toBe(130);
+    const v = r.file!.variants[0];
+    const ws = v.live!.workers!;
+    expect(ws.map((w) => w.status)).toEqual(['reported', 'reported', 'reported']);
+    expect(ws.every((w) => w.interrupted)).toBe(true);
+    expect(v.roots.offered).toBeLessThan(480);
+    expect(r.file!.partial).toBe(true);
+  }, 120_000);
+
+  it('a killed worker: the run ends with the others, names the lost share and its roots, exits 3', async () => {
+    const pending = run('long.yaml');
+    // Once they drive (the shares go out at once; the start is half a second later), kill one.
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    const victim = workers.pop()!;
+    victim.kill('SIGKILL');
+    const r = await pending;
+    expect(r.code).toBe(3);
+    const v = r.file!.variants[0];
+    const ws = v.live!.workers!;
+    const lost = ws.filter((w) => w.status === 'lost');
+    expect(lost.length).toBe(1);
+    expect(lost[0].plannedRoots).toBe(160);
+    const reported = ws.filter((w) => w.status === 'reported');
+    expect(v.roots.offered).toBe(reported.reduce((n, w) => n + w.roots, 0));
+    const note = r.file!.notes!.find((n) => n.kind === 'lost-share');
+    expect(note?.message).toMatch(new RegExp(`share ${lost[0].share + 1} of 3 was lost .*160 intended root tasks`));
+    expect(r.out).toContain('was lost');
+    // Back to three workers for whatever runs next.
+    workers.push(await startWorker(url));
+  }, 120_000);
+});
