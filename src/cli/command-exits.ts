@@ -7,9 +7,9 @@ import { exitHelp, type ExitName } from './io.js';
 export const COMMAND_EXITS = {
   run: ['ok', 'failed', 'usage', 'noTarget', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
   compare: ['ok', 'failed', 'usage', 'noTarget', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
-  sweep: ['ok', 'usage', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
-  tune: ['ok', 'failed', 'usage', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
-  worker: ['ok', 'usage', 'internal'],
+  sweep: ['ok', 'usage', 'partial', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
+  tune: ['ok', 'failed', 'usage', 'partial', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
+  worker: ['ok', 'usage', 'partial', 'internal'],
   report: ['ok', 'failed', 'usage', 'partial', 'internal'],
   diff: ['ok', 'failed', 'usage', 'partial', 'internal'],
   calibrate: ['ok', 'usage', 'internal'],

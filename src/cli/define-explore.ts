@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { QUEUE_WAIT_DEFAULT_MS } from '../explore/queue-watch.js';
+import { formatDuration } from '../upstream/duration.js';
 import type { SweepFlags } from './commands/sweep.js';
 import type { TuneFlags } from './commands/tune.js';
 import type { WorkerFlags } from './commands/worker.js';
@@ -11,6 +13,7 @@ interface ExploreWords {
   seeds: string;
   json: string;
   quiet: string;
+  queueWait: string;
 }
 
 /** The options of every search by simulation (sweep, tune), written once. */
@@ -37,6 +40,7 @@ function exploreOptions(cmd: Command, words: ExploreWords): Command {
       '--queue <redis-url>',
       'put the points on a BullMQ queue at this Redis (redis://host:6379[/db][?queue=name]) for `stormlab worker`s to run',
     )
+    .option('--queue-wait <duration>', words.queueWait)
     .option('-q, --quiet', words.quiet);
 }
 
@@ -61,6 +65,7 @@ export function defineExplore(program: Command, { io, exit }: CommandContext): v
       seeds: 'run every point on n seeds (--seed, then the next ones) and show means with 95 % intervals (default: 1)',
       json: 'write every point as JSON (schema stormlab.sweep/v1; stormlab report reads it)',
       quiet: "print only the best point's line",
+      queueWait: `how long the Redis of --queue may be away mid-run before the command fails, exit 3 (default ${formatDuration(QUEUE_WAIT_DEFAULT_MS)})`,
     },
   )
     .addHelpText(
@@ -98,6 +103,7 @@ export function defineExplore(program: Command, { io, exit }: CommandContext): v
         'judge every point on n seeds (--seed, then the next ones): means, 95 % intervals, and whether the answer beats the current values beyond noise (default: 5)',
       json: 'write the best point, the baseline and every point as JSON (schema stormlab.tune/v1)',
       quiet: "print only the answer's line",
+      queueWait: `how long the Redis of --queue may be away mid-run before the command fails, exit 3 (default ${formatDuration(QUEUE_WAIT_DEFAULT_MS)})`,
     },
   )
     .addHelpText(
@@ -117,6 +123,10 @@ export function defineWorker(program: Command, { io, exit }: CommandContext): vo
     .description('take the points of sweep|tune --queue off a Redis queue and simulate them, until Ctrl-C')
     .option('--queue <redis-url>', 'the Redis of the queue, as sweep|tune --queue names it')
     .option('--concurrency <n>', 'points simulated at once, one thread each (default: 1)')
+    .option(
+      '--queue-wait <duration>',
+      `how long its Redis may be away before the worker gives up, exit 3 (default ${formatDuration(QUEUE_WAIT_DEFAULT_MS)})`,
+    )
     .addHelpText(
       'after',
       `\nExample: stormlab worker --queue redis://10.0.0.5:6379 --concurrency 4   (on each machine of the fleet)\nThen:    stormlab sweep brownout --param engine.throttle.k=1.1:3:0.1 --seeds 5 --queue redis://10.0.0.5:6379\n${commandExitHelp('worker', { ok: 'stopped (Ctrl-C or SIGTERM), after the points in hand' })}`,

@@ -11,9 +11,9 @@ const port = parentPort;
 if (port === null) throw new Error('queue-worker-thread.js runs only as a worker thread (stormlab worker starts it)');
 const worker = await startQueueWorker((workerData as { target: QueueTarget }).target);
 port.postMessage({ ready: true });
-port.on('message', (m: { close?: boolean }) => {
+port.on('message', (m: { close?: boolean; force?: boolean }) => {
   if (m.close)
-    void worker.close().then(() => {
+    void worker.close({ force: m.force === true }).then(() => {
       port.postMessage({ closed: true, processed: worker.processed() });
       port.close();
     });

@@ -13,8 +13,18 @@ import { pointOutcome } from './simulate-point.js';
 /** A running `stormlab worker`: how many points it ran, and how to stop it (after the point in hand). */
 export interface QueueWorker {
   readonly processed: () => number;
-  close(): Promise<void>;
+  /**
+   * Stops taking points. It waits for the point in hand (and for Redis to hear of it) at most
+   * `CLOSE_WAIT_MS`; with `force` (Redis is away: the answer could not be sent) not at all.
+   * Then the connections are dropped, whatever Redis does.
+   */
+  close(options?: { force?: boolean }): Promise<void>;
 }
+
+/** How long closing a worker waits for the point in hand to be answered, with Redis there. */
+const CLOSE_WAIT_MS = 30_000;
+/** How long a forced close waits for BullMQ before dropping its connections. */
+const FORCE_WAIT_MS = 1000;
 
 /**
  * Takes points off the queue and simulates them, one at a time per BullMQ worker: each
@@ -46,14 +56,38 @@ export async function startQueueWorker(target: QueueTarget, name = workerName())
     },
     { connection: target.connection, concurrency: 1 },
   );
+  // Its clients reconnect by themselves; each failed attempt is an 'error' event, which BullMQ
+  // prints with its stack when no one listens. `stormlab worker` watches Redis and says it once.
+  worker.on('error', () => {});
   await worker.waitUntilReady();
   return {
     processed: () => processed,
-    async close() {
-      await worker.close();
+    async close(options = {}) {
+      const closed = await settlesWithin(
+        worker.close(options.force === true),
+        options.force === true ? FORCE_WAIT_MS : CLOSE_WAIT_MS,
+      );
+      if (!closed) await settlesWithin(worker.disconnect(), FORCE_WAIT_MS);
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether `p` settled (either way) within `ms`. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const done = await Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    late,
+  ]);
+  clearTimeout(timer);
+  return done;
 }
 
 /** `host:pid:thread`: how the coordinator tells workers apart. */
@@ -80,7 +114,8 @@ export async function startQueueWorkers(target: QueueTarget, concurrency: number
   );
   return {
     processed: () => counts.reduce((a, b) => a + b, 0),
-    async close() {
+    async close(options = {}) {
+      const force = options.force === true;
       await Promise.all(
         threads.map(
           (t, i) =>
@@ -89,7 +124,9 @@ export async function startQueueWorkers(target: QueueTarget, concurrency: number
                 if (m.closed) counts[i] = m.processed ?? 0;
               });
               t.once('exit', () => resolve());
-              t.postMessage({ close: true });
+              t.postMessage({ close: true, force });
+              // A thread that cannot close (its BullMQ waits for Redis) is ended, past its own bound.
+              setTimeout(() => void t.terminate(), (force ? FORCE_WAIT_MS : CLOSE_WAIT_MS) + 2 * FORCE_WAIT_MS).unref();
             }),
         ),
       );

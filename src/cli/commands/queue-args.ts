@@ -1,6 +1,9 @@
 import type { RunPointsFn, WorkerChoice } from '../../explore/run-points.js';
 import { QueueError, parseQueueUrl, type QueueTarget } from '../../explore/queue-target.js';
+import type { QueueWaitOptions } from '../../explore/queue-points.js';
+import { QUEUE_WAIT_DEFAULT_MS } from '../../explore/queue-watch.js';
 import type { PointJob } from '../../explore/simulate-point.js';
+import { parseDuration } from '../../upstream/duration.js';
 import { type Io, UsageError } from '../io.js';
 
 /** `--queue`, checked (a bad URL is a usage error); `--workers` beside it is one too (the workers are `stormlab worker`s). */
@@ -55,11 +58,28 @@ export function heldUntilQueue(io: Io, held: boolean): { io: Io; flush(): void }
   };
 }
 
+/**
+ * `--queue-wait <duration>`: how long the queue's Redis may be away mid-run before the command
+ * fails (default 30s); a unit is required, as for --duration. Checked before anything runs.
+ */
+export function queueWaitMs(flags: { queue?: string; queueWait?: string }): number {
+  if (flags.queueWait === undefined) return QUEUE_WAIT_DEFAULT_MS;
+  if (flags.queue === undefined)
+    throw new UsageError('--queue-wait: it is the wait for the Redis of --queue; give --queue too');
+  const raw = flags.queueWait;
+  const ms = parseDuration(raw);
+  if (ms === undefined || !(ms > 0) || /^\s*[\d.]+\s*$/.test(raw))
+    throw new UsageError(
+      `--queue-wait: expected a duration above 0 with a unit, like 30s or 2m, got ${JSON.stringify(raw)}`,
+    );
+  return ms;
+}
+
 /** Opens the queue (bullmq loaded now; missing, it is one line) for the points of `job`. */
-export async function openQueue(target: QueueTarget, job: PointJob): Promise<OpenQueue> {
+export async function openQueue(target: QueueTarget, job: PointJob, wait: QueueWaitOptions): Promise<OpenQueue> {
   await checkQueueReachable(target);
   const { QueueRunner } = await import('../../explore/queue-points.js');
-  const runner = await QueueRunner.open(target, job).catch((e: unknown) => {
+  const runner = await QueueRunner.open(target, job, wait).catch((e: unknown) => {
     if (e instanceof QueueError) throw new UsageError(e.message);
     throw e;
   });

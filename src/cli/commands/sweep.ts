@@ -16,7 +16,7 @@ import type { Scenario } from '../../scenario/scenario.js';
 import { EXIT, UsageError, type Io } from '../io.js';
 import type { ScenarioFlags } from '../scenario-args.js';
 import { seedList } from '../../explore/seed-stats.js';
-import { heldUntilQueue, openQueue, queueTarget, queueText } from './queue-args.js';
+import { heldUntilQueue, openQueue, queueTarget, queueText, queueWaitMs } from './queue-args.js';
 import {
   parseWorkers,
   pointBase,
@@ -41,6 +41,8 @@ export interface SweepFlags extends ScenarioFlags {
   seeds?: string;
   /** A Redis URL: the points go on a BullMQ queue for `stormlab worker`s. */
   queue?: string;
+  /** How long the queue's Redis may be away before the command fails (a duration). */
+  queueWait?: string;
   json?: string;
   csv?: string;
   quiet?: boolean;
@@ -61,10 +63,12 @@ export async function sweepCommand(
 ): Promise<number> {
   const workers = workerReporter(io, flags.quiet);
   const queue = queueTarget(flags);
+  const queueWait = queueWaitMs(flags);
   const announce = heldUntilQueue(io, queue !== undefined);
   // Bad flags or values throw (a SweepError's every problem is a line of its own: cli/failure.ts).
   const spec: SweepSpec = { ...prepare(announce.io, arg, flags), onWorkers: workers.onWorkers };
-  const remote = queue === undefined ? undefined : await openQueue(queue, spec.job);
+  const remote =
+    queue === undefined ? undefined : await openQueue(queue, spec.job, { waitMs: queueWait, say: io.stderr });
   announce.flush();
   const stop = new PointsStop(io);
   const ran = await stop.race(

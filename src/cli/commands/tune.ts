@@ -13,7 +13,7 @@ import { formatFigure } from '../../report/format.js';
 import { paramValue, shellWord, tuneHeadline, tuneReport } from '../../report/tune-report.js';
 import { SEARCH_DEFAULTS } from '../../explore/search-space.js';
 import { seedList } from '../../explore/seed-stats.js';
-import { heldUntilQueue, openQueue, queueTarget, queueText } from './queue-args.js';
+import { heldUntilQueue, openQueue, queueTarget, queueText, queueWaitMs } from './queue-args.js';
 import { resolveScenario } from '../../scenario/resolve-scenario.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import type { Scenario } from '../../scenario/scenario.js';
@@ -49,6 +49,8 @@ export interface TuneFlags extends ScenarioFlags, GoalFlags {
   seeds?: string;
   /** A Redis URL: the points go on a BullMQ queue for `stormlab worker`s. */
   queue?: string;
+  /** How long the queue's Redis may be away before the command fails (a duration). */
+  queueWait?: string;
   budget?: string;
   json?: string;
   quiet?: boolean;
@@ -61,10 +63,12 @@ export interface TuneFlags extends ScenarioFlags, GoalFlags {
  */
 export async function tuneCommand(io: Io, arg: string, flags: TuneFlags): Promise<number> {
   const queue = queueTarget(flags);
+  const queueWait = queueWaitMs(flags);
   const announce = heldUntilQueue(io, queue !== undefined);
   const spec = prepare(announce.io, arg, flags);
   // One pool (or queue) for every round: the worker threads start once, not once a round.
-  const remote = queue === undefined ? undefined : await openQueue(queue, spec.job);
+  const remote =
+    queue === undefined ? undefined : await openQueue(queue, spec.job, { waitMs: queueWait, say: io.stderr });
   announce.flush();
   const pool = remote === undefined ? new PointPool(spec.job, spec.workers) : undefined;
   const workers = workerReporter(io, flags.quiet);
