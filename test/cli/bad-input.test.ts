@@ -490,3 +490,20 @@ describe('hostile files: only regular files, of a bounded size', () => {
     await usage(['diff', 'dir.json', 'fifo.json'], 'stormlab: cannot read dir.json: it is a directory');
   });
 });
+
+describe('--seeds counts in the cap on simulations', () => {
+  it('sweep and tune refuse points × seeds over 10,000 in one line, before any point runs', async () => {
+    await expectUsage(
+      ['sweep', 'ok.yaml', '--param', 'arrival.rate=1,2', '--seeds', '1000000'],
+      [
+        'stormlab: --seeds: 2 points × 1,000,000 seeds = 2,000,000 simulations, more than a sweep or tune runs (10,000); give fewer seeds',
+      ],
+    );
+    await expectUsage(
+      ['tune', 'ok.yaml', '--maximize', 'goodput', '--params', 'engine.throttle.k', '--seeds', '100000'],
+      [
+        'stormlab: --seeds: 61 points (--budget and the current values) × 100,000 seeds = 6,100,000 simulations, more than a sweep or tune runs (10,000); give fewer seeds',
+      ],
+    );
+  });
+});

@@ -1,4 +1,5 @@
 import type { PointJob, WorkerChoice, WorkerCount } from '../../explore/run-points.js';
+import { MAX_POINTS } from '../../explore/sweep-params.js';
 import { overrideLines } from '../../report/override-lines.js';
 import { resolveScenario } from '../../scenario/resolve-scenario.js';
 import type { EffectiveRun, ScenarioRequest } from '../../scenario/scenario-request.js';
@@ -11,6 +12,18 @@ export function positiveInt(flag: string, raw: string | undefined, fallback: num
   if (!/^\s*\d+\s*$/.test(raw) || Number(raw) < 1)
     throw new UsageError(`${flag}: expected a whole number of at least 1, got ${JSON.stringify(raw)}`);
   return Number(raw);
+}
+
+/**
+ * Seeds count in the cap on a sweep's or tune's simulations (`MAX_POINTS`, 10,000): every
+ * point runs once per seed, so `points × seeds` is what would run. Over it is one line, exit 2.
+ */
+export function runCap(flag: string, points: number, seeds: number, what: string): void {
+  if (points * seeds <= MAX_POINTS) return;
+  const n = (x: number): string => x.toLocaleString('en-US');
+  throw new UsageError(
+    `${flag}: ${n(points)} ${what} × ${n(seeds)} seeds = ${n(points * seeds)} simulations, more than a sweep or tune runs (${n(MAX_POINTS)}); give fewer seeds`,
+  );
 }
 
 /** `--workers`: a whole number of at least 1, or `auto` (the default). */

@@ -23,6 +23,7 @@ import {
   positiveInt,
   printOverrides,
   quietWorkers,
+  runCap,
   withValues,
   workerReporter,
   workersText,
@@ -107,6 +108,7 @@ function prepare(io: Io, arg: string, flags: SweepFlags): SweepSpec {
   const points = gridSize(params);
   const workers = parseWorkers(flags.workers);
   const seedCount = positiveInt('--seeds', flags.seeds, 1);
+  runCap('--seeds', points, seedCount, 'points');
   const base = pointBase(io, arg, flags);
   const { run } = base;
   const metricText = (flags.metric ?? 'goodput').trim();

@@ -23,6 +23,7 @@ import {
   parseWorkers,
   pointBase,
   positiveInt,
+  runCap,
   printOverrides,
   quietWorkers,
   withValues,
@@ -104,6 +105,7 @@ function prepare(io: Io, arg: string, flags: TuneFlags): TuneSpec {
   const budget = positiveInt('--budget', flags.budget, SEARCH_DEFAULTS.budget);
   const workers = parseWorkers(flags.workers);
   const seedCount = positiveInt('--seeds', flags.seeds, TUNE_SEEDS);
+  runCap('--seeds', budget + 1, seedCount, 'points (--budget and the current values)');
   const params = fromTuneError('--params', () => {
     if (flags.params === undefined)
       throw new TuneError('give the parameters to tune, e.g. --params engine.throttle.k,engine.retryBudget.ratio');
