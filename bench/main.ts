@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { calibrateSuite } from './calibrate.bench.js';
 import { cliSuite } from './cli.bench.js';
 import { conformanceSuite } from './conformance.bench.js';
 import { engineSuite } from './engine.bench.js';
@@ -10,7 +11,7 @@ import { simSuite } from './sim.bench.js';
 import { streamSuite } from './stream.bench.js';
 
 /**
- * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared|stream|cli|explore|conformance]`: prints each suite's table and, with
+ * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared|stream|cli|explore|conformance|calibrate]`: prints each suite's table and, with
  * --json, writes every figure as rows {suite, name, value, unit}.
  */
 const SUITES: Record<string, () => Promise<Row[]>> = {
@@ -22,6 +23,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   cli: cliSuite,
   explore: exploreSuite,
   conformance: conformanceSuite,
+  calibrate: calibrateSuite,
 };
 
 function parseArgs(argv: string[]): { json?: string; suites: string[] } {

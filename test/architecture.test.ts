@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The one-way imports of ARCHITECTURE.md ("Layers and the one-way import rule"):
- *   engine ← platform ← integrations ← upstream ← traffic ← run ← fake-upstream ← scenario
- *          ← report ← gate ← explore ← calibrate ← ui ← cli
+ *   engine ← platform ← integrations ← upstream ← traffic ← run ← fake-upstream ← proxy
+ *          ← scenario ← report ← gate ← explore ← calibrate ← ui ← cli
  * A module may import from its own layer and the layers to its left, never to its right.
  * `entry` files are the package's public doors: they may import any layer except `cli`
  * (a library import must never load the command line).
@@ -18,6 +18,7 @@ const ORDER = [
   'traffic',
   'run',
   'fake-upstream',
+  'proxy',
   'scenario',
   'report',
   'gate',

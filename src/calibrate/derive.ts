@@ -26,8 +26,8 @@ export interface Observed {
   roots: number;
   layers: ObservedLayer[];
   tokens: { prompt: number; completion: number };
-  /** Shares of upstream attempts: 429, 5xx, and failures with no status (resets, timeouts). */
-  errors: { '429': number; '5xx': number; timeout: number };
+  /** Shares of upstream attempts: 429, 5xx, failures with no status (resets, timeouts), and every failure. */
+  errors: { '429': number; '5xx': number; timeout: number; failed: number };
 }
 
 export interface Draft {
@@ -169,9 +169,19 @@ export function derive(obs: Observations, name: string): Draft {
       (p.approximate ? notes : fits).push(p.why);
       variantSets[`layers[${i}].retry`] = { policy: 'none' };
     }
-    if (st.sequential > st.parallel)
+    const several = st.sequential + st.parallel;
+    if (st.sequential > st.parallel) {
+      layer.sequential = true;
+      fits.push(
+        `layers[${i}] ${layerName}: children one after another (${st.sequential} of ${several} calls with several children)`,
+      );
+      if (st.parallel > 0)
+        notes.push(
+          `layers[${i}] ${layerName}: ${st.parallel} of ${several} calls ran some children at once; the layer runs them one after another`,
+        );
+    } else if (st.sequential > 0)
       notes.push(
-        `layers[${i}] ${layerName}: its children ran one after another in ${st.sequential} of ${st.sequential + st.parallel} calls; a scenario starts a call's children together, so its latency is that of its slowest child`,
+        `layers[${i}] ${layerName}: ${st.sequential} of ${several} calls ran their children one after another; the layer starts them together`,
       );
     const calls: Record<string, unknown>[] = [];
     for (const [tool, t] of st.tools) {
@@ -337,13 +347,15 @@ function errorShares(obs: Observations): Observed['errors'] {
   let r429 = 0;
   let r5xx = 0;
   let none = 0;
+  let failed = 0;
   for (const m of obs.models.values())
     for (const [s, c] of m.statuses) {
       total += c;
+      if (s === 'error' || Number(s) >= 400) failed += c;
       if (s === '429') r429 += c;
       else if (s === 'error') none += c;
       else if (Number(s) >= 500) r5xx += c;
     }
   const share = (x: number) => (total === 0 ? 0 : x / total);
-  return { '429': share(r429), '5xx': share(r5xx), timeout: share(none) };
+  return { '429': share(r429), '5xx': share(r5xx), timeout: share(none), failed: share(failed) };
 }

@@ -59,6 +59,8 @@ export function fitReport(obs: Observed, sim: RunResult): FitReport {
   row('upstream', 'share 429', obs.errors['429'], sim.upstream.share['429']);
   row('upstream', 'share 5xx', obs.errors['5xx'], sim.upstream.share['5xx']);
   row('upstream', 'share no status', obs.errors.timeout, sim.upstream.share.timeout);
+  const ok = sim.upstream.status['200'] ?? 0;
+  row('upstream', 'share failed', obs.errors.failed, sim.upstream.attempts === 0 ? 0 : 1 - ok / sim.upstream.attempts);
   return { schema: 'stormlab.calibrate/v1', roots: { observed: obs.roots, simulated: sim.roots.offered }, rows };
 }
 

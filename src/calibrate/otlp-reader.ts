@@ -1,5 +1,4 @@
 import { closeSync, openSync, readSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
 import { CalibrateError } from './calibrate-error.js';
 import { spanOf } from './otlp-span.js';
 import type { Span } from './span.js';
@@ -103,9 +102,7 @@ export function readOtlpFile(path: string, file: string, sink: SpanSink): FileRe
       `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message}`,
     );
   }
-  const decoder = new StringDecoder('utf8');
   const buf = Buffer.allocUnsafe(CHUNK);
-  let carry = '';
   let lineNo = 0;
   // A document spread over lines: its lines so far, its first line, its nesting.
   let pending: string[] = [];
@@ -173,24 +170,30 @@ export function readOtlpFile(path: string, file: string, sink: SpanSink): FileRe
     }
   };
 
+  // Lines are split on the newline byte, which never occurs inside a UTF-8 sequence, and each
+  // is decoded on its own: no decoder state, no string carried across chunks.
+  let carry: Buffer | undefined;
   try {
     for (;;) {
       const n = readSync(fd, buf, 0, CHUNK, null);
-      const chunk = n === 0 ? decoder.end() : decoder.write(buf.subarray(0, n));
-      let from = 0;
-      let text = carry + chunk;
-      for (let nl = text.indexOf('\n', from); nl >= 0; nl = text.indexOf('\n', from)) {
-        onLine(text.slice(from, nl));
-        from = nl + 1;
-      }
-      text = text.slice(from);
       if (n === 0) {
-        if (text !== '') onLine(text);
+        if (carry !== undefined && carry.length > 0) onLine(carry.toString('utf8'));
         break;
       }
-      carry = text;
-      if (carry.length > MAX_DOCUMENT_BYTES)
-        throw new CalibrateError(`${file}:${lineNo + 1}: a line over ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB`);
+      let from = 0;
+      for (let nl = buf.indexOf(10, 0); nl >= 0 && nl < n; nl = buf.indexOf(10, from)) {
+        if (carry !== undefined) {
+          onLine(Buffer.concat([carry, buf.subarray(0, nl)]).toString('utf8'));
+          carry = undefined;
+        } else onLine(buf.toString('utf8', from, nl));
+        from = nl + 1;
+      }
+      if (from < n) {
+        const rest = Buffer.from(buf.subarray(from, n));
+        carry = carry === undefined ? rest : Buffer.concat([carry, rest]);
+        if (carry.length > MAX_DOCUMENT_BYTES)
+          throw new CalibrateError(`${file}:${lineNo + 1}: a line over ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB`);
+      }
     }
   } finally {
     closeSync(fd);

@@ -14,6 +14,7 @@ export const COMMAND_EXITS = {
   diff: ['ok', 'failed', 'usage', 'partial', 'internal'],
   calibrate: ['ok', 'usage', 'internal'],
   serve: ['ok', 'usage', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
+  proxy: ['ok', 'usage', 'internal', 'interrupted', 'brokenPipe', 'terminated'],
   init: ['ok', 'usage', 'internal'],
   scenarios: ['ok', 'usage', 'internal'],
 } as const satisfies Record<string, readonly ExitName[]>;

@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import { CONNECTION_TIMEOUT_DEFAULTS } from '../fake-upstream/connection-timeouts.js';
+import { STORED_RESPONSES } from '../fake-upstream/response-store.js';
 import { formatDuration } from '../upstream/duration.js';
 import type { ServeFlags } from './commands/serve.js';
-import { SERVE_DEFAULTS } from './commands/serve-defaults.js';
+import { PROXY_FLAG_DEFAULTS, SERVE_DEFAULTS } from './commands/serve-defaults.js';
+import type { ProxyFlags } from './commands/proxy.js';
 import type { CommandContext } from './command-context.js';
 import { commandExitHelp } from './command-exits.js';
 
@@ -24,6 +26,10 @@ export function defineServe(program: Command, { io, exit }: CommandContext): voi
       'every answer runs n tokens (at most max_tokens), or max_tokens exactly (default: a natural length, median 300)',
     )
     .option(
+      '--stored-responses <n>',
+      `Responses API answers kept for previous_response_id and GET /v1/responses/ID, least recently used out first (default ${STORED_RESPONSES.default})`,
+    )
+    .option(
       '--headers-timeout <duration>',
       `a request's headers must all come this long after its first byte, else 408 and the connection closes (default ${formatDuration(CONNECTION_TIMEOUT_DEFAULTS.headersTimeoutMs)})`,
     )
@@ -39,5 +45,31 @@ export function defineServe(program: Command, { io, exit }: CommandContext): voi
     .action(async (flags: ServeFlags) => {
       const { serveCommand } = await import('./commands/serve.js');
       exit(await serveCommand(io, flags));
+    });
+}
+
+/** `stormlab proxy`: the fault-injecting reverse proxy in front of a real server. */
+export function defineProxy(program: Command, { io, exit }: CommandContext): void {
+  program
+    .command('proxy')
+    .description(
+      "put a fault-injecting proxy in front of any OpenAI- or Anthropic-compatible server (serve's faults and control API) until Ctrl-C",
+    )
+    .option('--upstream <url>', 'the server to proxy (required), e.g. http://127.0.0.1:11434')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', PROXY_FLAG_DEFAULTS.port)
+    .option('--host <address>', 'address to listen on', PROXY_FLAG_DEFAULTS.host)
+    .option('--scenario <file>', "take the fault phases from a scenario's upstream.faults (a file or a bundled name)")
+    .option('--faults <file>', 'take the fault phases from a JSON file, as PUT /_stormlab/faults takes them')
+    .option('--rpm <n>', "requests per minute per model; past it, 429 in the provider's shape")
+    .option('--tpm <n>', "tokens per minute per model (an estimate reserved, then the upstream's usage); past it, 429")
+    .option('--seed <n>', 'seed for fault draws (rates, statuses, added latencies); default: random')
+    .option(
+      '--log <file>',
+      'append one JSON line per model request (route, model, retry count, status, fault, latency)',
+    )
+    .addHelpText('after', `\n${commandExitHelp('proxy')}`)
+    .action(async (flags: ProxyFlags) => {
+      const { proxyCommand } = await import('./commands/proxy.js');
+      exit(await proxyCommand(io, flags));
     });
 }

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { defineExplore, defineWorker } from './define-explore.js';
 import { defineFiles } from './define-files.js';
 import { defineRun } from './define-run.js';
-import { defineServe } from './define-serve.js';
+import { defineProxy, defineServe } from './define-serve.js';
 import { commandExitHelp } from './command-exits.js';
 import { failure } from './failure.js';
 import { EXIT, type Io } from './io.js';
@@ -33,6 +33,7 @@ export function createProgram(io: Io): { run(argv: string[]): Promise<number> } 
   const context = { io, exit: (c: number) => void (code = c) };
   defineRun(program, context);
   defineServe(program, context);
+  defineProxy(program, context);
   defineFiles(program, context);
   defineExplore(program, context);
   defineWorker(program, context);

@@ -1,7 +1,7 @@
 import { withCommas } from '../report/format.js';
 import type { SweepParam } from '../report/sweep-file.js';
 import { formatDuration, parseDuration } from '../scenario/duration.js';
-import { parsePath, parseSetText } from '../scenario/set-override.js';
+import { assignmentAt, parsePath, parseSetText } from '../scenario/set-override.js';
 import { SweepError } from './sweep-error.js';
 
 /** Points a sweep runs at most: 10,000 brownout runs are already hours on two cores. */
@@ -44,7 +44,7 @@ export function parseSweepParams(flags: readonly string[]): SweepParamSpec[] {
 }
 
 function parseParam(flag: string, problems: string[]): SweepParamSpec | undefined {
-  const eq = flag.indexOf('=');
+  const eq = assignmentAt(flag);
   const path = eq < 0 ? '' : flag.slice(0, eq).trim();
   if (eq < 0) {
     problems.push(`--param ${JSON.stringify(flag)}: expected path=v1,v2,… like engine.throttle.k=1.5,2,3`);

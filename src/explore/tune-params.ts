@@ -1,5 +1,5 @@
 import { parseDuration } from '../scenario/duration.js';
-import { parsePath } from '../scenario/set-override.js';
+import { assignmentAt, parsePath, splitOutsideQuotes } from '../scenario/set-override.js';
 import { closest } from '../scenario/suggest.js';
 import type { Dimension } from './dimension.js';
 import { TuneError } from './tune-error.js';
@@ -23,7 +23,7 @@ const FLAGS = ['int', 'log', 'linear'] as const;
  * optional `:int` / `:log` / `:linear`; without a range an engine knob takes its built-in one.
  */
 export function parseTuneParams(text: string): TuneParam[] {
-  const items = text.split(',').map((s) => s.trim());
+  const items = splitOutsideQuotes(text, ',').map((s) => s.trim());
   if (items.length === 0 || items.some((s) => s === ''))
     throw new TuneError(
       `expected a comma-separated list of --set paths like engine.throttle.k,engine.retryBudget.ratio, got ${JSON.stringify(text)}`,
@@ -38,7 +38,7 @@ export function parseTuneParams(text: string): TuneParam[] {
 }
 
 function parseParam(item: string): TuneParam {
-  const eq = item.indexOf('=');
+  const eq = assignmentAt(item);
   const path = (eq < 0 ? item : item.slice(0, eq)).trim();
   const parsed = parsePath(path);
   if (!parsed.ok) throw new TuneError(parsed.message);

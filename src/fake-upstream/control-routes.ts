@@ -9,19 +9,26 @@ import { prometheusText } from './prometheus-text.js';
 import type { RequestLog } from './request-log.js';
 import { sendJson } from './send-json.js';
 import { parseToolPolicy, type ToolPolicy } from './tool-policy.js';
-import type { UpstreamHost } from './upstream-host.js';
+import type { ServedFault } from './fault-phases.js';
 
-/** What the control routes read and change. */
+/** Whose fault phases the control API reads and replaces: the fake upstream's model, or a proxy. */
+export interface FaultHost {
+  faults(): readonly ServedFault[];
+  /** Installs phases on the server's timeline; throws an `OptionError` naming a bad one. */
+  setFaults(phases: ServedFault[]): void;
+}
+
+/** What the control routes read and change; a server without tools or answer lengths (a proxy) leaves those out. */
 export interface ControlContext {
-  host: UpstreamHost;
+  host: FaultHost;
   now(): number;
   stats(): FakeUpstreamStats;
   reset(): void;
   log: RequestLog;
-  toolPolicy(): ToolPolicy;
-  setToolPolicy(p: ToolPolicy): void;
+  toolPolicy?(): ToolPolicy;
+  setToolPolicy?(p: ToolPolicy): void;
   /** How long answers to requests without `x-stormlab-output-tokens` run (the `AnswerLengths`). */
-  lengths: { withoutHeader: 'max' | number | undefined };
+  lengths?: { withoutHeader: 'max' | number | undefined };
   readJson: ReadJson;
   refuse: Refuse;
 }
@@ -32,7 +39,8 @@ export interface ControlContext {
  */
 export function controlRoutes(c: ControlContext): Routes {
   const faultView = () => ({ nowMs: c.now(), relativeTo: 'start', faults: faultsJson(c.host.faults()) });
-  const lengthView = () => ({ header: OUTPUT_TOKENS_HEADER, withoutHeader: c.lengths.withoutHeader ?? null });
+  const { toolPolicy, setToolPolicy, lengths } = c;
+  const lengthView = () => ({ header: OUTPUT_TOKENS_HEADER, withoutHeader: lengths?.withoutHeader ?? null });
   /** Runs `change` on the body; an `OptionError` becomes a 400 naming `param`. */
   const update =
     (param: string, change: (body: unknown) => void, view: () => object) =>
@@ -53,14 +61,22 @@ export function controlRoutes(c: ControlContext): Routes {
       GET: (_req, res) => sendJson(res, 200, faultView()),
       PUT: update('faults', (body) => c.host.setFaults(parseFaultBody(body, c.now())), faultView),
     },
-    '/_stormlab/tool-policy': {
-      GET: (_req, res) => sendJson(res, 200, c.toolPolicy()),
-      PUT: update('toolPolicy', (body) => c.setToolPolicy(parseToolPolicy(body, c.toolPolicy())), c.toolPolicy),
-    },
-    '/_stormlab/output-tokens': {
-      GET: (_req, res) => sendJson(res, 200, lengthView()),
-      PUT: update('withoutHeader', (body) => (c.lengths.withoutHeader = parseWithoutHeader(body)), lengthView),
-    },
+    ...(toolPolicy === undefined || setToolPolicy === undefined
+      ? {}
+      : {
+          '/_stormlab/tool-policy': {
+            GET: (_req, res) => sendJson(res, 200, toolPolicy()),
+            PUT: update('toolPolicy', (body) => setToolPolicy(parseToolPolicy(body, toolPolicy())), toolPolicy),
+          },
+        }),
+    ...(lengths === undefined
+      ? {}
+      : {
+          '/_stormlab/output-tokens': {
+            GET: (_req, res) => sendJson(res, 200, lengthView()),
+            PUT: update('withoutHeader', (body) => (lengths.withoutHeader = parseWithoutHeader(body)), lengthView),
+          },
+        }),
     '/_stormlab/requests': {
       GET: (req, res) => {
         const limit = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('limit') ?? Number.NaN);

@@ -229,6 +229,9 @@ export class Exchange {
         : retryAfterMs;
     const wire = this.dialect.wireStatus?.(status) ?? status;
     const shape = this.dialect.error(wire, detail, retry);
+    const should =
+      detail === Detail.Fault ? this.ctx.host.faultShouldRetry(this.modelIndex, status, this.arrivedAt) : undefined;
+    if (should !== undefined) shape.headers = { ...shape.headers, 'x-should-retry': String(should) };
     if (this.opened) {
       // Not reached today (a started request always answers 200), kept so a stream never hangs.
       this.res.end(this.dialect.streamError(shape));
@@ -291,7 +294,7 @@ export class Exchange {
 }
 
 /** Status 0: the connection is reset (TCP RST where the platform allows it), no HTTP answer. */
-function resetSocket(res: ServerResponse): void {
+export function resetSocket(res: ServerResponse): void {
   const socket = res.socket;
   if (socket === null) return void res.destroy();
   if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();

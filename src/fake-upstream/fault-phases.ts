@@ -9,6 +9,8 @@ import type { FaultKind, FaultPhase } from '../upstream/config.js';
  */
 export interface ServedFault extends FaultPhase {
   retryAfterMs?: number;
+  /** The `x-should-retry` header an `errors` or `outage` answer carries (`true` / `false`); none when absent. */
+  shouldRetry?: boolean;
 }
 
 /**
@@ -20,10 +22,15 @@ export interface FaultPhaseInput {
   fromMs?: number;
   toMs?: number | null;
   model?: string;
+  /** Only requests on this route (`/v1/chat/completions`). */
+  route?: string;
   rate?: number;
   status?: number | Record<string, number>;
   factor?: number;
+  /** Time added: ms (or a duration like "1s"), or a distribution of ms (`{"dist": "uniform", "min": 100, "max": 900}`). */
+  addMs?: number | string | object;
   retryAfterMs?: number;
+  shouldRetry?: boolean;
   ttftMs?: number;
   afterTokens?: number;
   /** A `stall`'s length; absent or null: forever. */
@@ -40,10 +47,13 @@ const FIELDS = [
   'fromMs',
   'toMs',
   'model',
+  'route',
   'rate',
   'status',
   'factor',
+  'addMs',
   'retryAfterMs',
+  'shouldRetry',
   'ttftMs',
   'afterTokens',
   'stallMs',
@@ -115,9 +125,18 @@ function phase(p: unknown, i: number, shift: number): ServedFault {
       `${name}.retryAfterMs must be a duration like 20ms or a number of ms >= 0, got ${describe(f.retryAfterMs)}`,
     );
   }
-  const { stallMs, ...fields } = f;
+  if (f.shouldRetry !== undefined && typeof f.shouldRetry !== 'boolean')
+    throw new OptionError(`${name}.shouldRetry must be true or false, got ${describe(f.shouldRetry)}`);
+  // A constant added time may be written as a duration ("1s"); a distribution's numbers are ms.
+  const add = typeof f.addMs === 'string' ? parseDuration(f.addMs) : f.addMs;
+  if (typeof f.addMs === 'string' && (add === undefined || !Number.isFinite(add)))
+    throw new OptionError(
+      `${name}.addMs must be a duration like 500ms, ms, or a distribution of ms, got ${describe(f.addMs)}`,
+    );
+  const { stallMs, addMs: _add, ...fields } = f;
   const out: ServedFault = {
     ...(fields as unknown as ServedFault),
+    ...(add === undefined ? {} : { addMs: add as ServedFault['addMs'] }),
     // A stall without end is written as no stallMs (JSON has no Infinity).
     ...(stallMs === null || stallMs === undefined ? {} : { stallMs: stallMs as number }),
     fromMs: from + shift,

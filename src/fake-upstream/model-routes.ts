@@ -5,7 +5,7 @@ import { anthropicDialect } from './anthropic-dialect.js';
 import { anthropicReply } from './anthropic-reply.js';
 import { OUTPUT_TOKENS_HEADER } from '../upstream/output-tokens-header.js';
 import { type AnswerLengths, type AnswerShape, lengthHeader } from './answer-length.js';
-import { isObject, type ChatRequest, type Dialect } from './dialect.js';
+import { isObject, type ChatRequest, type Dialect, type Invalid } from './dialect.js';
 import { embeddingsDialect, embeddingsReply } from './embeddings.js';
 import { Exchange, type ExchangeContext } from './exchange.js';
 import type { ExchangeTable } from './exchange-table.js';
@@ -18,6 +18,8 @@ import { providerIds } from './provider-ids.js';
 import { planReply, type ReplyPlan } from './reply-plan.js';
 import type { RequestLog } from './request-log.js';
 import { responsesDialect, responsesReply } from './responses-dialect.js';
+import type { ResponseStore } from './response-store.js';
+import { type Conversation, continueConversation, storeAnswer, storedResponseRoutes } from './responses-state.js';
 import { sendJson } from './send-json.js';
 import type { ToolPolicy } from './tool-policy.js';
 import { type Provider, readToolRequest } from './tool-request.js';
@@ -48,6 +50,10 @@ export interface ModelRouteContext {
   submitted(model: string): void;
   /** How long ago the request arrived, when the server took long to get to it (a burst of connections), ms; 0 otherwise. */
   waitedMs(req: IncomingMessage): number;
+  /** The stored Responses answers (`previous_response_id`, `GET`/`DELETE /v1/responses/{id}`). */
+  responses: ResponseStore;
+  /** The longest conversation a `previous_response_id` carries, in characters (the body limit). */
+  maxConversationChars: number;
 }
 
 /**
@@ -56,8 +62,13 @@ export interface ModelRouteContext {
  * `fixed`: the answer's length is the request's own (embeddings), not a natural length.
  */
 interface Reply {
+  /** The body as the model reads it (a Responses continuation: with the stored conversation), before it is parsed. */
+  prepare?(
+    value: unknown,
+    chars: number,
+  ): { ok: true; value: unknown; conversation?: Conversation } | ({ ok: false } & Invalid);
   plan?(body: Record<string, unknown>, request: ChatRequest): ReplyPlan;
-  render(plan: ReplyPlan, shape: AnswerShape, body: Record<string, unknown>): Dialect;
+  render(plan: ReplyPlan, shape: AnswerShape, body: Record<string, unknown>, conversation?: Conversation): Dialect;
   fixed?: boolean;
 }
 
@@ -79,6 +90,7 @@ interface ReadBody {
   plan: ReplyPlan;
   /** The body carries its own integer `seed` (OpenAI's): its answer's length does not change on a repeat. */
   seeded: boolean;
+  conversation?: Conversation;
 }
 
 /**
@@ -109,11 +121,14 @@ export function modelRoutes(c: ModelRouteContext): Routes {
    * text then. Its length is drawn for each request (`AnswerLengths`), or set by the
    * `x-stormlab-output-tokens` header.
    */
-  const model = (dialect: Dialect, reply: Reply, remember = false): Handler => {
+  const model = (route: string, dialect: Dialect, reply: Reply, remember = false): Handler => {
     const known = new KnownBodies<ReadBody>(MAX_KNOWN_BODIES);
     const read = (res: ServerResponse, text: string): ReadBody | undefined => {
-      const body = c.parseJson(res, dialect, text);
-      if (body === undefined) return undefined;
+      const json = c.parseJson(res, dialect, text);
+      if (json === undefined) return undefined;
+      const prepared = reply.prepare?.(json.value, text.length) ?? { ok: true, value: json.value };
+      if (!prepared.ok) return void c.refuse(res, dialect, prepared);
+      const body = { value: prepared.value };
       const parsed = dialect.parse(body.value, c.defaultMaxTokens);
       if (!parsed.ok) return void c.refuse(res, dialect, parsed);
       const { chat: request } = parsed;
@@ -124,7 +139,15 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       const value = body.value as Record<string, unknown>;
       const plan = reply.plan?.(value, request) ?? FILLER;
       const flags = (request.stream ? RequestFlag.Stream : 0) | (endsWithPrefill(value) ? RequestFlag.Prefill : 0);
-      const r = { request, index, flags, body: value, plan, seeded: Number.isInteger(value.seed) };
+      const r = {
+        request,
+        index,
+        flags,
+        body: value,
+        plan,
+        seeded: Number.isInteger(value.seed),
+        conversation: prepared.conversation,
+      };
       if (remember && plan.kind === 'filler' && text.length <= MAX_KNOWN_BODY_CHARS && !offersTools(value))
         known.set(text, r);
       return r;
@@ -150,7 +173,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
         reply.fixed === true ? 'max' : header,
         r.seeded,
       );
-      const served = reply.render(plan, shape, r.body);
+      const served = reply.render(plan, shape, r.body, r.conversation);
       const slot = c.table.nextSlot();
       const host = c.exchange.host;
       const info = {
@@ -164,7 +187,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       c.table.add(ex);
       res.on('close', () => c.finish(ex));
       ex.model = host.current;
-      host.submit(slot, index, request.promptTokens, request.maxTokens, flags, shape.total, c.waitedMs(req));
+      host.submit(slot, index, request.promptTokens, request.maxTokens, flags, shape.total, c.waitedMs(req), route);
       c.submitted(request.model);
     };
     return (req, res, fail) =>
@@ -180,6 +203,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
   return {
     '/v1/chat/completions': {
       POST: model(
+        '/v1/chat/completions',
         openaiDialect,
         {
           plan: (body, r) => plan('openai', body, r, providerIds.openaiToolCall),
@@ -190,6 +214,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
     },
     '/v1/messages': {
       POST: model(
+        '/v1/messages',
         anthropicDialect,
         {
           plan: (body, r) => plan('anthropic', body, r, providerIds.anthropicToolUse),
@@ -199,9 +224,10 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       ),
     },
     '/v1/responses': {
-      POST: model(responsesDialect, {
+      POST: model('/v1/responses', responsesDialect, {
+        prepare: (value, chars) => continueConversation(c.responses, value, chars, c.maxConversationChars),
         plan: (body, r) => plan('responses', body, r, providerIds.openaiToolCall),
-        render: (p, shape, body) =>
+        render: (p, shape, body, conversation) =>
           responsesReply(
             p,
             {
@@ -211,14 +237,22 @@ export function modelRoutes(c: ModelRouteContext): Routes {
               instructions: typeof body.instructions === 'string' ? body.instructions : null,
               maxOutputTokens: typeof body.max_output_tokens === 'number' ? body.max_output_tokens : null,
               parallelToolCalls: body.parallel_tool_calls !== false,
+              previousResponseId: typeof body.previous_response_id === 'string' ? body.previous_response_id : null,
+              store: body.store !== false,
+              onDone:
+                conversation === undefined ? undefined : (response) => storeAnswer(c.responses, conversation, response),
             },
             shape,
             rememberItem,
           ),
       }),
     },
+    '/v1/responses/{id}': storedResponseRoutes(c.responses, c.refuse),
     '/v1/embeddings': {
-      POST: model(embeddingsDialect, { render: (_p, _s, body) => embeddingsReply(body), fixed: true }),
+      POST: model('/v1/embeddings', embeddingsDialect, {
+        render: (_p, _s, body) => embeddingsReply(body),
+        fixed: true,
+      }),
     },
     '/v1/models': {
       GET: (req, res) => {

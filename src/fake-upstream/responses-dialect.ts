@@ -22,7 +22,7 @@ function parse(body: unknown, defaultMaxTokens: number): Parsed {
   const fail = (e: Invalid): Parsed => ({ ok: false, ...e });
   if (!isObject(body))
     return fail(bad(`Invalid body: expected a JSON object, but got ${describeType(body)} instead.`, null));
-  const { model, input, instructions, stream, max_output_tokens: max } = body;
+  const { model, input, instructions, stream, max_output_tokens: max, store, previous_response_id: previous } = body;
   if (model === undefined || model === null)
     return fail(bad('you must provide a model parameter', 'model', 'missing_required_parameter'));
   if (typeof model !== 'string') return fail(typeError('model', 'a string', model));
@@ -46,6 +46,10 @@ function parse(body: unknown, defaultMaxTokens: number): Parsed {
   }
   if (stream !== undefined && stream !== null && typeof stream !== 'boolean')
     return fail(typeError('stream', 'a boolean', stream));
+  if (store !== undefined && store !== null && typeof store !== 'boolean')
+    return fail(typeError('store', 'a boolean', store));
+  if (previous !== undefined && previous !== null && typeof previous !== 'string')
+    return fail(typeError('previous_response_id', 'a string', previous));
   const items = typeof input === 'string' ? [{ content: input }] : input;
   const messages = items.map((i) =>
     isObject(i) ? { content: i.content ?? i.output ?? i.arguments ?? '' } : { content: '' },
@@ -81,6 +85,12 @@ export interface ResponsesEcho {
   instructions: string | null;
   maxOutputTokens: number | null;
   parallelToolCalls: boolean;
+  /** The `previous_response_id` asked for (null when none). */
+  previousResponseId: string | null;
+  /** Whether the answer is kept (`store`, true unless false). */
+  store: boolean;
+  /** Hears the response object once it is whole (the JSON answer, a stream's last event): the store keeps it. */
+  onDone?(response: Record<string, unknown>): void;
 }
 
 /** Item ids of one answer: the message and, per call, the function_call item. */
@@ -153,9 +163,9 @@ export function responsesReply(
     model: a.model,
     output,
     parallel_tool_calls: echo.parallelToolCalls,
-    previous_response_id: null,
+    previous_response_id: echo.previousResponseId,
     reasoning: { effort: null, summary: null },
-    store: false,
+    store: echo.store,
     temperature: 1,
     text: echo.text ?? { format: { type: 'text' } },
     tool_choice: echo.toolChoice ?? 'auto',
@@ -249,13 +259,16 @@ export function responsesReply(
   const run = (a: AnswerInfo, fns: Array<(a: AnswerInfo) => string>) => fns.map((f) => f(a)).join('');
   return {
     ...responsesDialect,
-    completion: (a, filler, completion) =>
-      response(
+    completion: (a, filler, completion) => {
+      const done = response(
         a,
         status,
         items(plan.kind === 'filler' ? filler : textOf()).map((i) => i.object),
         completion,
-      ),
+      );
+      echo.onDone?.(done);
+      return done;
+    },
     streamOpen: (a) => {
       paced = new PacedEvents(plannedEvents(), shape.total);
       const start = response(a, 'in_progress', [], null);
@@ -268,6 +281,7 @@ export function responsesReply(
       const rest = run(a, paced?.rest() ?? []);
       const closed = closeMessage();
       const done = response(a, status, closed.output, completion);
+      echo.onDone?.(done);
       return (
         rest +
         closed.text +

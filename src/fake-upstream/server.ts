@@ -28,6 +28,7 @@ import {
 import { openaiDialect } from './openai-dialect.js';
 import { RealTimeScheduler } from '../run/real-time-scheduler.js';
 import { RequestLog, type RequestLogEntry } from './request-log.js';
+import { ResponseStore, STORED_RESPONSES } from './response-store.js';
 import { sendJson } from './send-json.js';
 import { parseToolPolicy, TOOL_POLICY_DEFAULTS, type ToolPolicy } from './tool-policy.js';
 import { toolHost } from './tool-routes.js';
@@ -47,6 +48,11 @@ export const FAKE_UPSTREAM_DEFAULTS = {
    * that an answer ends by itself, as it does at a provider. @default 4096
    */
   defaultMaxTokens: 4096,
+  /**
+   * Responses API answers kept for `previous_response_id` and `GET /v1/responses/{id}`, least
+   * recently used out first. @default 1000
+   */
+  storedResponses: STORED_RESPONSES.default as number,
   ...CONNECTION_TIMEOUT_DEFAULTS,
 };
 
@@ -85,6 +91,8 @@ export interface FakeUpstreamOptions {
   host?: string;
   maxBodyBytes?: number;
   defaultMaxTokens?: number;
+  /** Responses answers kept (an LRU; from 1 to 1,000,000). @default 1000 */
+  storedResponses?: number;
   /** A request's headers must all come within this of its first byte, else 408 and the connection closes. @default 10 s */
   headersTimeoutMs?: number;
   /** A connection with no request in flight (new, or kept alive) that sends nothing this long is closed. @default 5 s */
@@ -116,6 +124,8 @@ export interface FakeUpstream {
   faults(): readonly ServedFault[];
   /** Replaces the fault phases; times relative to now (default) or to the start. Throws an `OptionError` on bad input. */
   setFaults(phases: readonly FaultPhaseInput[], relativeTo?: RelativeTo): readonly ServedFault[];
+  /** How many Responses answers are kept (`storedResponses`). */
+  readonly storedResponses: number;
   /** The tool policy in force. */
   toolPolicy(): ToolPolicy;
   /** Changes the tool policy (fields left out stay). Throws an `OptionError` on bad input. */
@@ -124,7 +134,7 @@ export interface FakeUpstream {
   requests(limit?: number): RequestLogEntry[];
   /** The tool service's counters per tool (executions, duplicates per intent, conflicts); empty without tools. */
   toolStats(): ToolServiceStats[];
-  /** Counters, quotas, the request log, the tool service and the answer lengths' draws back to zero; faults and the tool policy stay. */
+  /** Counters, quotas, the request log, the tool service, the stored responses and the answer lengths' draws back to zero; faults and the tool policy stay. */
   reset(): void;
   /** Stops listening, drops every connection (hanging ones too) and every timer. */
   close(): Promise<void>;
@@ -136,7 +146,8 @@ export interface FakeUpstream {
  *
  *   POST /v1/chat/completions   OpenAI chat completions, JSON or SSE (`stream: true`), tools, response_format
  *   POST /v1/messages           Anthropic messages, JSON or SSE, tools
- *   POST /v1/responses          OpenAI Responses API, JSON or SSE, function tools, text.format
+ *   POST /v1/responses          OpenAI Responses API, JSON or SSE, function tools, text.format, previous_response_id
+ *   GET|DELETE /v1/responses/{id}  a stored Responses answer (`storedResponses` kept, least recently used out first)
  *   POST /v1/embeddings         OpenAI embeddings (float or base64)
  *   GET  /v1/models             the models (Anthropic's shape when `anthropic-version` is sent)
  *   GET  /_stormlab/stats       counters per model and of the server
@@ -163,6 +174,7 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     observer.error?.(err);
   };
   const scheduler = new RealTimeScheduler({ clock: options.clock, onError: internalError });
+  const responses = new ResponseStore(o.storedResponses);
   const model = modelSide(options, scheduler, counters, internalError);
   const { host, log } = model;
   const policy = {
@@ -193,6 +205,7 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     host.reset();
     model.lengths.reset();
     tools.reset();
+    responses.clear();
     log.clear();
     Object.assign(counters, { received: 0, invalid: 0, clientClosed: 0, internalErrors: 0 });
   };
@@ -200,7 +213,19 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
   // The gate comes with the server the routes serve: until then no request waited.
   let gate: ConnectionGate | undefined;
   const waitedMs = (req: IncomingMessage): number => gate?.waitedMs(req) ?? 0;
-  const routes = serverRoutes({ o, options, model, policy, refuse, readJson, stats, reset, tools, waitedMs });
+  const routes = serverRoutes({
+    o,
+    options,
+    model,
+    policy,
+    refuse,
+    readJson,
+    stats,
+    reset,
+    tools,
+    waitedMs,
+    responses,
+  });
   const server = httpServer(routes, counters, log, refuse, internalError, timeouts);
   // Connection bursts (thousands of clients at once) are admitted, and torn down, a batch per
   // loop turn; a request held back meanwhile is timed from its arrival. Real time whatever the
@@ -218,6 +243,7 @@ export async function createFakeUpstream(options: FakeUpstreamOptions): Promise<
     url,
     port,
     host: o.host,
+    storedResponses: responses.capacity,
     timeouts,
     stats,
     faults: () => host.faults(),
@@ -258,8 +284,9 @@ function serverRoutes(c: {
   reset: () => void;
   tools: ReturnType<typeof toolHost>;
   waitedMs: (req: IncomingMessage) => number;
+  responses: ResponseStore;
 }): Routes {
-  const { o, options, model, policy, refuse, readJson, stats, reset, tools, waitedMs } = c;
+  const { o, options, model, policy, refuse, readJson, stats, reset, tools, waitedMs, responses } = c;
   return {
     ...modelRoutes({
       exchange: model.exchange,
@@ -276,6 +303,8 @@ function serverRoutes(c: {
       finish: model.finish,
       submitted: (name) => options.observer?.submitted?.(name),
       waitedMs,
+      responses,
+      maxConversationChars: o.maxBodyBytes,
     }),
     ...controlRoutes({
       host: model.host,
@@ -380,8 +409,9 @@ function httpServer(
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
-    if (path.startsWith('/v1/')) log.begin(req, res, path);
-    dispatch(routes, path, req, res, refuse, internalError);
+    const key = routeKey(routes, path);
+    if (path.startsWith('/v1/')) log.begin(req, res, key);
+    dispatch(routes, key, path, req, res, refuse, internalError);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') return void socket.destroy();
@@ -417,16 +447,29 @@ function upstreamConfig(upstream: FakeUpstreamConfig): UpstreamConfig {
   };
 }
 
-/** Finds the handler for `path` and method; 404 / 405 otherwise; a handler that throws answers 500 (or drops a started answer). */
+/**
+ * The route serving `path`: its own, or one whose last segment is `{id}` (`/v1/responses/{id}`),
+ * so the request log and counters name the route and not every id. `path` when neither is.
+ */
+function routeKey(routes: Routes, path: string): string {
+  if (routes[path] !== undefined) return path;
+  const cut = path.lastIndexOf('/');
+  if (cut <= 0 || cut === path.length - 1) return path;
+  const key = `${path.slice(0, cut)}/{id}`;
+  return routes[key] !== undefined ? key : path;
+}
+
+/** Finds the handler for route `key` (of `path`) and method; 404 / 405 otherwise; a handler that throws answers 500 (or drops a started answer). */
 function dispatch(
   routes: Routes,
+  key: string,
   path: string,
   req: IncomingMessage,
   res: ServerResponse,
   refuse: Refuse,
   internalError: (err: unknown) => void,
 ): void {
-  const route = routes[path];
+  const route = routes[key];
   const dialect = path.startsWith('/v1/messages') ? anthropicDialect : dialectOf(req);
   if (route === undefined) {
     return refuse(res, dialect, {

@@ -69,8 +69,9 @@ export class UpstreamHost {
     flags: number,
     outputTokens: number,
     leadMs = 0,
+    route?: string,
   ): void {
-    this.model.submit(id, model, promptTokens, maxTokens, this.scheduler.now(), flags, outputTokens, leadMs);
+    this.model.submit(id, model, promptTokens, maxTokens, this.scheduler.now(), flags, outputTokens, leadMs, route);
   }
 
   /** The phases in force, on the server's timeline. */
@@ -80,18 +81,7 @@ export class UpstreamHost {
 
   /** Replaces the fault phases (times on the server's timeline); throws an `OptionError` naming a bad one. */
   setFaults(phases: ServedFault[]): void {
-    let timeline: FaultTimeline;
-    try {
-      timeline = new FaultTimeline(phases, this.names, this.random);
-    } catch (e) {
-      // The timeline names a phase as a scenario does (`upstream.faults[0]`); here it is `faults[0]`.
-      if (e instanceof OptionError && e.option?.startsWith(SCENARIO_PREFIX)) {
-        const option = e.option.slice('upstream.'.length);
-        throw new OptionError(`${option} ${e.problem}`, option);
-      }
-      throw e;
-    }
-    this.model.setFaults(timeline);
+    this.model.setFaults(servedTimeline(phases, this.names, this.random));
     this.phases = phases;
   }
 
@@ -105,14 +95,12 @@ export class UpstreamHost {
    * phase that was active for the model at `arrivedAt` and can answer `status`; -1 if none.
    */
   faultRetryAfter(model: number, status: number, arrivedAt: number): number {
-    const name = this.names[model];
-    for (const p of this.phases) {
-      if (p.retryAfterMs === undefined || (p.kind !== 'errors' && p.kind !== 'outage')) continue;
-      if ((p.model !== undefined && p.model !== name) || arrivedAt < p.fromMs || arrivedAt >= p.toMs) continue;
-      const s = p.status ?? (p.kind === 'outage' ? 503 : 500);
-      if (typeof s === 'number' ? s === status : String(status) in s) return p.retryAfterMs;
-    }
-    return -1;
+    return faultHint(this.phases, this.names[model], status, arrivedAt, 'retryAfterMs') ?? -1;
+  }
+
+  /** The `x-should-retry` of an injected error (its phase's `shouldRetry`), as `faultRetryAfter` finds it; undefined if none. */
+  faultShouldRetry(model: number, status: number, arrivedAt: number): boolean | undefined {
+    return faultHint(this.phases, this.names[model], status, arrivedAt, 'shouldRetry');
   }
 
   quotas(model: number): { requests?: QuotaView; tokens?: QuotaView } {
@@ -136,5 +124,47 @@ export class UpstreamHost {
     if (this.handler >= 0) this.scheduler.retire(this.handler);
     this.model = new UpstreamModel({ ...this.config, faults: this.phases }, this.scheduler, this.random, this.listener);
     this.handler = this.scheduler.handlerCount - 1;
+  }
+}
+
+/**
+ * A hint an injected error carries (`retryAfterMs`, `shouldRetry`): that of the first `errors` /
+ * `outage` phase that has it, was active for `model` at `arrivedAt` and can answer `status`.
+ * The fake upstream and the proxy answer with it.
+ */
+export function faultHint<K extends 'retryAfterMs' | 'shouldRetry'>(
+  phases: readonly ServedFault[],
+  model: string,
+  status: number,
+  arrivedAt: number,
+  key: K,
+): ServedFault[K] | undefined {
+  for (const p of phases) {
+    if (p[key] === undefined || (p.kind !== 'errors' && p.kind !== 'outage')) continue;
+    if ((p.model !== undefined && p.model !== model) || arrivedAt < p.fromMs || arrivedAt >= p.toMs) continue;
+    const s = p.status ?? (p.kind === 'outage' ? 503 : 500);
+    if (typeof s === 'number' ? s === status : String(status) in s) return p[key];
+  }
+  return undefined;
+}
+
+/**
+ * The timeline of phases a server's control API was given, for `models`; a bad phase is an
+ * `OptionError` naming it as the API does (`faults[0].rate`), not as a scenario does.
+ */
+export function servedTimeline(
+  phases: readonly ServedFault[],
+  models: readonly string[],
+  random: Random,
+): FaultTimeline {
+  try {
+    return new FaultTimeline(phases, models, random);
+  } catch (e) {
+    // The timeline names a phase as a scenario does (`upstream.faults[0]`); here it is `faults[0]`.
+    if (e instanceof OptionError && e.option?.startsWith(SCENARIO_PREFIX)) {
+      const option = e.option.slice('upstream.'.length);
+      throw new OptionError(`${option} ${e.problem}`, option);
+    }
+    throw e;
   }
 }

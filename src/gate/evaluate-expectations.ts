@@ -9,7 +9,9 @@ import { holds, type Expectation } from './expectation.js';
  * none): one check per expectation and variant. Figures are rounded as the result JSON
  * rounds them, so judging a run and judging its saved JSON agree. A run that never recovered
  * has a recovery time of "never" (infinite); a figure the run does not have (a live-only one
- * in a simulated run, a variant that was not run) is a skipped check, not a pass.
+ * in a simulated run, a variant that was not run) is a skipped check, not a pass. A run no
+ * root task arrived in measured nothing: every expectation on it fails, saying so (its figures
+ * read 0, which would pass any upper bound).
  */
 export function evaluateExpectations(expectations: readonly Expectation[], file: ResultFile): Check[] {
   const checks: Check[] = [];
@@ -32,6 +34,13 @@ function judge(e: Expectation, run: RunResult): Check {
       message: `${e.metric.name} is not in this run's result${e.metric.name.startsWith('live.') ? ' (live runs only)' : ''}`,
     };
   }
+  if (run.roots.offered === 0)
+    return {
+      ...base,
+      status: 'fail',
+      actual: '',
+      message: 'no root task arrived, so nothing was measured: it cannot hold',
+    };
   const actual = raw === null ? Infinity : round6(raw);
   return {
     ...base,

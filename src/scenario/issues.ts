@@ -1,12 +1,12 @@
 import type { z } from 'zod';
+import { formatSegments } from './set-override.js';
 
-/** `['layers', 1, 'fanout']` → `layers[1].fanout`; the root is `(top level)`. */
+/**
+ * `['layers', 1, 'fanout']` → `layers[1].fanout`, as a `--set` path writes it (a key with dots
+ * or control characters quoted: `tools["gmail.send"]`); the root is `(top level)`.
+ */
 export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const seg of path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else out += out === '' ? String(seg) : `.${String(seg)}`;
-  }
+  const out = formatSegments(path.map((seg) => (typeof seg === 'number' ? { index: seg } : { key: String(seg) })));
   return out === '' ? '(top level)' : out;
 }
 

@@ -90,6 +90,7 @@ const layerSchema = () =>
     {
       name: text('a layer name'),
       fanout: dist('fanout').default(SCENARIO_DEFAULTS.fanout),
+      sequential: bool().optional(),
       timeout: duration({ positive: true }).optional(),
       replicas: num(
         `an integer from 1 to ${MAX_REPLICAS}`,
@@ -111,6 +112,7 @@ const layerSchema = () =>
     (l): LayerConfig => ({
       name: l.name,
       fanout: l.fanout,
+      ...(l.sequential === true ? { sequential: true } : {}),
       timeoutMs: l.timeout ?? SCENARIO_DEFAULTS.layerTimeoutMs,
       retry: l.retry,
       // Only when replicated: a one-replica layer is what it was before replicas existed.

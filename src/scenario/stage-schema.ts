@@ -9,17 +9,23 @@ export const stagesSchema = () =>
     })
     .refine((r) => Object.keys(r).length > 0, { error: 'expected at least one stage' });
 
-/** The checks that need the whole document: a layer's `stage` names a stage, `partial` needs one. */
+/** The checks that need the whole document: a layer's or tool call's `stage` names a stage, `partial` needs one. */
 export function stageProblems(doc: Record<string, unknown>, layers: unknown[]): string[] {
   const known = isMapping(doc.stages) ? Object.keys(doc.stages) : [];
+  const unknown = (path: string, stage: unknown): string[] =>
+    typeof stage === 'string' && stage !== '' && !known.includes(stage)
+      ? [
+          `${path}.stage: unknown stage ${JSON.stringify(stage)} (known: ${known.length > 0 ? known.join(', ') : 'none; add stages: {name: budget}'})`,
+        ]
+      : [];
   return layers.flatMap((layer, i) => {
     if (!isMapping(layer)) return [];
-    if (typeof layer.stage === 'string' && layer.stage !== '' && !known.includes(layer.stage))
-      return [
-        `layers[${i}].stage: unknown stage ${JSON.stringify(layer.stage)} (known: ${known.length > 0 ? known.join(', ') : 'none; add stages: {name: budget}'})`,
-      ];
+    const tools = Array.isArray(layer.tools) ? layer.tools : [];
+    const own = tools.flatMap((t, j) => (isMapping(t) ? unknown(`layers[${i}].tools[${j}]`, t.stage) : []));
+    const mine = unknown(`layers[${i}]`, layer.stage);
+    if (mine.length > 0) return [...mine, ...own];
     if (layer.partial !== undefined && layer.stage === undefined)
-      return [`layers[${i}].partial: only a layer with a stage runs out of budget; add stage: <name>`];
-    return [];
+      return [`layers[${i}].partial: only a layer with a stage runs out of budget; add stage: <name>`, ...own];
+    return own;
   });
 }

@@ -135,6 +135,7 @@ const toolCall = () =>
       retry: retrySchema().optional(),
       idempotency: bool().optional(),
       degrade: oneOf(TOOL_DEGRADES).default(TOOL_CALL_DEFAULTS.degrade),
+      stage: text('a stage name').optional(),
     },
     'a tool call like {kind: tool, tool: gmail.send, sideEffect: true}',
   ).transform(
@@ -146,6 +147,7 @@ const toolCall = () =>
       ...(t.retry === undefined ? {} : { retry: t.retry as RetryPolicy }),
       ...(t.idempotency === undefined ? {} : { idempotency: t.idempotency }),
       degrade: t.degrade,
+      ...(t.stage === undefined ? {} : { stage: t.stage }),
     }),
   );
 

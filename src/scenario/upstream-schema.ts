@@ -8,6 +8,7 @@ import type {
   ModelConfig,
   UpstreamConfig,
 } from '../upstream/config.js';
+import type { Dist } from '../upstream/distribution.js';
 import { dist } from './dist-schema.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { MODEL_DEFAULTS } from '../upstream/upstream-model.js';
@@ -124,18 +125,32 @@ function fault<K extends FaultKind, S extends z.core.$ZodLooseShape>(kind: K, ex
   });
 }
 
+/** A fault that needs at least one of two fields (`latency`: a factor or an added time). */
+function oneOfTwo(a: string, b: string) {
+  return (f: Record<string, unknown>, ctx: z.core.$RefinementCtx<Record<string, unknown>>) => {
+    if (f[a] === undefined && f[b] === undefined)
+      ctx.addIssue({ code: 'custom', path: [a], input: undefined, message: `expected ${a} or ${b} (or both)` });
+  };
+}
+
 const faultSchema = () =>
   tagged(
     'kind',
     [
       fault('errors', { rate: ratio().optional(), status: status().optional() }),
       fault('outage', { status: status().optional() }),
-      fault('latency', { factor: positive() }),
+      fault('latency', { factor: positive().optional(), add: dist('time').optional() }).superRefine(
+        oneOfTwo('factor', 'add'),
+      ),
       fault('reset', { rate: ratio().optional() }),
       fault('hang', { rate: ratio().optional() }),
       fault('midstream', { rate: ratio().optional() }),
       fault('quota', {}),
-      fault('slow-first-token', { rate: ratio().optional(), ttft: duration() }),
+      fault('slow-first-token', {
+        rate: ratio().optional(),
+        ttft: duration().optional(),
+        add: dist('time').optional(),
+      }).superRefine(oneOfTwo('ttft', 'add')),
       fault('stall', { rate: ratio().optional(), after: positiveInt(), for: stallFor().optional() }),
       fault('cut', { rate: ratio().optional(), after: positiveInt() }),
       fault('malformed', { rate: ratio().optional() }),
@@ -158,6 +173,7 @@ const faultSchema = () =>
       rate?: number;
       status?: number | Record<string, number>;
       factor?: number;
+      add?: Dist;
       ttft?: number;
       after?: number;
       for?: number;
@@ -172,6 +188,7 @@ const faultSchema = () =>
       rate: r.rate ?? 1,
       ...(r.status === undefined ? {} : { status: r.status }),
       ...(r.factor === undefined ? {} : { factor: r.factor }),
+      ...(r.add === undefined ? {} : { addMs: r.add }),
       ...(r.ttft === undefined ? {} : { ttftMs: r.ttft }),
       ...(r.after === undefined ? {} : { afterTokens: r.after }),
       ...(r.for === undefined || r.for === Infinity ? {} : { stallMs: r.for }),

@@ -32,6 +32,8 @@ export class CallTable {
   firstAt = new Float64Array(0);
   /** 1 when the call's answer holds a cut stream taken as complete (its own or a child's). */
   truncated = new Int32Array(0);
+  /** A layer whose children run one after another: the index of the next child the attempt in flight starts. */
+  nextChild = new Int32Array(0);
   private free = new Int32Array(0);
   private freeCount = 0;
   /** Calls in flight. */
@@ -66,6 +68,7 @@ export class CallTable {
       'truncated',
       'degraded',
       'partial',
+      'nextChild',
       'free',
     ] as const) {
       const a = new Int32Array(n);

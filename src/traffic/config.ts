@@ -69,6 +69,12 @@ export interface LayerConfig {
   name: string;
   /** Children each call at this layer starts at the next layer (ignored on the last layer). */
   fanout: Dist;
+  /**
+   * The children of an attempt run one after another, each once the one before it succeeded
+   * (an agent loop's model calls), instead of all at once; the first failure ends the attempt.
+   * @default false
+   */
+  sequential?: boolean;
   /** Per-attempt timeout at this layer, ms. @default Infinity */
   timeoutMs: number;
   retry: RetryPolicy;

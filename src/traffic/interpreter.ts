@@ -263,8 +263,25 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
     const childDeadline = Math.min(c.deadline[id], now + timeout);
     // Children may end synchronously (shed by their engine); the last one ends this attempt.
     const key = c.key[id];
+    if (layer.cfg.sequential === true) {
+      c.nextChild[id] = 1;
+      this.driver.start(layerIx + 1, id, serial, childKey(key, 0), -1, childDeadline, now, now);
+      return;
+    }
     for (let i = 0; i < n; i++)
       this.driver.start(layerIx + 1, id, serial, childKey(key, i), -1, childDeadline, now, now);
+  }
+
+  /**
+   * A sequential layer's attempt `serial` of call `id`: its next child, once the one before it
+   * succeeded, within what is left of the attempt's time (its timeout from its start, its deadline).
+   */
+  private startNextChild(id: number, serial: number, now: number): void {
+    const c = this.calls;
+    const layerIx = c.layer[id];
+    const i = c.nextChild[id]++;
+    const deadline = Math.min(c.deadline[id], c.attemptStart[id] + this.layers[layerIx].cfg.timeoutMs);
+    this.driver.start(layerIx + 1, id, serial, childKey(c.key[id], i), -1, deadline, now, now);
   }
 
   expired(what: number, id: number, timerKind: number, now: number): Classification | undefined {
@@ -425,7 +442,13 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
       c.failCode[parent] = code === Code.NoRetry ? Code.NoRetry : Code.Retryable;
     const pcode = c.failCode[parent];
     if (c.pending[parent] > 0) {
-      if (--c.pending[parent] > 0) return;
+      if (--c.pending[parent] > 0) {
+        if (this.layers[c.layer[parent]].cfg.sequential !== true) return;
+        // One after another: the next child once this one succeeded; a failure ends the attempt.
+        if (pcode === Code.Ok) return this.startNextChild(parent, parentSerial, now);
+        c.pending[parent] = 0;
+        return this.driver.ended(parent, pcode, classifyCode(pcode), -1, now);
+      }
       if (pcode === Code.Ok && this.startTools(parent, parentSerial, now)) return;
     } else if (++c.pending[parent] < 0) return;
     this.driver.ended(parent, pcode, classifyCode(pcode), -1, now);

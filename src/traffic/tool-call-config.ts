@@ -26,6 +26,8 @@ export interface ToolCallConfig {
   idempotency?: boolean;
   /** What it does when its engine refuses it. @default 'fail' */
   degrade: ToolDegrade;
+  /** The stage (a name in `TrafficConfig.stages`) whose budget each call of it spends, retries and waits included; out of it, the call fails. */
+  stage?: string;
 }
 
 /**

@@ -39,8 +39,8 @@ export interface ToolCallOwner {
 /**
  * The tool-call leaves of the call tree: the `CallKind` of tool calls. A layer's attempt, once
  * its model calls below have succeeded, starts its tool calls; each is driven by the same
- * `CallDriver` as model calls (under its own policy, the layer's unless it names one; its
- * stage's budget; the deadline its parent's attempt hands down) and ends by handing its outcome
+ * `CallDriver` as model calls (under its own policy, the layer's unless it names one; its own
+ * stage's budget when it names a stage; the deadline its parent's attempt hands down) and ends by handing its outcome
  * to the parent's attempt. A call's intent is bound to its place in its root task's tree, so a
  * parent's re-run, a retry and a user's resubmission all repeat the same intent — and every
  * execution of its effect beyond the first is a duplicate the tool service counts. Calls under
@@ -81,7 +81,7 @@ export class ToolCalls implements CallKind, ToolListener {
           plain: plainPolicy(retry, r.split('policy')),
           engines,
           timeoutMs: cfg.timeoutMs,
-          budget: Infinity,
+          budget: cfg.stage === undefined ? Infinity : (config.stages?.[cfg.stage] ?? Infinity),
           partial: false,
           keyed: limitKeys,
           kind: this,

@@ -77,12 +77,20 @@ export interface FaultPhase {
   toMs: number;
   /** Which model it hits; all models when absent. */
   model?: string;
+  /** Which route it hits (`/v1/chat/completions`; only servers that have routes: serve, proxy); all when absent. */
+  route?: string;
   /** Share of requests hit, for errors / reset / hang / midstream. @default 1 */
   rate: number;
   /** Status weights for `errors` (e.g. `{ 503: 0.7, 429: 0.3 }`) or the status of an `outage`. */
   status?: Record<string, number> | number;
   /** Latency multiplier for `latency`. @default 1 */
   factor?: number;
+  /**
+   * Time added, ms, a constant or a distribution drawn per request: `latency` adds it before the
+   * answer starts (its first token, or the whole answer unstreamed), `slow-first-token` to the
+   * first token only. Overlapping `latency` phases add up.
+   */
+  addMs?: Dist;
   /** `slow-first-token`: the first token's time after service start, ms. */
   ttftMs?: number;
   /** `stall`, `cut`: tokens sent before the fault; `content-filter` (finish): tokens before the filter (default 0). */

@@ -1,7 +1,9 @@
 import { OptionError } from '../engine/errors.js';
 import { checkInteger, checkNumber, checkOneOf, checkPositive } from '../engine/options.js';
 import type { Random } from '../engine/random.js';
+import { checkTimeDist } from './check-dist.js';
 import type { FaultKind, FaultPhase } from './config.js';
+import { sampler } from './distribution.js';
 
 /** Fault kinds as numbers, for the hot path. */
 export const FaultCode = {
@@ -62,7 +64,6 @@ export const ERROR_STATUS = { min: 400, max: 599 } as const;
 
 /** What each kind needs besides the common fields (checked at load, named by path). */
 const REQUIRED: Partial<Record<FaultKind, ReadonlyArray<keyof FaultPhase>>> = {
-  'slow-first-token': ['ttftMs'],
   stall: ['afterTokens'],
   cut: ['afterTokens'],
   'context-length': ['contextTokens'],
@@ -74,7 +75,8 @@ const REQUIRED: Partial<Record<FaultKind, ReadonlyArray<keyof FaultPhase>>> = {
  * A request's fate is decided once, at arrival: the model's active phases (all but `latency`)
  * are tried in config order, each hitting with probability `rate`, and the first hit wins —
  * so an `outage` listed first masks an `errors` phase under it. `latency` phases are read at
- * service start instead, and overlapping ones multiply.
+ * service start instead: overlapping factors multiply, overlapping added times (`addMs`) add.
+ * A phase with a `route` hits only requests on that route (a server's; the simulator has none).
  */
 export class FaultTimeline {
   private readonly kinds: Int32Array;
@@ -87,6 +89,9 @@ export class FaultTimeline {
   private readonly times: Float64Array;
   private readonly windows: Float64Array;
   private readonly rejects: Uint8Array;
+  /** Per phase: its route (undefined: every route) and its added time's sampler (undefined: none). */
+  private readonly routes: Array<string | undefined>;
+  private readonly adds: Array<(() => number) | undefined>;
   /** Per phase: the statuses it answers with and their cumulative probabilities. */
   private readonly statuses: Int32Array[];
   private readonly cums: Float64Array[];
@@ -111,6 +116,8 @@ export class FaultTimeline {
     this.rejects = new Uint8Array(n);
     this.statuses = [];
     this.cums = [];
+    this.routes = faults.map((f) => f.route);
+    this.adds = faults.map(() => undefined);
     faults.forEach((f, i) => this.load(f, i, models));
     const pick = (m: string, lat: boolean) =>
       Int32Array.from(
@@ -122,12 +129,13 @@ export class FaultTimeline {
     this.latencies = models.map((m) => pick(m, true));
   }
 
-  /** The phase whose fault hits a request to `model` arriving at `now`, or -1 (draws `rate`). */
-  arrival(model: number, now: number): number {
+  /** The phase whose fault hits a request to `model` (on `route`, when the caller has routes) arriving at `now`, or -1 (draws `rate`). */
+  arrival(model: number, now: number, route?: string): number {
     const list = this.arrivals[model];
     for (let j = 0; j < list.length; j++) {
       const i = list[j];
       if (now < this.from[i] || now >= this.to[i]) continue;
+      if (this.routes[i] !== undefined && this.routes[i] !== route) continue;
       if (this.rates[i] >= 1 || this.random.next() < this.rates[i]) return i;
     }
     return -1;
@@ -168,15 +176,35 @@ export class FaultTimeline {
     return this.rejects[i] === 1;
   }
 
-  /** The product of the latency factors active for `model` at `now` (1 when none). */
-  latencyFactor(model: number, now: number): number {
+  /** The product of the latency factors active for `model` (on `route`) at `now` (1 when none). */
+  latencyFactor(model: number, now: number, route?: string): number {
     const list = this.latencies[model];
     let factor = 1;
     for (let j = 0; j < list.length; j++) {
       const i = list[j];
-      if (now >= this.from[i] && now < this.to[i]) factor *= this.factors[i];
+      if (now >= this.from[i] && now < this.to[i] && (this.routes[i] === undefined || this.routes[i] === route))
+        factor *= this.factors[i];
     }
     return factor;
+  }
+
+  /** The time the latency phases active for `model` (on `route`) at `now` add, ms: one draw of each phase's `addMs`, summed (0 when none). */
+  latencyAddMs(model: number, now: number, route?: string): number {
+    const list = this.latencies[model];
+    let ms = 0;
+    for (let j = 0; j < list.length; j++) {
+      const i = list[j];
+      const add = this.adds[i];
+      if (add === undefined || now < this.from[i] || now >= this.to[i]) continue;
+      if (this.routes[i] === undefined || this.routes[i] === route) ms += Math.max(0, add());
+    }
+    return ms;
+  }
+
+  /** A draw of phase `i`'s `addMs` (a `slow-first-token`'s delay added to the first token), 0 when it has none. */
+  addMs(i: number): number {
+    const add = this.adds[i];
+    return add === undefined ? 0 : Math.max(0, add());
   }
 
   private load(f: FaultPhase, i: number, models: readonly string[]): void {
@@ -192,6 +220,16 @@ export class FaultTimeline {
         `${name}.model`,
       );
     }
+    if (f.route !== undefined && (typeof f.route !== 'string' || !f.route.startsWith('/')))
+      throw new OptionError(
+        `${name}.route must be a path like /v1/chat/completions, got ${JSON.stringify(f.route)}`,
+        `${name}.route`,
+      );
+    if (f.addMs !== undefined) this.adds[i] = sampler(checkTimeDist(`${name}.addMs`, f.addMs), this.random);
+    if (f.kind === 'slow-first-token' && f.ttftMs === undefined && f.addMs === undefined)
+      throw new OptionError(`${name}.ttftMs or ${name}.addMs is required for kind slow-first-token`, `${name}.ttftMs`);
+    if (f.kind === 'latency' && f.factor === undefined && f.addMs === undefined)
+      throw new OptionError(`${name}.factor or ${name}.addMs is required for kind latency`, `${name}.factor`);
     this.loadStream(f, i, name);
     const fallback = f.kind === 'outage' ? FAULT_DEFAULTS.outageStatus : FAULT_DEFAULTS.errorStatus;
     this.loadStatus(f.status ?? fallback, i, `${name}.status`);

@@ -93,6 +93,23 @@ export class Quota implements QuotaView {
     this.total += amount;
   }
 
+  /**
+   * Hands back up to `amount` from the newest takes: a reservation that proved larger than what
+   * was used (a proxy reserves an estimate, then reads the upstream's usage).
+   */
+  giveBack(amount: number, now: number): void {
+    this.expire(now);
+    const mask = this.times.length - 1;
+    let left = amount;
+    for (let i = this.len - 1; i >= 0 && left > 0; i--) {
+      const at = (this.head + i) & mask;
+      const g = Math.min(left, this.amounts[at]);
+      this.amounts[at] -= g;
+      this.total -= g;
+      left -= g;
+    }
+  }
+
   /** Takes `amount` if it fits now; takes nothing otherwise. */
   tryTake(amount: number, now: number): boolean {
     if (this.waitMs(amount, now) !== 0) return false;

@@ -155,6 +155,10 @@ export class UpstreamModel implements EventHandler {
   private sfault = new Uint8Array(0);
   private sAfter = new Float64Array(0);
   private sMs = new Float64Array(0);
+  /** A `slow-first-token`'s added time, drawn at arrival, ms. */
+  private sAdd = new Float64Array(0);
+  /** The route the request came on (a server's; undefined in the simulator), for route-targeted phases. */
+  private route: Array<string | undefined> = [];
   /** How long the request waited before it could be submitted (a server's intake), taken off its first token. */
   private lead = new Float64Array(0);
   /** Streamed requests: at the first token, the token time still to come (stalls not counted). */
@@ -225,6 +229,7 @@ export class UpstreamModel implements EventHandler {
     flags = 0,
     outputTokens = maxOutputTokens,
     leadMs = 0,
+    route?: string,
   ): void {
     const m = this.models[model];
     if (m === undefined) throw new RangeError(`unknown model index ${model}`);
@@ -233,7 +238,7 @@ export class UpstreamModel implements EventHandler {
     /** The phase of a fault that shapes the service (slow first token, stall, cut, ...), or -1. */
     let shaping = -1;
     const total = promptTokens + maxOutputTokens;
-    const phase = this.faults.arrival(model, now);
+    const phase = this.faults.arrival(model, now, route);
     if (phase >= 0) {
       const kind = this.faults.kind(phase);
       if (kind === FaultCode.Midstream) share = this.random.next();
@@ -260,10 +265,12 @@ export class UpstreamModel implements EventHandler {
     const r = this.record(reqId, model, promptTokens, outputTokens, share);
     this.flags[r] = flags;
     this.lead[r] = leadMs;
+    this.route[r] = route;
     if (shaping >= 0) {
       this.sfault[r] = this.faults.kind(shaping);
       this.sAfter[r] = this.faults.afterTokens(shaping);
       this.sMs[r] = this.faults.ms(shaping);
+      this.sAdd[r] = this.faults.addMs(shaping);
     }
     if (m.busy < m.cfg.slots) return this.start(r, now);
     this.state[r] = QUEUED;
@@ -416,12 +423,14 @@ export class UpstreamModel implements EventHandler {
     this.retry[r] = -1;
     if (this.sfault[r] !== 0 || (this.flags[r] & RequestFlag.Stream) !== 0) return this.shaped(r, n, stretch, now);
     const lead = this.lead[r];
+    const route = this.route[r];
+    const add = this.faults.latencyAddMs(model, now, route);
     let ms: number;
-    if (lead === 0) ms = (m.ttft() + n * m.tpot()) * stretch * this.faults.latencyFactor(model, now);
+    if (lead === 0) ms = (m.ttft() + n * m.tpot()) * stretch * this.faults.latencyFactor(model, now, route) + add;
     else {
       const ttft = m.ttft();
-      const scale = stretch * this.faults.latencyFactor(model, now);
-      ms = Math.max(0, ttft * scale - lead) + n * m.tpot() * scale;
+      const scale = stretch * this.faults.latencyFactor(model, now, route);
+      ms = Math.max(0, ttft * scale + add - lead) + n * m.tpot() * scale;
     }
     this.scheduler.schedule(now + Math.max(ms, 0), this.handlerId, DONE, r);
   }
@@ -437,8 +446,9 @@ export class UpstreamModel implements EventHandler {
     let n = output;
     const model = this.model[r];
     const m = this.models[model];
-    const scale = stretch * this.faults.latencyFactor(model, now);
-    let first = m.ttft() * scale;
+    const route = this.route[r];
+    const scale = stretch * this.faults.latencyFactor(model, now, route);
+    let first = m.ttft() * scale + this.faults.latencyAddMs(model, now, route);
     const tpot = m.tpot() * scale;
     const fault = this.sfault[r];
     const after = this.sAfter[r];
@@ -446,8 +456,9 @@ export class UpstreamModel implements EventHandler {
     let gap = 0;
     switch (fault) {
       case FaultCode.SlowFirstToken:
-        if (this.sMs[r] > first) {
-          first = this.sMs[r];
+        // At least `ttftMs` (when given), then `addMs` on top.
+        if (this.sMs[r] > first || this.sAdd[r] > 0) {
+          first = Math.max(first, this.sMs[r]) + this.sAdd[r];
           this.detail[r] = Detail.SlowFirstToken;
         }
         break;
@@ -519,6 +530,7 @@ export class UpstreamModel implements EventHandler {
     this.gaveUp[r] = 0;
     this.flags[r] = 0;
     this.sfault[r] = 0;
+    this.route[r] = undefined;
     this.bind(reqId, r);
     return r;
   }
@@ -567,9 +579,10 @@ export class UpstreamModel implements EventHandler {
       f64(this.tokens),
       f64(this.retry),
     ];
-    [this.sAfter, this.sMs, this.streamLeft, this.lead] = [
+    [this.sAfter, this.sMs, this.sAdd, this.streamLeft, this.lead] = [
       f64(this.sAfter),
       f64(this.sMs),
+      f64(this.sAdd),
       f64(this.streamLeft),
       f64(this.lead),
     ];
@@ -580,6 +593,7 @@ export class UpstreamModel implements EventHandler {
       u8(this.flags),
       u8(this.sfault),
     ];
+    this.route.length = cap;
     const free = new Int32Array(cap);
     free.set(this.free.subarray(0, this.freeTop));
     for (let r = cap - 1; r >= this.cap; r--) free[this.freeTop++] = r;

@@ -65,13 +65,21 @@ describe('calibrate: HTTP attempts under one chat span (instrumentation-openai +
     );
   });
 
-  it('simulates what it wrote within 5 % on calls and attempts and 10 % on model-call latency', () => {
-    for (const metric of ['calls per root', 'attempts per call'])
-      for (const layer of ['orchestrator', 'researcher', 'llm'])
+  it('simulates what it wrote within 5 % on calls and attempts and 10 % on latency p50/p95, layer by layer', () => {
+    for (const layer of ['orchestrator', 'researcher', 'llm']) {
+      for (const metric of ['calls per root', 'attempts per call'])
         expect(Math.abs(row(c.report, layer, metric).relativeError!), `${layer} ${metric}`).toBeLessThan(0.05);
-    for (const metric of ['latency p50 ms', 'latency p95 ms'])
-      expect(Math.abs(row(c.report, 'llm', metric).relativeError!), metric).toBeLessThan(0.1);
+      for (const metric of ['latency p50 ms', 'latency p95 ms'])
+        expect(Math.abs(row(c.report, layer, metric).relativeError!), `${layer} ${metric}`).toBeLessThan(0.1);
+    }
     expect(Math.abs(row(c.report, 'upstream', 'tokens per root').relativeError!)).toBeLessThan(0.1);
+    expect(Math.abs(row(c.report, 'upstream', 'share failed').relativeError!)).toBeLessThan(0.1);
+  });
+
+  it("writes the agents' model calls one after another (they never overlapped), the orchestrator's agents together", () => {
+    const d = doc(c.text);
+    expect(d.layers[0].sequential).toBeUndefined();
+    expect(d.layers[1].sequential).toBe(true);
   });
 });
 

@@ -114,6 +114,12 @@ export interface Truth {
 
 /** Traces as JSON Lines (one body per root task, spans in end order as exporters send them), and what they hold. */
 export function fixtureTraces(o: FixtureOptions = {}): { lines: string[]; truth: Truth } {
+  const truth: Truth = { roots: 0, agentCalls: 0, modelCalls: 0, attempts: 0, toolCalls: 0 };
+  return { lines: [...fixtureLines(o, truth)], truth };
+}
+
+/** The lines of `fixtureTraces` one at a time (a million spans need not be held), counting into `truth`. */
+export function* fixtureLines(o: FixtureOptions, truth: Truth): Generator<string> {
   const r = new SeededRandom(o.seed ?? 7);
   const roots = o.roots ?? 200;
   const rate = o.rate ?? 5;
@@ -121,8 +127,7 @@ export function fixtureTraces(o: FixtureOptions = {}): { lines: string[]; truth:
   const calls = o.callsPerAgent ?? 2;
   const failRate = o.failRate ?? 0;
   const shape = o.shape ?? 'http';
-  const truth: Truth = { roots, agentCalls: 0, modelCalls: 0, attempts: 0, toolCalls: 0 };
-  const lines: string[] = [];
+  truth.roots = roots;
   const userFree = Array.from({ length: o.users ?? 0 }, () => 0);
   let t = 0;
   const failing = (at: number) =>
@@ -281,7 +286,6 @@ export function fixtureTraces(o: FixtureOptions = {}): { lines: string[]; truth:
     const ordered = [...w.spans].sort((a, b) =>
       Number(BigInt(a.span.endTimeUnixNano) - BigInt(b.span.endTimeUnixNano)),
     );
-    lines.push(JSON.stringify(otlpBody(ordered)));
+    yield JSON.stringify(otlpBody(ordered));
   }
-  return { lines, truth };
 }

@@ -365,3 +365,89 @@ describe('output files', () => {
     expect(r.out).toMatch(/^amplification /);
   });
 });
+
+describe('hostile flags: keys that name a prototype, dotted names', () => {
+  const PROTO = "(it names an object's prototype, never a scenario field)";
+  it('--set __proto__ (with a path after it, alone, or deep in a path): one line blaming the flag, exit 2', async () => {
+    await expectUsage(
+      ['run', 'ok.yaml', '--set', '__proto__.polluted=1'],
+      [`stormlab: --set "__proto__.polluted=1": bad path "__proto__.polluted": __proto__ cannot be a key ${PROTO}`],
+    );
+    await expectUsage(
+      ['run', 'ok.yaml', '--set', '__proto__=1'],
+      [`stormlab: --set "__proto__=1": bad path "__proto__": __proto__ cannot be a key ${PROTO}`],
+    );
+    await expectUsage(
+      ['run', 'ok.yaml', '--set', 'layers[0].__proto__={a: 1}'],
+      [
+        `stormlab: --set "layers[0].__proto__={a: 1}": bad path "layers[0].__proto__": __proto__ cannot be a key ${PROTO}`,
+      ],
+    );
+    await expectUsage(
+      ['run', 'ok.yaml', '--set', 'engine.constructor.prototype=1'],
+      [
+        `stormlab: --set "engine.constructor.prototype=1": bad path "engine.constructor.prototype": constructor cannot be a key ${PROTO}`,
+      ],
+    );
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('a value holding __proto__ or constructor: the flag is blamed', () =>
+    expectUsage(
+      ['run', 'ok.yaml', '--set', 'layers[0]={name: x, __proto__: {polluted: 1}}'],
+      [
+        'stormlab: --set "layers[0]={name: x, __proto__: {polluted: 1}}": the value has the key __proto__, which no scenario field has (it names an object\'s prototype)',
+      ],
+    ));
+
+  it('--param and --params refuse them too, before any point runs', async () => {
+    await expectUsage(
+      ['sweep', 'ok.yaml', '--param', '__proto__.x=1,2'],
+      [`stormlab: --param "__proto__.x=1,2": bad path "__proto__.x": __proto__ cannot be a key ${PROTO}`],
+    );
+    await expectUsage(
+      ['tune', 'ok.yaml', '--maximize', 'goodput', '--params', 'constructor=1:2'],
+      [`stormlab: --params: bad path "constructor": constructor cannot be a key ${PROTO}`],
+    );
+  });
+
+  it('a dotted tool name unquoted: one line saying how to quote it', () =>
+    expectUsage(
+      ['run', 'side-effects', '--set', 'tools.gmail.send.slots=8'],
+      [
+        'stormlab: --set "tools.gmail.send.slots=8": tools has no key "gmail" but has "gmail.send": a name with dots is quoted, tools["gmail.send"]',
+      ],
+    ));
+
+  it('quoted, it reaches the tool: in --set, --param and --params alike', async () => {
+    const slots = async (argv: string[]) => {
+      const r = await cli(['run', 'side-effects', '--duration', '5s', '-q', '--json', 'r.json', ...argv], { cwd: dir });
+      expect(r.code, r.err).toBe(0);
+      return JSON.parse(r.files.get('r.json')!).variants[0].effective.document.tools['gmail.send'].slots;
+    };
+    expect(await slots([])).toBe(64);
+    expect(await slots(['--set', 'tools["gmail.send"].slots=8'])).toBe(8);
+    expect(await slots(['--set', "tools.'gmail.send'.slots=9"])).toBe(9);
+    const sweep = await cli(
+      [
+        'sweep',
+        'side-effects',
+        '--duration',
+        '5s',
+        '-q',
+        '--workers',
+        '1',
+        '--param',
+        'tools."gmail.send".slots=1,64',
+        '--json',
+        's.json',
+      ],
+      { cwd: dir },
+    );
+    expect(sweep.code, sweep.err).toBe(0);
+    const file = JSON.parse(sweep.files.get('s.json')!);
+    expect(file.params).toEqual([{ path: 'tools."gmail.send".slots', values: [1, 64] }]);
+    // One slot for the email service: the points differ.
+    expect(file.points[0].figures.goodput).not.toBe(file.points[1].figures.goodput);
+  });
+});

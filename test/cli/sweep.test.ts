@@ -352,7 +352,7 @@ describe('stormlab sweep: bad input (exit 2, before anything runs)', () => {
       '--quiet',
     ])
       expect(r.out).toContain(o);
-    expect(r.out).toContain('Exit codes: 0 ok, 2 bad input.');
+    expect(r.out).toMatch(/Exit codes:\n {4}0 {2}ok\n {4}2 {2}bad input/);
   });
 
   it('cannot write --json: exit 2 naming the flag', async () => {

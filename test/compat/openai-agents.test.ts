@@ -61,6 +61,27 @@ describe.each(WIRINGS)('OpenAI Agents SDK Runner (%s)', (wiring) => {
     expect(String(r.finalOutput)).toContain(TOOL_RESULT);
   });
 
+  it('run(…, { previousResponseId }): the server keeps the conversation, the run ends with the tool answer', async () => {
+    const mark = up.mark();
+    const seen: unknown[] = [];
+    const first = await runner(wiring).run(weatherAgent(seen), 'Hello');
+    expect(first.lastResponseId).toMatch(/^resp_/);
+    const r = await runner(wiring).run(weatherAgent(seen), 'Weather in Paris?', {
+      previousResponseId: first.lastResponseId,
+    });
+    expect(isWeatherArgs(seen[seen.length - 1])).toBe(true);
+    expect(String(r.finalOutput)).toContain(TOOL_RESULT);
+    expect(up.since(mark).every((e) => e.route === '/v1/responses' && e.status === 200)).toBe(true);
+    // Each turn continued the one before by id, back to the first run's last response.
+    const client = new OpenAI({ baseURL: `${up.fu().url}/v1`, apiKey: 'test', fetch: up.fetchFor(wiring) });
+    const chain: string[] = [];
+    for (let id = r.lastResponseId; id !== undefined && id !== first.lastResponseId && chain.length < 5; ) {
+      chain.push(id);
+      id = (await client.responses.retrieve(id)).previous_response_id ?? undefined;
+    }
+    expect(chain).toHaveLength(2);
+  });
+
   it('structured output: outputType', async () => {
     const agent = new Agent({ name: 'rater', instructions: 'Rate.', model: 'gpt-4o-mini', outputType: Answer });
     const r = await runner(wiring).run(agent, 'Rate Paris');

@@ -137,6 +137,40 @@ describe.each(WIRINGS)('openai SDK (%s)', (wiring) => {
     expect(events[events.length - 1]).toBe('response.completed');
   });
 
+  it('Responses API state: a tools loop by previous_response_id, retrieve and delete, an unknown id a 400', async () => {
+    const c = client();
+    const tools: OpenAI.Responses.Tool[] = [
+      { type: 'function', name: 'get_weather', parameters: WEATHER_SCHEMA as never, strict: true },
+    ];
+    let r = await c.responses.create({ model: MODEL, input: 'Weather in Paris?', tools });
+    expect((r as unknown as { store: boolean }).store).toBe(true);
+    const calls: unknown[] = [];
+    // The loop sends only what is new: the outputs of the calls, on the previous response.
+    for (let turn = 0; turn < 4 && r.output.some((o) => o.type === 'function_call'); turn++) {
+      const input: OpenAI.Responses.ResponseInputItem[] = [];
+      for (const o of r.output) {
+        if (o.type !== 'function_call') continue;
+        calls.push(JSON.parse(o.arguments));
+        input.push({ type: 'function_call_output', call_id: o.call_id, output: TOOL_RESULT });
+      }
+      const previous = r.id;
+      r = await c.responses.create({ model: MODEL, previous_response_id: previous, input, tools });
+      expect(r.previous_response_id).toBe(previous);
+    }
+    expect(calls).toHaveLength(1);
+    expect(isWeatherArgs(calls[0])).toBe(true);
+    expect(r.output_text).toContain(TOOL_RESULT);
+
+    expect(await c.responses.retrieve(r.id)).toEqual(r);
+    await c.responses.delete(r.id);
+    await expect(c.responses.retrieve(r.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    const unknown = await c.responses
+      .create({ model: MODEL, previous_response_id: r.id, input: 'and then?' })
+      .catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(unknown).toMatchObject({ status: 400, param: 'previous_response_id', code: 'previous_response_not_found' });
+  });
+
   it('embeddings: one vector per input (the SDK asks for base64 and decodes it)', async () => {
     const r = await client().embeddings.create({ model: 'text-embedding-3-small', input: ['a', 'b'] });
     expect(r.data.map((d) => d.embedding.length)).toEqual([1536, 1536]);

@@ -90,6 +90,35 @@ describe('stormlab serve', () => {
     expect(await ask('max', 3)).toEqual([3, 'stop']);
   });
 
+  it('--stored-responses sets how many Responses answers are kept; the banner says it', async () => {
+    const io = captureIo();
+    const server = await startServe(io, { port: '0', storedResponses: '1' });
+    try {
+      expect(server.storedResponses).toBe(1);
+      expect(io.out).toContain(
+        'responses: the last 1 stored are kept for previous_response_id and GET /v1/responses/ID; older ids get 400\n',
+      );
+      const ids: string[] = [];
+      for (const input of ['a', 'b']) {
+        const res = await fetch(`${server.url}/v1/responses`, {
+          method: 'POST',
+          body: JSON.stringify({ model: 'm', input, max_output_tokens: 16 }),
+        });
+        ids.push(((await res.json()) as { id: string }).id);
+      }
+      const statuses = await Promise.all(
+        ids.map(async (id) => (await fetch(`${server.url}/v1/responses/${id}`)).status),
+      );
+      expect(statuses).toEqual([404, 200]);
+    } finally {
+      await server.close();
+    }
+    const plain = captureIo();
+    await (await startServe(plain, { port: '0' })).close();
+    expect(plain.out).toContain('responses: the last 1000 stored');
+    expect((await cli(['serve', '--help'])).out).toMatch(/--stored-responses <n>[\s\S]*\(default 1000\)/);
+  });
+
   it('--models adds models and aliases, --strict-models 404s other names, --tool-rounds sets the policy, --log writes JSONL', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stormlab-serve-'));
     const io = captureIo();
@@ -263,6 +292,11 @@ describe('stormlab serve', () => {
     [['--parallel-tools', '0'], 'stormlab: --parallel-tools: expected an integer from 1 to 16, got 0'],
     [['--log', '/no/such/dir/log.jsonl'], 'stormlab: --log: cannot write /no/such/dir/log.jsonl: ENOENT'],
     [['--answer-tokens', 'lots'], 'stormlab: --answer-tokens: expected a whole number or max, got "lots"'],
+    [['--stored-responses', '0'], 'stormlab: --stored-responses: expected a whole number from 1 to 1000000, got "0"'],
+    [
+      ['--stored-responses', 'many'],
+      'stormlab: --stored-responses: expected a whole number from 1 to 1000000, got "many"',
+    ],
     [
       ['--headers-timeout', '10'],
       'stormlab: --headers-timeout: expected a duration above 0 with a unit, like 10s or 500ms, got "10"',

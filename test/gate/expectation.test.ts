@@ -131,6 +131,16 @@ describe('evaluateExpectations', () => {
     ]);
   });
 
+  it('fails, not passes, every expectation on a run no root task arrived in (its figures read 0)', () => {
+    const none = fakeRun('engine', { roots: 0, leafAttempts: 0, okShare: 0 });
+    const checks = evaluateExpectations([parse('amplification < 2'), parse('successRate < 1')], fakeFile([none]));
+    expect(checks.map((c) => [c.status, c.actual, c.message])).toEqual([
+      ['fail', '', 'no root task arrived, so nothing was measured: it cannot hold'],
+      ['fail', '', 'no root task arrived, so nothing was measured: it cannot hold'],
+    ]);
+    expect(evaluateExpectations([parse('amplification < 2')], fakeFile([engine]))[0].status).toBe('pass');
+  });
+
   it('reads a run that never recovered as "never": later than any bound', () => {
     const run = { ...engine, recoveryMs: null };
     const [lt, gt] = evaluateExpectations([parse('recovery < 30s'), parse('recovery > 30s')], fakeFile([run]));

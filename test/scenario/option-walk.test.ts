@@ -217,6 +217,7 @@ function retryCases(at: string): Record<string, Case> {
 const LAYER: Record<string, Case> = {
   name: { value: 'planner' },
   fanout: { value: '3' },
+  sequential: { value: 'true' },
   timeout: { value: '1s' },
   replicas: { value: '4' },
   ...prefixed('retry.', retryCases('layers[1].retry')),
@@ -230,6 +231,7 @@ const LAYER: Record<string, Case> = {
   ...prefixed('tools[].retry.', retryCases('layers[0].tools[0].retry')),
   'tools[].idempotency': { value: 'false' },
   'tools[].degrade': { value: 'draft' },
+  'tools[].stage': { value: 'send', context: () => ['stages={send: 400ms}'] },
   'inference.maxInFlight': { value: '4' },
   'inference.maxQueue': { value: '0', context: () => ['layers[1].inference={maxInFlight: 4}'] },
   'inference.maxWait': { value: '50ms', context: () => ['layers[1].inference={maxInFlight: 4}'] },
@@ -244,7 +246,8 @@ const LAYER: Record<string, Case> = {
 /** Where each layer field is set: the layer that has it (the tool call and stages on the agent, the rest on the model layer). */
 function layerPath(field: string): string {
   if (field.startsWith('tools[].')) return `layers[0].tools[0].${field.slice('tools[].'.length)}`;
-  if (field === 'name' || field === 'fanout' || field === 'stage' || field === 'partial') return `layers[0].${field}`;
+  if (field === 'name' || field === 'fanout' || field === 'sequential' || field === 'stage' || field === 'partial')
+    return `layers[0].${field}`;
   if (field === 'replicas') return 'layers[0].replicas';
   if (field === 'models[]') return 'layers[1].models';
   return `layers[1].${field}`;

@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadScenario } from '../../src/scenario/load-scenario.js';
-import { applyOverrides, parsePath, parseSetFlags, parseSetText } from '../../src/scenario/set-override.js';
+import {
+  applyOverrides,
+  formatSegments,
+  isForbiddenKey,
+  parsePath,
+  parseSetFlags,
+  parseSetText,
+  splitOutsideQuotes,
+} from '../../src/scenario/set-override.js';
 import { BASE, problemsOf } from './helpers.js';
 
 describe('parsePath and parseSetText', () => {
@@ -173,5 +181,106 @@ describe('--set through loadScenario', () => {
     const s = loadScenario(BASE, { set: ['seed=7', 'seed=null', 'layers[1].retry='] });
     expect(s.seed).toBe(1);
     expect(s.traffic.layers[1].retry).toEqual({ policy: 'none' });
+  });
+});
+
+describe('quoted keys: names with dots (a tool named gmail.send)', () => {
+  const tool = [{ key: 'tools' }, { key: 'gmail.send' }, { key: 'latency' }];
+  it('reads ["…"], [\'…\'] and ."…" as one key, and writes a key back quoted only when it must be', () => {
+    for (const p of ['tools["gmail.send"].latency', "tools['gmail.send'].latency", 'tools."gmail.send".latency'])
+      expect(parsePath(p), p).toEqual({ ok: true, segments: tool });
+    expect(formatSegments(tool)).toBe('tools["gmail.send"].latency');
+    expect(parsePath('a["x\\"]y"]')).toEqual({ ok: true, segments: [{ key: 'a' }, { key: 'x"]y' }] });
+    expect(formatSegments([{ key: 'layers' }, { index: 2 }, { key: 'retry' }])).toBe('layers[2].retry');
+  });
+
+  it('refuses a quoted key left open, empty, or followed by no . or [', () => {
+    expect(parsePath('a["x')).toMatchObject({ ok: false, message: expect.stringContaining('has no closing "') });
+    expect(parsePath('a[""]')).toMatchObject({ ok: false, message: expect.stringContaining('empty') });
+    expect(parsePath('a["x"]b')).toMatchObject({ ok: false, message: expect.stringContaining('expected . or [') });
+    expect(parsePath('a["\\q"]')).toMatchObject({ ok: false, message: expect.stringContaining('bad escape') });
+  });
+
+  it('splits path=value at the first = outside quotes, and a list at commas outside them', () => {
+    expect(parseSetText('tools["a=b"].slots=4')).toEqual({
+      ok: true,
+      override: { path: 'tools["a=b"].slots', value: 4 },
+    });
+    expect(splitOutsideQuotes('a.k,tools["x,y"].slots=1:4,b', ',')).toEqual(['a.k', 'tools["x,y"].slots=1:4', 'b']);
+  });
+
+  it('any key written back by formatSegments parses to the same segments (fuzzed)', () => {
+    const segment = fc.oneof(
+      fc
+        .string({ minLength: 1, maxLength: 12 })
+        .filter((k) => !isForbiddenKey(k))
+        .map((key) => ({ key })),
+      fc.nat({ max: 50 }).map((index) => ({ index })),
+      fc.constant({ all: true as const }),
+    );
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !isForbiddenKey(k)),
+        fc.array(segment, { maxLength: 5 }),
+        (first, rest) => {
+          const segments = [{ key: first }, ...rest];
+          const text = formatSegments(segments);
+          expect(parsePath(text)).toEqual({ ok: true, segments });
+          // And as a --set: the value is whatever follows the first = outside quotes.
+          expect(parseSetText(`${text}=7`)).toEqual({ ok: true, override: { path: text, value: 7 } });
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('never throws on any path text (fuzzed): a parse or a message', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 30 }), (text) => {
+        const r = parsePath(text);
+        if (!r.ok) expect(r.message.length).toBeGreaterThan(0);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a path that spells a dotted name unquoted says how to quote it', () => {
+    const doc = { tools: { 'gmail.send': { slots: 4 } } };
+    expect(applyOverrides(doc, [{ path: 'tools.gmail.send.slots', value: 8 }]).problems).toEqual([
+      'tools.gmail.send.slots: tools has no key "gmail" but has "gmail.send": a name with dots is quoted, tools["gmail.send"]',
+    ]);
+    expect(applyOverrides(doc, [{ path: 'tools["gmail.send"].slots', value: 8 }]).doc).toEqual({
+      tools: { 'gmail.send': { slots: 8 } },
+    });
+  });
+});
+
+describe('keys that name a prototype', () => {
+  it('__proto__, constructor and prototype are refused anywhere in a path, and pollute nothing', () => {
+    for (const p of [
+      '__proto__.polluted',
+      '__proto__',
+      'layers[0].__proto__',
+      'a.constructor.prototype',
+      'tools["__proto__"]',
+    ])
+      expect(parsePath(p), p).toMatchObject({ ok: false, message: expect.stringContaining('cannot be a key') });
+    expect(applyOverrides({}, [{ path: '__proto__.polluted', value: 1 }]).problems).toHaveLength(1);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("and anywhere in a value, a variant's too", () => {
+    expect(parseSetText('layers[0]={__proto__: {a: 1}}')).toEqual({
+      ok: false,
+      message: "the value has the key __proto__, which no scenario field has (it names an object's prototype)",
+    });
+    expect(parseSetText('a=[{b: {constructor: 1}}]')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('[0].b.constructor'),
+    });
+    const value = JSON.parse('{"__proto__": {"polluted": 1}}');
+    expect(applyOverrides({}, [{ path: 'engine', value, origin: 'variant x' }]).problems).toEqual([
+      "variant x: the value has the key __proto__, which no scenario field has (it names an object's prototype)",
+    ]);
   });
 });

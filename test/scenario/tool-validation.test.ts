@@ -101,16 +101,16 @@ describe('tools, tool calls and users: defaults and path-named problems', () => 
 
   it('tool service fields', () => {
     expect(problemsOf(edit('slots: 4,', 'slots: 0,', TOOLS))).toEqual([
-      'tools.gmail.send.slots: expected a positive integer, got 0',
+      'tools["gmail.send"].slots: expected a positive integer, got 0',
     ]);
     expect(problemsOf(edit('kind: lost,', 'kind: gone,', TOOLS))[0]).toMatch(
-      /^tools\.gmail\.send\.faults\[0\]\.kind: /,
+      /^tools\["gmail\.send"\]\.faults\[0\]\.kind: /,
     );
     expect(problemsOf(edit('rate: 0.5 }', 'rate: 2 }', TOOLS))).toEqual([
-      'tools.gmail.send.faults[0].rate: expected a number from 0 to 1, got 2',
+      'tools["gmail.send"].faults[0].rate: expected a number from 0 to 1, got 2',
     ]);
     expect(problemsOf(edit('to: 5s', 'to: 500ms', TOOLS))).toEqual([
-      'tools.gmail.send.faults[0].to: expected a time after from (1s), got 500ms',
+      'tools["gmail.send"].faults[0].to: expected a time after from (1s), got 500ms',
     ]);
   });
 

@@ -204,7 +204,7 @@ describe('validation: one exact line per mistake, with its path', () => {
       'upstream.faults[0].status.302: expected an HTTP error status from 400 to 599 as the key, got "302"',
     ]);
     expect(problemsOf(fault('{ kind: latency }'))).toEqual([
-      'upstream.faults[0].factor: missing, expected a positive number',
+      'upstream.faults[0].factor: expected factor or add (or both)',
     ]);
     expect(problemsOf(fault('{ kind: outage, rate: 0.5 }'))).toEqual(['upstream.faults[0].rate: unknown key']);
   });
@@ -212,7 +212,7 @@ describe('validation: one exact line per mistake, with its path', () => {
   it('stream faults: each kind names the field at fault', () => {
     const fault = (f: string) => `${BASE}  faults:\n    - ${f}\n`;
     expect(problemsOf(fault('{ kind: slow-first-token }'))).toEqual([
-      'upstream.faults[0].ttft: missing, expected a duration like 30s or 500ms',
+      'upstream.faults[0].ttft: expected ttft or add (or both)',
     ]);
     expect(problemsOf(fault('{ kind: stall, after: 0 }'))).toEqual([
       'upstream.faults[0].after: expected a positive integer, got 0',

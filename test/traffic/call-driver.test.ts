@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/run/metrics/result.js';
 import { Simulation } from '../../src/run/sim/simulation.js';
 import { loadScenario } from '../../src/scenario/load-scenario.js';
+import { ScenarioError } from '../../src/scenario/scenario-error.js';
 import { MAX_SERIAL } from '../../src/traffic/call-driver.js';
 
 /**
@@ -99,6 +100,58 @@ describe.each(KINDS)('one call driver: a %s', (kind) => {
     expect(u.attempts).toBe(60);
     expect(u.retries).toBe(40);
     expect(u.failed).toBe(20);
+  });
+});
+
+describe.each(KINDS)('one call driver: a staged %s', (kind) => {
+  // The target is slow and fails half the time; the stage's budget is 700 ms, from the call's start.
+  const staged = (policy: string): string =>
+    scenario(kind, {
+      agent: '{ policy: none }',
+      under: policy,
+      modelFault: '{ kind: errors, rate: 0.5, status: 503 }',
+      toolFault: '{ kind: errors, rate: 0.5, status: 503 }',
+    })
+      .replace('deadline: 60s', 'deadline: 60s\nstages: { act: 700ms }')
+      .replace('ttft: 200ms', 'ttft: { dist: lognormal, median: 300ms, p99: 3s }')
+      .replace('latency: 200ms', 'latency: { dist: lognormal, median: 300ms, p99: 3s }')
+      .replace(kind === 'model call' ? '{ name: llm,' : 'sideEffect: true,', (m) => `${m} stage: act,`);
+
+  it.each(['{ policy: none }', '{ policy: naive, attempts: 5 }', '{ policy: sdk }', '{ policy: engine }'])(
+    'under %s never outlives its stage: its attempts cut to what is left, no retry past it',
+    (policy) => {
+      const s = loadScenario(staged(policy), { variant: 'only' });
+      const sim = new Simulation({ ...s, name: 'only' });
+      let worst = -Infinity;
+      let ended = 0;
+      if (kind === 'model call') {
+        const callDone = sim.metrics.callDone.bind(sim.metrics);
+        sim.metrics.callDone = (layer, start, t, ok) => {
+          if (layer === 1) [ended, worst] = [ended + 1, Math.max(worst, t - start - 700)];
+          callDone(layer, start, t, ok);
+        };
+      } else {
+        const toolDone = sim.metrics.toolDone.bind(sim.metrics);
+        sim.metrics.toolDone = (tool, start, t, outcome) => {
+          [ended, worst] = [ended + 1, Math.max(worst, t - start - 700)];
+          toolDone(tool, start, t, outcome);
+        };
+      }
+      const r = sim.run();
+      expect(ended).toBe(20);
+      expect(worst).toBeLessThanOrEqual(1e-6);
+      // The budget bites: some calls end failed on it that the same policy without a stage finishes later.
+      const unstaged = run(staged(policy).replace(' stage: act,', ''));
+      expect(under(r, kind).failed).toBeGreaterThan(0);
+      expect(JSON.stringify(under(r, kind))).not.toBe(JSON.stringify(under(unstaged, kind)));
+    },
+  );
+
+  it('names an unknown stage in one line, where it is', () => {
+    const text = staged('{ policy: none }').replace('stage: act,', 'stage: actt,');
+    const where = kind === 'model call' ? 'layers[1].stage' : 'layers[0].tools[0].stage';
+    expect(() => loadScenario(text)).toThrow(ScenarioError);
+    expect(() => loadScenario(text)).toThrow(`${where}: unknown stage "actt" (known: act)`);
   });
 });
 

@@ -189,7 +189,10 @@ describe('stream fault validation names the path', () => {
   const load = (f: Partial<FaultPhase> & Pick<FaultPhase, 'kind'>) => () =>
     new FaultTimeline([{ fromMs: 0, toMs: 1, rate: 1, ...f }], ['m'], new SeededRandom(1));
   it.each([
-    [{ kind: 'slow-first-token' }, 'upstream.faults[0].ttftMs is required for kind slow-first-token'],
+    [
+      { kind: 'slow-first-token' },
+      'upstream.faults[0].ttftMs or upstream.faults[0].addMs is required for kind slow-first-token',
+    ],
     [{ kind: 'slow-first-token', ttftMs: -1 }, 'upstream.faults[0].ttftMs must be a number >= 0'],
     [{ kind: 'stall' }, 'upstream.faults[0].afterTokens is required for kind stall'],
     [{ kind: 'stall', afterTokens: 0 }, 'upstream.faults[0].afterTokens must be an integer >= 1'],

@@ -2,6 +2,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OptionError } from '../../engine/errors.js';
 import type { RequestLogEntry } from '../../fake-upstream/request-log.js';
+import { STORED_RESPONSES } from '../../fake-upstream/response-store.js';
 import type { FakeUpstreamConfig } from '../../fake-upstream/server.js';
 import { parseToolPolicy, type ToolPolicy } from '../../fake-upstream/tool-policy.js';
 import { parseDuration } from '../../upstream/duration.js';
@@ -18,6 +19,7 @@ export interface ServeModelFlags {
   answerTokens?: string;
   headersTimeout?: string;
   idleTimeout?: string;
+  storedResponses?: string;
 }
 
 const NAME = /^[A-Za-z0-9][\w.:/@-]*$/;
@@ -77,6 +79,18 @@ export function toolPolicyOf(flags: ServeModelFlags): Partial<ToolPolicy> {
 
 export function seedOf(raw: string | undefined): number | undefined {
   return raw === undefined ? undefined : integer('--seed', raw);
+}
+
+/** `--stored-responses N`: how many Responses answers are kept (undefined: the server's default). */
+export function storedResponsesOf(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const { min, max } = STORED_RESPONSES;
+  const n = integer('--stored-responses', raw, `a whole number from ${min} to ${max}`);
+  if (n < min || n > max)
+    throw new UsageError(
+      `--stored-responses: expected a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`,
+    );
+  return n;
 }
 
 /** Opens `--log FILE` for appending now (a bad path fails before the server starts) and writes one JSON line per request. */

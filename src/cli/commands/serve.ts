@@ -14,6 +14,7 @@ import {
   applyModels,
   requestLogFile,
   seedOf,
+  storedResponsesOf,
   type ServeModelFlags,
   toolPolicyOf,
 } from './serve-flags.js';
@@ -28,7 +29,9 @@ export interface ServeFlags extends ServeModelFlags {
 export const ROUTES: ReadonlyArray<[string, string]> = [
   ['POST /v1/chat/completions', 'OpenAI chat completions (stream: true for SSE)'],
   ['POST /v1/messages', 'Anthropic messages (stream: true for SSE)'],
-  ['POST /v1/responses', 'OpenAI Responses API (stream: true for SSE)'],
+  ['POST /v1/responses', 'OpenAI Responses API (stream: true for SSE, previous_response_id)'],
+  ['GET  /v1/responses/ID', 'a stored response (store: true, the default)'],
+  ['DELETE /v1/responses/ID', 'forget it: previous_response_id then gets 400'],
   ['POST /v1/embeddings', 'OpenAI embeddings'],
   ['GET  /v1/models', 'the models (any other name is served by the first one)'],
   ['GET  /_stormlab/stats', 'counters per model: attempts, statuses, busy, queued, wasted tokens'],
@@ -56,6 +59,7 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
   );
   const toolPolicy = toolPolicyOf(flags);
   const seed = seedOf(flags.seed);
+  const storedResponses = storedResponsesOf(flags.storedResponses);
   const timeouts = connectionTimeoutsOf(flags);
   const log = requestLogFile(flags.log, io.cwd);
   let server: FakeUpstream;
@@ -66,6 +70,7 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
       host,
       toolPolicy,
       seed,
+      storedResponses,
       ...timeouts,
       unknownModels: flags.strictModels === true ? 'reject' : 'default',
       requestLog: log?.write,
@@ -92,6 +97,7 @@ export async function startServe(io: Io, flags: ServeFlags): Promise<FakeUpstrea
     `models: ${upstream.models.map((m) => m.name).join(', ')}${from}${aliasText(upstream)}; ${flags.strictModels === true ? 'other names get 404' : `other names are served by ${upstream.models[0]?.name}`}`,
     `tools: ${server.toolPolicy().rounds} tool turn(s) before the answer, ${server.toolPolicy().parallel} call(s) a turn${flags.log === undefined ? '' : `; request log: ${flags.log}`}`,
     `answers: ${describeAnswers(upstream.models[0]?.answerTokens ?? ANSWER_TOKENS_DEFAULT)}`,
+    `responses: the last ${server.storedResponses} stored are kept for previous_response_id and GET /v1/responses/ID; older ids get 400`,
     `faults: ${describeFaults(server.faults())}`,
     `connections: headers due ${formatDuration(server.timeouts.headersTimeoutMs)} after a request's first byte (else 408), closed after ${formatDuration(server.timeouts.idleTimeoutMs)} idle`,
     '',
@@ -134,11 +140,11 @@ function aliasText(upstream: FakeUpstreamConfig): string {
   return a.length === 0 ? '' : ` (aliases: ${a.map(([k, v]) => `${k}=${v}`).join(', ')})`;
 }
 
-function stopRequested(io: Io): Promise<unknown> {
+export function stopRequested(io: Io): Promise<unknown> {
   return new Promise((resolve) => io.onStop?.(resolve));
 }
 
-function parsePort(raw: string): number {
+export function parsePort(raw: string): number {
   const n = Number(raw);
   if (!/^\s*\d+\s*$/.test(raw) || n > 65535)
     throw new UsageError(`--port: expected a port from 0 to 65535 (0 picks a free one), got ${JSON.stringify(raw)}`);
@@ -153,7 +159,7 @@ const LISTEN_ERRORS: Record<string, string> = {
   EAI_AGAIN: 'the host name does not resolve',
 };
 
-function listenError(e: unknown, port: number, host: string): unknown {
+export function listenError(e: unknown, port: number, host: string): unknown {
   const code = (e as NodeJS.ErrnoException).code ?? '';
   const why = LISTEN_ERRORS[code];
   return why === undefined ? e : new UsageError(`cannot listen on ${host}:${port}: ${why}`);
@@ -172,7 +178,7 @@ function describeAnswers(a: AnswerTokens): string {
 }
 
 /** `outage primary 0s–3m0s status 503; latency ×4 10s–…` */
-function describeFaults(faults: readonly ServedFault[]): string {
+export function describeFaults(faults: readonly ServedFault[]): string {
   if (faults.length === 0) return 'none';
   const time = (ms: number) => (ms === Infinity ? '…' : `${Math.round(ms) / 1000}s`);
   return faults
