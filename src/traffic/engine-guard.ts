@@ -57,6 +57,7 @@ export function resolveEngine(base: EngineConfig, over: Partial<EngineConfig>): 
     minAttemptMs: over.minAttemptMs ?? base.minAttemptMs,
     state: over.state ?? base.state ?? 'local',
     stream: {
+      commit: s.commit ?? p.stream.commit,
       firstTokenMs: s.firstTokenMs ?? p.stream.firstTokenMs,
       idleMs: s.idleMs ?? p.stream.idleMs,
       headersMs: s.headersMs ?? p.stream.headersTimeoutMs,

@@ -1,3 +1,5 @@
+import type { CommitPolicy } from '../engine/engine-profiles.js';
+
 /**
  * The engine's stream guard limits as the simulator applies them to a streamed engine layer:
  * an attempt with no first token within `firstTokenMs` of its start, or with no event for
@@ -6,6 +8,13 @@
  * the engine profile's (`ENGINE_PROFILES`, `resolveEngine`), as `guardedFetch` ships them.
  */
 export interface StreamLimits {
+  /**
+   * When the caller gets the stream (the engine profile's `stream.commit`, as `guardedFetch`
+   * ships it): `first-token` hands it over at its first token, so a cut or stall after that
+   * ends the caller's answer with an error (not retried); `complete` holds it whole, so any
+   * break is retried.
+   */
+  commit: CommitPolicy;
   firstTokenMs: number;
   idleMs: number;
   /**

@@ -20,7 +20,7 @@ const ROWS: Array<[option: string, scenario: string | undefined]> = [
   ['stream.headersTimeoutMs', 'engine.stream.headers'],
   ['stream.firstTokenMs', 'engine.stream.firstToken'],
   ['stream.idleMs', 'engine.stream.idle'],
-  ['stream.commit', undefined],
+  ['stream.commit', 'engine.stream.commit'],
 ];
 
 function at(o: unknown, path: string): unknown {
@@ -94,7 +94,12 @@ upstream: { models: [{ name: m, slots: 1, queue: 0, ttft: 1ms, tpot: 0ms }] }
     for (const [option, field] of ROWS) {
       if (field === undefined) continue;
       const core = at(ENGINE_PROFILES.core, option);
-      const value = typeof core === 'number' && option.endsWith('Ms') ? core + 1000 : Number(core) * 0.9;
+      const value =
+        typeof core === 'string'
+          ? 'complete'
+          : typeof core === 'number' && option.endsWith('Ms')
+            ? core + 1000
+            : Number(core) * 0.9;
       const s = loadScenario(text, { set: [`${field}=${value}`] });
       expect(at(resolveEngine(s.traffic.engine, {}), resolvedAs[field] ?? option), field).toBe(value);
     }

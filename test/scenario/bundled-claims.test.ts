@@ -392,14 +392,21 @@ describe('stream-faults: cut, stalled and slow streams', () => {
     }
   });
 
-  it('the engine takes none: every cut is retried or failed over to the fallback model', () => {
-    const { engine } = get();
-    expect(engine.truncatedSuccesses).toBe(0);
-    expect(engine.layers.map((l) => l.truncatedSuccesses)).toEqual([0, 0]);
-    expect(model(engine, 'fallback').status['200']).toBeGreaterThan(100);
-    expect(layer(engine, 'llm').successRate).toBeGreaterThan(0.99);
-    // The stalls cost the engine 2 s where naive waits out its 30 s timeout: the agents' tail halves.
-    expect(layer(engine, 'agent').latencyMs.p99).toBeLessThan(0.7 * layer(get().naive, 'agent').latencyMs.p99);
+  it('the engine takes none: as shipped (first-token) a cut after the first token ends the answer with an error; held whole, every cut is retried or failed over', () => {
+    const { engine, 'engine-complete': whole } = get();
+    for (const r of [engine, whole]) {
+      expect(r.truncatedSuccesses).toBe(0);
+      expect(r.layers.map((l) => l.truncatedSuccesses)).toEqual([0, 0]);
+      // The stalls cost the engine 2 s where naive waits out its 30 s timeout: the agents' tail halves.
+      expect(layer(r, 'agent').latencyMs.p99).toBeLessThan(0.7 * layer(get().naive, 'agent').latencyMs.p99);
+    }
+    // first-token: the caller had the stream, so a cut or stall after it is an honest failure, not a retry.
+    expect(layer(engine, 'llm').successRate).toBeGreaterThan(0.85);
+    expect(layer(engine, 'llm').successRate).toBeLessThan(0.95);
+    // complete: nothing reached the caller, so every break is retried or failed over.
+    expect(model(whole, 'fallback').status['200']).toBeGreaterThan(100);
+    expect(layer(whole, 'llm').successRate).toBeGreaterThan(0.99);
+    expect(model(whole, 'fallback').status['200']).toBeGreaterThan(model(engine, 'fallback').status['200']);
   });
 
   it('TTFT tail: naive and sdk wait out 12 s first tokens; the engine guard keeps p99 within a few seconds', () => {

@@ -187,6 +187,12 @@ const ENGINE: Record<string, Case> = {
   'stream.firstToken': { value: '200ms', context: STREAMED, refused: ON_A_TOOL },
   'stream.idle': { value: '500ms', context: STREAMED, refused: ON_A_TOOL },
   'stream.headers': { value: '150ms', context: STREAMED, refused: ON_A_TOOL },
+  // Matters once a stall after the first token is abandoned: retried whole, or the caller's answer ends.
+  'stream.commit': {
+    value: 'complete',
+    context: (p) => (p.layer === 1 ? [...STREAMED(p), `${p.prefix}stream.idle=500ms`] : []),
+    refused: ON_A_TOOL,
+  },
   headersTimeoutMs: { value: '800ms', refused: ON_A_TOOL },
 };
 

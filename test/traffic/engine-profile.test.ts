@@ -60,6 +60,7 @@ describe('engine profiles', () => {
     // The stream guard's and the answer's waits too.
     const e = resolveEngine(block(), {});
     expect(e.stream).toEqual({
+      commit: http.stream!.commit,
       firstTokenMs: http.stream!.firstTokenMs,
       idleMs: http.stream!.idleMs,
       headersMs: http.stream!.headersTimeoutMs,

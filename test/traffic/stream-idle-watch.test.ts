@@ -108,7 +108,8 @@ class Seen implements TrafficObserver {
 
 const ENGINE_LAYER: RetryPolicy = {
   policy: 'engine',
-  engine: { maxAttempts: 2, stream: { firstTokenMs: 1_000, idleMs: 500, headersMs: 1_000 } },
+  // Held whole (commit: complete), so a stall after the first tokens is retried or failed over.
+  engine: { maxAttempts: 2, stream: { firstTokenMs: 1_000, idleMs: 500, headersMs: 1_000, commit: 'complete' } },
 };
 
 function config(retry: RetryPolicy): TrafficConfig {
@@ -188,6 +189,18 @@ describe('the idle watch of a streamed engine layer, on a transport that cannot 
       expect(polled.transport.submitted).toEqual(announced.transport.submitted);
       expect(polled.transport.cancelled).toEqual(announced.transport.cancelled);
     }
+  });
+
+  it('with commit first-token (as shipped), a stall after the first tokens ends the call at idleMs: not retried, not failed over', () => {
+    const early: RetryPolicy = {
+      ...ENGINE_LAYER,
+      engine: { ...ENGINE_LAYER.engine, stream: { ...ENGINE_LAYER.engine!.stream, commit: 'first-token' } },
+    } as RetryPolicy;
+    const { seen, transport } = oneCall(early, [STALLED, STEADY], false);
+    expect(transport.cancelled).toEqual([1_200]);
+    expect(transport.submitted).toEqual([{ model: 0, at: 0 }]);
+    expect(seen.events).toEqual([]);
+    expect(seen.roots).toEqual([{ ok: false, at: 1_200 }]);
   });
 
   it('leaves a plain caller to its own timeout: a naive layer waits out the stall', () => {
