@@ -62,8 +62,13 @@ function counts(r: RunResult) {
 }
 
 describe('live mode: the idle gap of a streamed engine layer', () => {
-  it('cuts a stream that stalls after its first tokens at idleMs and fails over, with the counts of the simulator', async () => {
-    const s = stalls(engine({ maxAttempts: 2, stream: { idleMs: IDLE_MS, firstTokenMs: 2_000, headersMs: 2_000 } }));
+  it('cuts a stream that stalls after its first tokens at idleMs and fails over (commit: complete), with the counts of the simulator', async () => {
+    const s = stalls(
+      engine({
+        maxAttempts: 2,
+        stream: { commit: 'complete', idleMs: IDLE_MS, firstTokenMs: 2_000, headersMs: 2_000 },
+      }),
+    );
     const sim = new Simulation(s).run();
     const r = await live(s);
     expect(r.roots.offered).toBe(20);
@@ -75,6 +80,21 @@ describe('live mode: the idle gap of a streamed engine layer', () => {
     // Cut at idleMs after its last chunk (~40 ms in), nowhere near the layer's 4 s timeout.
     expect(r.roots.latencyMs.max).toBeGreaterThan(IDLE_MS);
     expect(r.roots.latencyMs.max).toBeLessThan(IDLE_MS + 1_000);
+    expect(counts(r)).toEqual(counts(sim));
+  }, 30_000);
+
+  it('with commit: first-token (as shipped) a stall after the first token ends the answer with an error, as in the simulator', async () => {
+    const s = stalls(
+      engine({
+        maxAttempts: 2,
+        stream: { commit: 'first-token', idleMs: IDLE_MS, firstTokenMs: 2_000, headersMs: 2_000 },
+      }),
+    );
+    const sim = new Simulation(s).run();
+    const r = await live(s);
+    expect(r.upstream.models[0].status.timeout).toBeGreaterThan(0);
+    expect(r.successRate).toBeLessThan(1);
+    expect(r.upstream.models[1].attempts).toBe(0); // a committed stream is never failed over
     expect(counts(r)).toEqual(counts(sim));
   }, 30_000);
 
@@ -98,7 +118,7 @@ describe('live mode: a layer stream that closes without its end marker, read as 
     expect(p.upstream.models[1].attempts).toBe(0);
     expect(counts(p)).toEqual(counts(plainSim));
 
-    const guarded = stalls(engine({ maxAttempts: 1 }), 'cut');
+    const guarded = stalls(engine({ maxAttempts: 1, stream: { commit: 'complete' } }), 'cut');
     const guardedSim = new Simulation(guarded).run();
     const g = await live(guarded);
     expect(g.truncatedSuccesses).toBe(0);
