@@ -155,7 +155,9 @@ await describeWithRedis('a live run on a fleet of 3 worker processes', () => {
       '--no-ui',
     ]);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/--workers 4: only [0-3] of 4 workers took a share on the queue .* within 3 s \(--fleet-wait\)/);
+    expect(r.err).toMatch(
+      /--workers 4: only [0-3] of 4 workers took a share on the queue .* within 3 s \(--fleet-wait\)/,
+    );
     expect(
       r.err
         .trim()
