@@ -198,7 +198,7 @@ describe('determinism', () => {
     const a = await resultOf(argv, 0);
     const b = await resultOf(argv, 9);
     expect(withoutTiming(b.text)).toBe(withoutTiming(a.text));
-    expect(a.json.variants.map((v: any) => v.truncatedSuccesses)).toEqual([expect.any(Number), expect.any(Number), 0]);
+    expect(a.json.variants.map((v: any) => v.truncatedSuccesses)).toEqual([expect.any(Number), expect.any(Number), 0, 0]);
   });
 
   it('--seed 2 gives another result, and records its seed', async () => {
@@ -214,7 +214,7 @@ describe('determinism', () => {
 });
 
 describe('compare stream-faults', () => {
-  it('shows naive, sdk and engine with their truncated successes and time to first token', async () => {
+  it('shows naive, sdk, engine and engine-complete with their truncated successes and time to first token', async () => {
     const r = await cli(['compare', 'stream-faults', '--no-ui']);
     expect(r.code).toBe(0);
     const lines = r.out.split('\n');
@@ -223,7 +223,7 @@ describe('compare stream-faults', () => {
         .find((l) => l.trim().startsWith('naive'))
         ?.trim()
         .split(/ +/),
-    ).toEqual(['naive', 'sdk', 'engine']);
+    ).toEqual(['naive', 'sdk', 'engine', 'engine-complete']);
     const row = (label: string) => lines.filter((l) => l.trim().startsWith(label)).map((l) => l.trim().split(/ {2,}/));
     const [run, llm] = [row('truncated successes')[0], row('truncated successes').at(-1)!];
     expect(run.at(-1)).toBe('0');
