@@ -198,7 +198,12 @@ describe('determinism', () => {
     const a = await resultOf(argv, 0);
     const b = await resultOf(argv, 9);
     expect(withoutTiming(b.text)).toBe(withoutTiming(a.text));
-    expect(a.json.variants.map((v: any) => v.truncatedSuccesses)).toEqual([expect.any(Number), expect.any(Number), 0, 0]);
+    expect(a.json.variants.map((v: any) => v.truncatedSuccesses)).toEqual([
+      expect.any(Number),
+      expect.any(Number),
+      0,
+      0,
+    ]);
   });
 
   it('--seed 2 gives another result, and records its seed', async () => {
