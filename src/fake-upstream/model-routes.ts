@@ -17,6 +17,7 @@ import { openaiReply } from './openai-reply.js';
 import { providerIds } from './provider-ids.js';
 import { planReply, type ReplyPlan } from './reply-plan.js';
 import type { RequestLog } from './request-log.js';
+import { inputItemsRoute } from './response-input-items.js';
 import { responsesDialect, responsesReply } from './responses-dialect.js';
 import type { ResponseStore } from './response-store.js';
 import { type Conversation, continueConversation, storeAnswer, storedResponseRoutes } from './responses-state.js';
@@ -248,6 +249,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       }),
     },
     '/v1/responses/{id}': storedResponseRoutes(c.responses, c.refuse),
+    '/v1/responses/{id}/input_items': inputItemsRoute(c.responses, c.refuse),
     '/v1/embeddings': {
       POST: model('/v1/embeddings', embeddingsDialect, {
         render: (_p, _s, body) => embeddingsReply(body),
