@@ -32,8 +32,8 @@ function randomId(prefix: string, length: number, alphabet: string): string {
  * Ids as the providers shape them: opaque, random (never drawn from the seed, so two servers
  * or two runs with the same seed never give out the same id; everything else stays seeded).
  * OpenAI chat completions `chatcmpl-` and tool calls `call_` (alphanumeric); Anthropic
- * messages `msg_01…` and tool uses `toolu_01…`; the Responses API's `resp_`, `msg_` and `fc_`
- * (hex, as OpenAI's).
+ * messages `msg_01…` and tool uses `toolu_01…`; the Responses API's `resp_`, `msg_`, `fc_` and,
+ * for the other input items a stored conversation lists, `item_` (hex, as OpenAI's).
  */
 export const providerIds = {
   chatCompletion: (): string => randomId('chatcmpl-', 29, ALNUM),
@@ -43,5 +43,6 @@ export const providerIds = {
   response: (): string => randomId('resp_', 48, HEX),
   responseMessage: (): string => randomId('msg_', 48, HEX),
   functionCall: (): string => randomId('fc_', 48, HEX),
+  responseItem: (): string => randomId('item_', 48, HEX),
   embeddings: (): string => randomId('emb-', 24, ALNUM),
 };

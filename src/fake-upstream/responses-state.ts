@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isObject, type Invalid } from './dialect.js';
 import type { Refuse } from './json-request.js';
+import { withItemId } from './response-input-items.js';
 import type { ResponseStore } from './response-store.js';
 import { responsesDialect } from './responses-dialect.js';
 import { sendJson } from './send-json.js';
@@ -67,13 +68,13 @@ export function continueConversation(
   };
 }
 
-/** Keeps a finished answer to `conversation` (when it asked to be stored). */
+/** Keeps a finished answer to `conversation` (when it asked to be stored), each input item with an id (`input_items` lists them by it). */
 export function storeAnswer(store: ResponseStore, conversation: Conversation, response: Record<string, unknown>): void {
   if (!conversation.store || typeof response.id !== 'string') return;
   const output = Array.isArray(response.output) ? response.output : [];
   store.set(response.id, {
     response,
-    input: conversation.input,
+    input: conversation.input.map(withItemId),
     output,
     chars: conversation.chars + JSON.stringify(output).length,
   });

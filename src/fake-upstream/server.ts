@@ -27,6 +27,7 @@ import {
 } from './connection-timeouts.js';
 import { openaiDialect } from './openai-dialect.js';
 import { RealTimeScheduler } from '../run/real-time-scheduler.js';
+import { routeKey } from './route-key.js';
 import { RequestLog, type RequestLogEntry } from './request-log.js';
 import { ResponseStore, STORED_RESPONSES } from './response-store.js';
 import { sendJson } from './send-json.js';
@@ -148,6 +149,7 @@ export interface FakeUpstream {
  *   POST /v1/messages           Anthropic messages, JSON or SSE, tools
  *   POST /v1/responses          OpenAI Responses API, JSON or SSE, function tools, text.format, previous_response_id
  *   GET|DELETE /v1/responses/{id}  a stored Responses answer (`storedResponses` kept, least recently used out first)
+ *   GET /v1/responses/{id}/input_items  the items a stored answer answered (the API's cursor page)
  *   POST /v1/embeddings         OpenAI embeddings (float or base64)
  *   GET  /v1/models             the models (Anthropic's shape when `anthropic-version` is sent)
  *   GET  /_stormlab/stats       counters per model and of the server
@@ -445,18 +447,6 @@ function upstreamConfig(upstream: FakeUpstreamConfig): UpstreamConfig {
     faults: absolutePhases(upstream.faults ?? [], 'start', 0),
     cancelOnDisconnect: upstream.cancelOnDisconnect ?? false,
   };
-}
-
-/**
- * The route serving `path`: its own, or one whose last segment is `{id}` (`/v1/responses/{id}`),
- * so the request log and counters name the route and not every id. `path` when neither is.
- */
-function routeKey(routes: Routes, path: string): string {
-  if (routes[path] !== undefined) return path;
-  const cut = path.lastIndexOf('/');
-  if (cut <= 0 || cut === path.length - 1) return path;
-  const key = `${path.slice(0, cut)}/{id}`;
-  return routes[key] !== undefined ? key : path;
 }
 
 /** Finds the handler for route `key` (of `path`) and method; 404 / 405 otherwise; a handler that throws answers 500 (or drops a started answer). */

@@ -22,6 +22,7 @@ import { openaiDialect } from '../fake-upstream/openai-dialect.js';
 import { readBody } from '../fake-upstream/read-body.js';
 import { RequestLog, type RequestLogEntry } from '../fake-upstream/request-log.js';
 import { responsesDialect } from '../fake-upstream/responses-dialect.js';
+import { routeKey } from '../fake-upstream/route-key.js';
 import { sendJson } from '../fake-upstream/send-json.js';
 import { faultHint } from '../fake-upstream/upstream-host.js';
 import { estimateRequestTokens, readJsonBody } from '../integrations/request-estimate.js';
@@ -49,6 +50,12 @@ const MODEL_ROUTES: Readonly<Record<string, Dialect>> = {
   '/v1/messages': anthropicDialect,
   '/v1/responses': responsesDialect,
   '/v1/embeddings': openaiDialect,
+};
+
+/** Routes whose path carries an id, named by their pattern in the request log and route counters (not one name per id). */
+const ID_ROUTES: Readonly<Record<string, true>> = {
+  '/v1/responses/{id}': true,
+  '/v1/responses/{id}/input_items': true,
 };
 
 export interface ProxyOptions {
@@ -292,7 +299,7 @@ export async function createProxy(options: ProxyOptions): Promise<StormlabProxy>
     try {
       const route = control[path];
       if (route !== undefined) return controlRequest(route, req, res, refuse);
-      if (path.startsWith('/v1/')) log.begin(req, res, path);
+      if (path.startsWith('/v1/')) log.begin(req, res, routeKey(ID_ROUTES, path));
       handle(req, res, path);
     } catch (err) {
       counters.internalErrors++;

@@ -161,6 +161,12 @@ describe.each(WIRINGS)('openai SDK (%s)', (wiring) => {
     expect(isWeatherArgs(calls[0])).toBe(true);
     expect(r.output_text).toContain(TOOL_RESULT);
 
+    // The items the last answer answered: the question, the call, its output — paged by the SDK.
+    const items: OpenAI.Responses.ResponseItem[] = [];
+    for await (const item of c.responses.inputItems.list(r.id, { order: 'asc', limit: 1 })) items.push(item);
+    expect(items.map((i) => i.type)).toEqual(['message', 'function_call', 'function_call_output']);
+    expect(new Set(items.map((i) => i.id)).size).toBe(3);
+
     expect(await c.responses.retrieve(r.id)).toEqual(r);
     await c.responses.delete(r.id);
     await expect(c.responses.retrieve(r.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);

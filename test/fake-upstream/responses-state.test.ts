@@ -125,4 +125,73 @@ describe('fake upstream: Responses state (store, previous_response_id, GET and D
     expect(statuses.slice(0, 2)).toEqual([200, 200]);
     expect(statuses[statuses.length - 1]).toBe(400);
   });
+
+  it('GET input_items lists what a stored answer answered, as the API pages it (limit, order, after)', async () => {
+    const h = await start({ models: [fast()] });
+    const first = await json(respond(h, { input: 'find it', tools }));
+    const call = first.output[0];
+    const second = await json(
+      respond(h, {
+        tools,
+        previous_response_id: first.id,
+        input: [{ type: 'function_call_output', call_id: call.call_id, output: 'found it' }],
+      }),
+    );
+    const list = (id: string, query = '') => fetch(`${h.url}/v1/responses/${id}/input_items${query}`);
+    // The first answered only its question, given back in the API's full message form.
+    const own = await json(list(first.id));
+    expect(own).toMatchObject({ object: 'list', has_more: false });
+    expect(own.data).toEqual([
+      {
+        id: expect.stringMatching(/^msg_[0-9a-f]{48}$/),
+        type: 'message',
+        role: 'user',
+        content: [{ type: 'input_text', text: 'find it' }],
+        status: 'completed',
+      },
+    ]);
+    expect(own.first_id).toBe(own.data[0].id);
+    // The second: the conversation it continued, then its own input; newest first by default.
+    const all = await json(list(second.id, '?order=asc'));
+    expect(all.data.map((i: { type: string }) => i.type)).toEqual(['message', 'function_call', 'function_call_output']);
+    expect(all.data[0].id).toBe(own.data[0].id); // the same ids on every read
+    expect(all.data[1]).toEqual(call);
+    expect(all.data[2]).toMatchObject({
+      id: expect.stringMatching(/^item_/),
+      call_id: call.call_id,
+      output: 'found it',
+    });
+    const desc = await json(list(second.id));
+    expect(desc.data.map((i: { id: string }) => i.id)).toEqual(
+      [...all.data].reverse().map((i: { id: string }) => i.id),
+    );
+    // Pages: limit and after walk the list, has_more says when to stop.
+    const p1 = await json(list(second.id, '?order=asc&limit=2'));
+    expect(p1).toMatchObject({ has_more: true, first_id: all.data[0].id, last_id: all.data[1].id });
+    const p2 = await json(list(second.id, `?order=asc&limit=2&after=${p1.last_id}`));
+    expect(p2).toMatchObject({ has_more: false, data: [all.data[2]] });
+    // The continuation still answers with ids on its stored items.
+    const third = await respond(h, { tools, previous_response_id: second.id, input: 'and another?' });
+    expect(third.status).toBe(200);
+    // Bad queries are the API's 400 naming the parameter; an id not stored is a 404.
+    for (const [query, param] of [
+      ['?limit=0', 'limit'],
+      ['?limit=101', 'limit'],
+      ['?limit=two', 'limit'],
+      ['?order=up', 'order'],
+      ['?after=item_nope', 'after'],
+      ['?include=everything', 'include'],
+    ] as const) {
+      const res = await list(second.id, query);
+      expect(res.status, query).toBe(400);
+      expect((await json(res)).error).toMatchObject({ type: 'invalid_request_error', param });
+    }
+    expect((await list(second.id, '?include=message.input_image.image_url')).status).toBe(200);
+    const missing = await list('resp_nope');
+    expect(missing.status).toBe(404);
+    expect((await json(missing)).error.message).toBe("Response with id 'resp_nope' not found.");
+    expect(new Set(h.fu.requests().map((r) => r.route))).toEqual(
+      new Set(['/v1/responses', '/v1/responses/{id}/input_items']),
+    );
+  });
 });

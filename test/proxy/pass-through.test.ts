@@ -181,6 +181,56 @@ describe('stormlab proxy passes answers through as they came', () => {
     }
     expect(fu.stats().routes.reduce((n, r) => n + r.requests, 0)).toBe(2 * bodies.length);
   });
+
+  it('passes the Responses state routes through: continuation, GET, input_items and DELETE by id, the same bytes as direct', async () => {
+    const fu = await serveUpstream();
+    const proxy = await proxyTo(fu.url);
+    const post = async (body: object) => {
+      const res = await request(`${proxy.url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'a', ...body }),
+      });
+      return { status: res.statusCode, body: (await res.body.json()) as Record<string, any> };
+    };
+    const tools = [{ type: 'function', name: 'f', parameters: { type: 'object', properties: {} } }];
+    const first = await post({ input: 'go', tools });
+    const call = first.body.output[0];
+    expect(call.type).toBe('function_call');
+    const second = await post({
+      tools,
+      previous_response_id: first.body.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: 'ok' }],
+    });
+    expect(second.body).toMatchObject({ status: 'completed', previous_response_id: first.body.id });
+    const bytes = async (base: string, path: string, method = 'GET') => {
+      const res = await request(`${base}${path}`, { method });
+      return { status: res.statusCode, type: res.headers['content-type'], body: await res.body.text() };
+    };
+    for (const path of [
+      `/v1/responses/${second.body.id}`,
+      `/v1/responses/${second.body.id}/input_items?order=asc&limit=2`,
+      `/v1/responses/${second.body.id}/input_items?limit=0`,
+      '/v1/responses/resp_nope/input_items',
+    ]) {
+      const through = await bytes(proxy.url, path);
+      expect(through, path).toEqual(await bytes(fu.url, path));
+    }
+    const items = JSON.parse((await bytes(proxy.url, `/v1/responses/${second.body.id}/input_items`)).body);
+    expect(items.data.map((i: { type: string }) => i.type)).toEqual([
+      'function_call_output',
+      'function_call',
+      'message',
+    ]);
+    expect((await bytes(proxy.url, `/v1/responses/${first.body.id}`, 'DELETE')).status).toBe(200);
+    expect((await post({ previous_response_id: first.body.id, input: 'again' })).status).toBe(400);
+    // Counted as forwarded untouched, and named by route, not by id.
+    expect(proxy.stats().proxy).toMatchObject({ unknown: 6 });
+    expect(new Set(proxy.stats().routes.map((r) => r.route))).toEqual(new Set(['/v1/responses']));
+    expect(new Set(proxy.requests().map((r) => r.route))).toEqual(
+      new Set(['/v1/responses', '/v1/responses/{id}', '/v1/responses/{id}/input_items']),
+    );
+  });
 });
 
 /** An answer's events (or its JSON) with ids and times taken out. */
