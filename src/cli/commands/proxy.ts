@@ -34,6 +34,20 @@ const CONTROL: ReadonlyArray<[string, string]> = [
   ['GET  /metrics', 'Prometheus text'],
 ];
 
+/**
+ * A scenario's fault phases for the proxy. A model's `continuation` declaration is refused: the
+ * proxy does not read conversations, so whether a prefill is continued is the upstream's own.
+ */
+function scenarioFaults(file: string, cwd: string): FaultPhaseInput[] {
+  const upstream = scenarioFromFlags(file, {}, cwd).upstream;
+  const i = upstream.models.findIndex((m) => m.continuation !== undefined);
+  if (i >= 0)
+    throw new UsageError(
+      `--scenario ${file}: upstream.models[${i}].continuation cannot be honoured by a proxy: it does not read conversations, so whether a prefill is continued is the upstream's own (serve models it)`,
+    );
+  return upstream.faults;
+}
+
 /** Starts the proxy `stormlab proxy` describes, and says where it listens and what it does. */
 export async function startProxy(io: Io, flags: ProxyFlags): Promise<StormlabProxy> {
   if (flags.upstream === undefined || flags.upstream.trim() === '')
@@ -46,7 +60,7 @@ export async function startProxy(io: Io, flags: ProxyFlags): Promise<StormlabPro
     flags.faults !== undefined
       ? faultsFile(io, flags.faults)
       : flags.scenario !== undefined
-        ? scenarioFromFlags(flags.scenario, {}, io.cwd).upstream.faults
+        ? scenarioFaults(flags.scenario, io.cwd)
         : [];
   const quotas = { rpm: perMinute('--rpm', flags.rpm), tpm: perMinute('--tpm', flags.tpm) };
   const seed = flags.seed === undefined ? undefined : wholeNumber('--seed', flags.seed);
