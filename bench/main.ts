@@ -6,12 +6,13 @@ import { engineSuite } from './engine.bench.js';
 import { exploreSuite } from './explore.bench.js';
 import { liveSuite } from './live.bench.js';
 import type { Row } from './measure.js';
+import { proxySuite } from './proxy.bench.js';
 import { sharedSuite } from './shared.bench.js';
 import { simSuite } from './sim.bench.js';
 import { streamSuite } from './stream.bench.js';
 
 /**
- * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared|stream|cli|explore|conformance|calibrate]`: prints each suite's table and, with
+ * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared|stream|cli|explore|conformance|calibrate|proxy]`: prints each suite's table and, with
  * --json, writes every figure as rows {suite, name, value, unit}.
  */
 const SUITES: Record<string, () => Promise<Row[]>> = {
@@ -24,6 +25,7 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   explore: exploreSuite,
   conformance: conformanceSuite,
   calibrate: calibrateSuite,
+  proxy: proxySuite,
 };
 
 function parseArgs(argv: string[]): { json?: string; suites: string[] } {
