@@ -79,13 +79,6 @@ const cases = (): ConformanceCase[] => {
       stream: true,
       commit: 'complete',
     },
-    {
-      name: "cut after 5, fallback rejects prefill, 'complete'",
-      fault: { kind: 'cut', afterTokens: 5 },
-      fallbackFault: { kind: 'prefill-rejected' },
-      stream: true,
-      commit: 'complete',
-    },
     { name: 'malformed event', fault: { kind: 'malformed' }, stream: true },
     { name: 'missing [DONE]', fault: { kind: 'missing-done' }, stream: true },
     { name: 'mid-stream error', fault: { kind: 'midstream' }, stream: true },

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { StormlabError } from '../engine/errors.js';
-import { ScenarioError } from '../scenario/scenario-error.js';
+import { ScenarioError, shownProblems } from '../scenario/scenario-error.js';
 import { EXIT, type Io } from './io.js';
 
 /**
@@ -53,10 +53,10 @@ export function failure(io: Io, err: unknown): number {
 
 /** A user-facing error as printed: a scenario's problems each after where they are, any other's lines after `stormlab:`. */
 function problemLines(err: StormlabError): string[] {
-  if (err instanceof ScenarioError) return err.problems.map((p) => problemLine(err.source, p));
+  if (err instanceof ScenarioError) return shownProblems(err.problems).map((p) => problemLine(err.source, p));
   const problems = (err as { problems?: unknown }).problems;
   const lines = Array.isArray(problems) ? problems.map(String) : err.message.split('\n');
-  return lines.map((l) => (l.startsWith('stormlab: ') ? l : `stormlab: ${l}`));
+  return shownProblems(lines).map((l) => (l.startsWith('stormlab: ') ? l : `stormlab: ${l}`));
 }
 
 /** Commander's message on one line: `unknown command 'rn' (did you mean run?)`. */

@@ -1,7 +1,7 @@
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { RunSpec } from '../run/run-spec.js';
-import type { FLEET_DEFAULTS } from './fleet-protocol.js';
+import type { FleetTimings } from './fleet-protocol.js';
 import { FleetRun, type ShareJobBase } from './fleet-run.js';
 import { loadBullmq, type QueueTarget } from './queue-target.js';
 
@@ -40,7 +40,7 @@ export class FleetCoordinator {
   }
 
   /** One variant's run over `workers` shares (not started: `drive` starts it). */
-  variant(spec: RunSpec, base: ShareJobBase, workers: number, timings?: Partial<typeof FLEET_DEFAULTS>): FleetRun {
+  variant(spec: RunSpec, base: ShareJobBase, workers: number, timings?: Partial<FleetTimings>): FleetRun {
     return new FleetRun(this.queue, this.events, this.redis, spec, base, workers, this.where, timings);
   }
 

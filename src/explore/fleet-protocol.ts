@@ -19,6 +19,9 @@ export const FLEET_DEFAULTS = {
   lostMs: 5000,
 } as const;
 
+/** The fleet's timings, ms (tests shorten them). */
+export type FleetTimings = Record<keyof typeof FLEET_DEFAULTS, number>;
+
 /** What one worker is asked to drive: one share of one variant of a live run. */
 export interface LiveShareJob {
   /** The fleet run (one variant of one `run|compare`): its keys are `stormlab:fleet:<run>:…`. */
@@ -34,7 +37,11 @@ export interface LiveShareJob {
   connections: number;
   /** Keep the engines' state in Redis (the fleet's shared state) rather than each worker's. */
   sharedState: boolean;
-  /** After this long without a start (the coordinator gone), the share is given up. */
+  /**
+   * How long the coordinator waits for N workers to take their shares (`--fleet-wait`). A
+   * worker does not count it down itself: it gives its share up when the coordinator's
+   * `alive` key lapses (the coordinator went away) or the run is stopped.
+   */
   waitMs: number;
 }
 
@@ -77,10 +84,15 @@ export interface ShareSkipped {
   skipped: string;
 }
 
-/** The Redis keys of one fleet run. */
-export function fleetKeys(run: string): { ready: string; control: string; claims: string } {
+/**
+ * The Redis keys of one fleet run: who holds a share and is ready (`ready`, one field per
+ * share), the start and stop (`control`), the shares' claims, and `alive`, a key the
+ * coordinator keeps refreshing (TTL `lostMs`) until the start is set: a waiting worker gives
+ * its share up only when it lapses.
+ */
+export function fleetKeys(run: string): { ready: string; control: string; claims: string; alive: string } {
   const base = `stormlab:fleet:${run}`;
-  return { ready: `${base}:ready`, control: `${base}:control`, claims: `${base}:claims` };
+  return { ready: `${base}:ready`, control: `${base}:control`, claims: `${base}:claims`, alive: `${base}:alive` };
 }
 
 /** Fleet keys live a day at most: a coordinator that died leaves nothing behind for good. */

@@ -14,6 +14,7 @@ import { redisNowMs } from './fleet-clock.js';
 import {
   FLEET_DEFAULTS,
   FLEET_KEY_TTL_S,
+  type FleetTimings,
   fleetKeys,
   LIVE_SHARE_JOB,
   type LiveShareJob,
@@ -79,7 +80,7 @@ export class FleetRun {
   private endedAt: number | undefined = undefined;
   private over = false;
   private readonly keys = fleetKeys(this.run);
-  private readonly t: typeof FLEET_DEFAULTS;
+  private readonly t: FleetTimings;
   private wake: (() => void) | undefined;
   private mergedAt = -1;
   private merged: MetricsCollector | undefined;
@@ -93,7 +94,7 @@ export class FleetRun {
     private readonly base: ShareJobBase,
     readonly workers: number,
     private readonly where: string,
-    timings: Partial<typeof FLEET_DEFAULTS> = {},
+    timings: Partial<FleetTimings> = {},
   ) {
     this.t = { ...FLEET_DEFAULTS, ...timings };
     this.slots = Array.from({ length: workers }, () => ({ heardAt: 0 }));
@@ -177,6 +178,11 @@ export class FleetRun {
     this.events.on('progress', this.onProgress);
     this.events.on('completed', this.onCompleted);
     this.events.on('failed', this.onFailed);
+    // Until the start is set, the workers holding a share wait as long as this key says we are here.
+    const keepAlive = (): Promise<unknown> =>
+      this.redis.set(this.keys.alive, '1', 'PX', this.t.lostMs).catch(() => undefined);
+    await keepAlive();
+    const beat = setInterval(keepAlive, this.t.lostMs / 5);
     try {
       await this.queue.addBulk(
         this.slots.map((_, share) => ({
@@ -191,6 +197,7 @@ export class FleetRun {
       const start = (await redisNowMs(this.redis)) + this.t.leadMs;
       await this.redis.hset(this.keys.control, 'start', String(start));
       await this.redis.expire(this.keys.control, FLEET_KEY_TTL_S);
+      clearInterval(beat);
       // Our own clock's view of the instant: the progress lines and the lost-worker watch count from it.
       const offset = (await redisNowMs(this.redis)) - preciseClock.now();
       this.startedAt = start - offset;
@@ -199,6 +206,7 @@ export class FleetRun {
       this.endedAt = preciseClock.now();
       return this.outcome();
     } finally {
+      clearInterval(beat);
       this.over = true;
       this.events.off('progress', this.onProgress);
       this.events.off('completed', this.onCompleted);
@@ -210,11 +218,12 @@ export class FleetRun {
   private async awaitReady(): Promise<void> {
     const until = preciseClock.now() + this.base.waitMs;
     for (;;) {
+      // Read whole each time: a worker that gave a share up took its entry back.
       const ready = await this.redis.hgetall(this.keys.ready);
-      for (const [k, v] of Object.entries(ready)) {
-        const slot = this.slots[Number(k)];
-        if (slot !== undefined) slot.ready = JSON.parse(v) as ShareReady;
-      }
+      this.slots.forEach((slot, k) => {
+        const v = ready[String(k)];
+        slot.ready = v === undefined ? undefined : (JSON.parse(v) as ShareReady);
+      });
       const n = this.slots.filter((s) => s.ready !== undefined).length;
       if (n === this.workers || this.stopped) return;
       if (preciseClock.now() >= until) {
@@ -250,7 +259,7 @@ export class FleetRun {
 
   private async cleanUp(): Promise<void> {
     await Promise.allSettled(this.slots.map((_, k) => this.queue.remove(`${this.run}-${k}`)));
-    await this.redis.del(this.keys.ready, this.keys.claims).catch(() => {});
+    await this.redis.del(this.keys.ready, this.keys.claims, this.keys.alive).catch(() => {});
     // The control key stays until its TTL when stopped: a worker that has not yet looked must still see the stop.
     if (!this.stopped) await this.redis.del(this.keys.control).catch(() => {});
   }

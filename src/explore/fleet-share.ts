@@ -14,6 +14,7 @@ import { clockOffset } from './fleet-clock.js';
 import {
   FLEET_DEFAULTS,
   FLEET_KEY_TTL_S,
+  type FleetTimings,
   fleetKeys,
   type LiveShareJob,
   type ShareReady,
@@ -30,7 +31,7 @@ export interface ShareDriver {
   /** Aborted when the worker itself is stopped (Ctrl-C, SIGTERM): the share stops as a coordinator's stop would stop it. */
   stop: AbortSignal;
   /** Timings, for tests. @default FLEET_DEFAULTS */
-  timings?: Partial<typeof FLEET_DEFAULTS>;
+  timings?: Partial<FleetTimings>;
 }
 
 /** The scenario of a share, resolved from its text as a file of its own (the effective document: nothing is applied on top). */
@@ -45,6 +46,32 @@ function shareScenario(job: LiveShareJob): Scenario {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The agreed start (Redis ms) once the coordinator sets it, or why there will be none: the run
+ * was stopped (by the coordinator, or this worker), or the coordinator's `alive` key lapsed.
+ * There is no countdown of its own: the coordinator's wait for workers (`--fleet-wait`) and
+ * its preparations (hop 2's faults) take what they take, while it is there.
+ */
+async function awaitStart(
+  redis: Redis,
+  keys: ReturnType<typeof fleetKeys>,
+  stop: AbortSignal,
+  pollMs: number,
+): Promise<number | string> {
+  for (;;) {
+    const [[, control], [, alive]] = (await redis
+      .multi()
+      .hmget(keys.control, 'start', 'stop')
+      .exists(keys.alive)
+      .exec()) as [[unknown, Array<string | null>], [unknown, number]];
+    const [start, stopped] = control;
+    if (stopped !== null || stop.aborted) return 'stopped before the start';
+    if (start !== null) return Number(start);
+    if (alive === 0) return 'no start came: the coordinator went away';
+    await sleep(pollMs);
+  }
+}
 
 /**
  * One worker's part of a live run on a fleet: claims the share (a share is driven once, even
@@ -117,19 +144,13 @@ export async function driveShare(job: LiveShareJob, d: ShareDriver): Promise<Sha
   });
   try {
     // The agreed instant, in Redis's time: ours is that less our offset.
-    const waitUntil = preciseClock.now() + job.waitMs;
-    for (;;) {
-      const [start, stop] = await redis.hmget(keys.control, 'start', 'stop');
-      if (stop !== null || d.stop.aborted)
-        return { run: job.run, share: job.share, skipped: 'stopped before the start' };
-      if (start !== null) {
-        origin = Number(start) - offsetMs;
-        break;
-      }
-      if (preciseClock.now() > waitUntil)
-        return { run: job.run, share: job.share, skipped: 'no start came: the coordinator went away' };
-      await sleep(t.pollMs);
+    const start = await awaitStart(redis, keys, d.stop, t.pollMs);
+    if (typeof start === 'string') {
+      // Not ready any more: the coordinator must not count this worker for a share it gave up.
+      await redis.hdel(keys.ready, String(job.share));
+      return { run: job.run, share: job.share, skipped: start };
     }
+    origin = start - offsetMs;
     const ahead = origin - preciseClock.now();
     if (ahead > 0) await sleep(ahead);
     startLagMs = Math.max(0, Math.round(preciseClock.now() - origin));

@@ -1,7 +1,7 @@
 import { OptionError } from '../engine/errors.js';
 import type { RunResult } from '../run/metrics/result.js';
 import { scenarioWording } from '../scenario/engine-problems.js';
-import { ScenarioError } from '../scenario/scenario-error.js';
+import { ScenarioError, shownProblems } from '../scenario/scenario-error.js';
 
 /**
  * A point whose values the scenario or the engine refuses together (a breaker's `openMs` above
@@ -35,7 +35,7 @@ const WHOSE = /^(?:--set "[^"]*"(?: with variants? [^:]+)?|variants\.[^:]+): /;
  * A clash is the whole point's doing, so who the loader blames (`WHOSE`) goes.
  */
 export function refusalOf(e: unknown): string | undefined {
-  if (e instanceof ScenarioError) return e.problems.map((p) => p.replace(WHOSE, '')).join('; ');
+  if (e instanceof ScenarioError) return shownProblems(e.problems.map((p) => p.replace(WHOSE, ''))).join('; ');
   if (e instanceof OptionError) return `engine: ${scenarioWording(e)}`;
   return undefined;
 }

@@ -76,7 +76,8 @@ export class AnswerLengths {
    * runs as long as its text (about 3 characters a token); filler runs its natural length.
    * `header` (`x-stormlab-output-tokens`) overrides both. `seeded`: the body carries its own
    * seed (OpenAI's `seed`), so the same body is answered the same length every time, repeats
-   * too (as a seeded request asks a provider for the same answer).
+   * too (as a seeded request asks a provider for the same answer). `already`: filler words a
+   * prefill holds (a continuation): the answer is the rest of the natural one, at least a token.
    */
   shape(
     model: number,
@@ -86,6 +87,7 @@ export class AnswerLengths {
     choices: number,
     header: 'max' | number | undefined,
     seeded = false,
+    already = 0,
   ): AnswerShape {
     const fixed = header ?? this.withoutHeader ?? (plan.kind === 'filler' ? this.samplers[model] : plannedTokens(plan));
     const key = fixed === 'max' || typeof fixed === 'number' ? '' : this.key(model, body, seeded);
@@ -93,7 +95,8 @@ export class AnswerLengths {
     const truncated: boolean[] = [];
     let total = 0;
     for (let i = 0; i < choices; i++) {
-      const natural = fixed === 'max' ? maxTokens : typeof fixed === 'number' ? fixed : this.draw(fixed, `${key}:${i}`);
+      const whole = fixed === 'max' ? maxTokens : typeof fixed === 'number' ? fixed : this.draw(fixed, `${key}:${i}`);
+      const natural = already > 0 && fixed !== 'max' ? Math.max(1, whole - already) : whole;
       const n = Math.min(natural, maxTokens);
       tokens.push(n);
       truncated.push(plan.truncated || (plan.kind === 'filler' && natural > maxTokens));

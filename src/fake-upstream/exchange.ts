@@ -67,6 +67,7 @@ export class Exchange {
   private nextAt = 0;
   private step = 0;
   private end = 0;
+  private readonly plain: boolean;
   /** A plain stream's chunk template, made at its first chunk (null: the dialect's chunks carry no single text). */
   private delta: ((text: string) => string) | null | undefined = undefined;
 
@@ -79,8 +80,12 @@ export class Exchange {
     readonly info: AnswerInfo,
     private readonly ctx: ExchangeContext,
     /** `dialect` is the route's base dialect (a filler answer, no tools or structured output): its JSON body is templated. */
-    private readonly plain = false,
+    plain = false,
+    /** The filler word the answer starts at: a continuation of a prefill holding that many words. */
+    private readonly firstWord = 0,
   ) {
+    // Templates write filler from its first word.
+    this.plain = plain && firstWord === 0;
     this.arrivedAt = ctx.now();
     this.words = Math.min(chat.maxTokens, MAX_FILLER_WORDS);
     this.chunks = Math.min(STREAM_CHUNKS, this.words);
@@ -155,7 +160,7 @@ export class Exchange {
           this.headers(),
           plainAnswerAscii(this.dialect, this.info),
         );
-      const text = fillerText(0, words);
+      const text = this.filler(0, words);
       if (detail === Detail.Malformed) return this.sendNotJson(this.dialect.completion(this.info, text, completion));
       const body =
         detail === Detail.ContentFilter && faults !== null
@@ -206,7 +211,7 @@ export class Exchange {
     const error = this.dialect.error(200, Detail.MidStream, -1);
     if (!this.chat.stream) {
       const body = JSON.stringify(
-        this.dialect.completion(this.info, fillerText(0, Math.min(completion, MAX_FILLER_WORDS)), completion),
+        this.dialect.completion(this.info, this.filler(0, Math.min(completion, MAX_FILLER_WORDS)), completion),
       );
       this.res.writeHead(200, {
         ...this.headers(),
@@ -218,7 +223,7 @@ export class Exchange {
     }
     let out = this.open();
     const upTo = Math.min(completion, this.words);
-    if (upTo > this.sentWords) out += this.dialect.streamDelta(this.info, fillerText(this.sentWords, upTo));
+    if (upTo > this.sentWords) out += this.dialect.streamDelta(this.info, this.filler(this.sentWords, upTo));
     this.res.write(out + this.dialect.streamError(error), () => this.res.destroy());
   }
 
@@ -275,11 +280,16 @@ export class Exchange {
     const delta = this.delta ?? null;
     for (; this.sentChunks < upTo; this.sentChunks++) {
       const to = Math.floor(((this.sentChunks + 1) * this.words) / this.chunks);
-      const text = fillerText(this.sentWords, to);
+      const text = this.filler(this.sentWords, to);
       out += delta !== null ? delta(text) : this.dialect.streamDelta(this.info, text);
       this.sentWords = to;
     }
     return out;
+  }
+
+  /** Words `from` to `to` of the answer: of the filler text, from the answer's first word on. */
+  private filler(from: number, to: number): string {
+    return fillerText(this.firstWord + from, this.firstWord + to);
   }
 
   /** Request id and the model's rate-limit headers in this provider's family. */

@@ -1,5 +1,5 @@
 import { RequestFlag } from '../upstream/response.js';
-import { endsWithPrefill } from './prefill.js';
+import { prefillText, prefillWords } from './prefill.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { anthropicDialect } from './anthropic-dialect.js';
 import { anthropicReply } from './anthropic-reply.js';
@@ -71,6 +71,8 @@ interface Reply {
   plan?(body: Record<string, unknown>, request: ChatRequest): ReplyPlan;
   render(plan: ReplyPlan, shape: AnswerShape, body: Record<string, unknown>, conversation?: Conversation): Dialect;
   fixed?: boolean;
+  /** The route reads a trailing assistant message as a prefill to continue (chat completions, messages). */
+  continues?: boolean;
 }
 
 /** The plain answer: filler text, as long as the answer runs. */
@@ -91,6 +93,8 @@ interface ReadBody {
   plan: ReplyPlan;
   /** The body carries its own integer `seed` (OpenAI's): its answer's length does not change on a repeat. */
   seeded: boolean;
+  /** Filler words a trailing assistant message holds: the answer continues after them (0: none, or not filler). */
+  continued: number;
   conversation?: Conversation;
 }
 
@@ -138,8 +142,10 @@ export function modelRoutes(c: ModelRouteContext): Routes {
       if (index < 0) return void c.refuse(res, dialect, dialect.unknownModel(request.model));
       if (res.destroyed) return undefined;
       const value = body.value as Record<string, unknown>;
-      const plan = reply.plan?.(value, request) ?? FILLER;
-      const flags = (request.stream ? RequestFlag.Stream : 0) | (endsWithPrefill(value) ? RequestFlag.Prefill : 0);
+      const prefill = reply.continues === true ? prefillText(value) : undefined;
+      const planned = reply.plan?.(value, request) ?? FILLER;
+      const plan = prefill === undefined ? planned : continuePlan(planned, prefill);
+      const flags = (request.stream ? RequestFlag.Stream : 0) | (prefill === undefined ? 0 : RequestFlag.Prefill);
       const r = {
         request,
         index,
@@ -147,6 +153,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
         body: value,
         plan,
         seeded: Number.isInteger(value.seed),
+        continued: prefill !== undefined && plan.kind === 'filler' ? prefillWords(prefill) : 0,
         conversation: prepared.conversation,
       };
       if (remember && plan.kind === 'filler' && text.length <= MAX_KNOWN_BODY_CHARS && !offersTools(value))
@@ -173,6 +180,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
         request.choices,
         reply.fixed === true ? 'max' : header,
         r.seeded,
+        r.continued,
       );
       const served = reply.render(plan, shape, r.body, r.conversation);
       const slot = c.table.nextSlot();
@@ -184,7 +192,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
         promptTokens: request.promptTokens,
         includeUsage: request.includeUsage,
       };
-      const ex = new Exchange(slot, res, served, request, index, info, c.exchange, served === dialect);
+      const ex = new Exchange(slot, res, served, request, index, info, c.exchange, served === dialect, r.continued);
       c.table.add(ex);
       res.on('close', () => c.finish(ex));
       ex.model = host.current;
@@ -209,6 +217,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
         {
           plan: (body, r) => plan('openai', body, r, providerIds.openaiToolCall),
           render: (p, shape) => openaiReply(openaiDialect, p, shape),
+          continues: true,
         },
         true,
       ),
@@ -220,6 +229,7 @@ export function modelRoutes(c: ModelRouteContext): Routes {
         {
           plan: (body, r) => plan('anthropic', body, r, providerIds.anthropicToolUse),
           render: (p, shape) => anthropicReply(anthropicDialect, p, shape),
+          continues: true,
         },
         true,
       ),
@@ -268,4 +278,15 @@ export function modelRoutes(c: ModelRouteContext): Routes {
 /** Whether a body offers tools (then its answer depends on the tool policy too, which can change). */
 function offersTools(body: Record<string, unknown>): boolean {
   return Array.isArray(body.tools) && body.tools.length > 0;
+}
+
+/**
+ * The answer to a prefilled request, on a model that continues it: filler goes on after the
+ * prefill's words (the exchange starts there), a planned text that starts with the prefill is
+ * its rest; other plans (tool calls, a text the prefill does not start) are answered whole.
+ */
+function continuePlan(plan: ReplyPlan, prefill: string): ReplyPlan {
+  if (plan.kind === 'text' && prefill !== '' && plan.text.startsWith(prefill))
+    return { ...plan, text: plan.text.slice(prefill.length) };
+  return plan;
 }

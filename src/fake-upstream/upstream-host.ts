@@ -4,7 +4,7 @@ import type { UpstreamConfig } from '../upstream/config.js';
 import { FaultTimeline } from '../upstream/fault-timeline.js';
 import type { QuotaView } from '../upstream/quota.js';
 import type { UpstreamListener } from '../upstream/response.js';
-import { MODEL_DEFAULTS, UpstreamModel, type ModelStats } from '../upstream/upstream-model.js';
+import { continuingModels, MODEL_DEFAULTS, UpstreamModel, type ModelStats } from '../upstream/upstream-model.js';
 import type { ServedFault } from './fault-phases.js';
 import type { RealTimeScheduler } from '../run/real-time-scheduler.js';
 
@@ -81,7 +81,7 @@ export class UpstreamHost {
 
   /** Replaces the fault phases (times on the server's timeline); throws an `OptionError` naming a bad one. */
   setFaults(phases: ServedFault[]): void {
-    this.model.setFaults(servedTimeline(phases, this.names, this.random));
+    this.model.setFaults(servedTimeline(phases, this.names, this.random, continuingModels(this.config.models)));
     this.phases = phases;
   }
 
@@ -156,9 +156,10 @@ export function servedTimeline(
   phases: readonly ServedFault[],
   models: readonly string[],
   random: Random,
+  continuing?: readonly string[],
 ): FaultTimeline {
   try {
-    return new FaultTimeline(phases, models, random);
+    return new FaultTimeline(phases, models, random, continuing);
   } catch (e) {
     // The timeline names a phase as a scenario does (`upstream.faults[0]`); here it is `faults[0]`.
     if (e instanceof OptionError && e.option?.startsWith(SCENARIO_PREFIX)) {

@@ -1,4 +1,5 @@
 import type { Document, LineCounter } from 'yaml';
+import { parseYamlDocument } from './yaml-document.js';
 import { yaml } from './yaml-module.js';
 
 export type ParsedText = { ok: true; doc: unknown } | { ok: false; problems: string[] };
@@ -25,16 +26,17 @@ export function parseText(text: string, format: TextFormat): ParsedText {
 function parseYaml(text: string): ParsedText {
   const YAML = yaml();
   const lineCounter = new YAML.LineCounter();
-  const doc = YAML.parseDocument(text, { lineCounter });
-  if (doc.errors.length > 0) {
+  const { doc, problems: found } = parseYamlDocument(text, lineCounter);
+  if (found.length > 0) {
     const lines = new Set<number>();
     const problems: string[] = [];
-    for (const e of doc.errors) {
-      const pos = e.linePos?.[0] ?? { line: 1, col: 1 };
+    const textLines = text.split('\n');
+    for (const e of found) {
+      const pos = lineCounter.linePos(e.offset);
       // One problem per line: the parser often reports one mistake twice, in other words.
       if (lines.has(pos.line)) continue;
       lines.add(pos.line);
-      const hint = /\{.*\[\*\]/.test(text.split('\n')[pos.line - 1] ?? '') ? STAR_HINT : '';
+      const hint = starInFlow(textLines[pos.line - 1] ?? '') ? STAR_HINT : '';
       problems.push(at(pos.line, pos.col, `YAML syntax error: ${e.message.split(' at line ')[0]}${hint}`));
     }
     return { ok: false, problems };
@@ -44,6 +46,12 @@ function parseYaml(text: string): ParsedText {
   } catch (e) {
     return { ok: false, problems: [aliasProblem(doc, lineCounter, (e as Error).message)] };
   }
+}
+
+/** A `[*]` after a `{` on the line (found in one pass: a regular expression would backtrack on a long line). */
+function starInFlow(line: string): boolean {
+  const brace = line.indexOf('{');
+  return brace >= 0 && line.indexOf('[*]', brace) > 0;
 }
 
 /**

@@ -21,6 +21,27 @@ export function referenceProblems(doc: unknown): string[] {
     ...listOf(upstream.faults).flatMap((f, i) =>
       isMapping(f) ? unknownModel(f.model, `upstream.faults[${i}].model`, known) : [],
     ),
+    ...listOf(upstream.faults).flatMap((f, i) => prefillProblems(f, i, models, known)),
+  ];
+}
+
+/**
+ * A `prefill-rejected` phase is the fault form of a model's `continuation: prefill`: it makes a
+ * declaring model refuse prefills while it lasts. A model that does not declare it refuses every
+ * prefill already, so a phase that hits none that does would change nothing: refused.
+ */
+function prefillProblems(f: unknown, i: number, models: unknown[], known: string[]): string[] {
+  if (!isMapping(f) || f.kind !== 'prefill-rejected') return [];
+  const declaring = names(models.filter((m) => isMapping(m) && m.continuation === 'prefill'));
+  if (typeof f.model === 'string') {
+    if (!known.includes(f.model) || declaring.includes(f.model)) return [];
+    return [
+      `upstream.faults[${i}]: prefill-rejected on model ${JSON.stringify(f.model)}, which does not declare continuation: prefill, so it rejects every prefill already (declare it, or drop the fault)`,
+    ];
+  }
+  if (declaring.length > 0) return [];
+  return [
+    `upstream.faults[${i}]: prefill-rejected, but no model declares continuation: prefill, so every model rejects prefills already (declare it on a model, or drop the fault)`,
   ];
 }
 

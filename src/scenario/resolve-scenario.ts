@@ -85,7 +85,7 @@ interface Problem {
  * scenario as written too: then no variant had a part in it).
  */
 class Problems {
-  private readonly own: string[] = [];
+  private readonly own = new Set<string>();
   private readonly flags = new Map<string, { origin: string; text: string; variants: Array<string | undefined> }>();
   private readonly order: Array<{ own: string } | { flag: string }> = [];
   /** Flags' problems the scenario as written has too (then no variant is to blame). */
@@ -101,8 +101,8 @@ class Problems {
     if (p.origin === undefined) {
       const line = p.variant === undefined ? p.text : `variants.${p.variant}: ${p.text}`;
       // The file's problem in a variant's document is the file's, said once.
-      if (this.own.includes(line) || (p.variant !== undefined && this.own.includes(p.text))) return;
-      this.own.push(line);
+      if (this.own.has(line) || (p.variant !== undefined && this.own.has(p.text))) return;
+      this.own.add(line);
       this.order.push({ own: line });
       return;
     }

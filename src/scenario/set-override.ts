@@ -1,4 +1,4 @@
-import { yaml } from './yaml-module.js';
+import { parseYamlDocument } from './yaml-document.js';
 import type { Override } from './scenario.js';
 
 /** One step of an override path: a key, an index, or `[*]` (every element of a list). */
@@ -210,9 +210,9 @@ export function parseSetText(flag: string): ParsedSet {
   const path = flag.slice(0, eq).trim();
   const parsed = parsePath(path);
   if (!parsed.ok) return parsed;
-  const doc = yaml().parseDocument(flag.slice(eq + 1));
-  if (doc.errors.length > 0)
-    return { ok: false, message: `the value is not valid YAML: ${doc.errors[0].message.split(' at line')[0]}` };
+  const { doc, problems } = parseYamlDocument(flag.slice(eq + 1));
+  if (problems.length > 0)
+    return { ok: false, message: `the value is not valid YAML: ${problems[0].message.split(' at line')[0]}` };
   let value: unknown;
   try {
     value = doc.toJS() ?? null;

@@ -62,10 +62,11 @@ const model = () =>
       loadStretch: nonNegative().default(MODEL_DEFAULTS.loadStretch),
       contextTokens: positiveInt().optional(),
       answerTokens: answerTokens().optional(),
+      continuation: oneOf(['prefill', 'none']).optional(),
     },
     'a model mapping',
   ).transform(
-    ({ ttft, tpot, rpm, tpm, contextTokens, answerTokens, ...m }): ModelConfig => ({
+    ({ ttft, tpot, rpm, tpm, contextTokens, answerTokens, continuation, ...m }): ModelConfig => ({
       ...m,
       ttftMs: ttft,
       tpotMs: tpot,
@@ -73,6 +74,7 @@ const model = () =>
       ...(tpm === undefined ? {} : { tpm }),
       contextTokens: contextTokens ?? MODEL_DEFAULTS.contextTokens,
       ...(answerTokens === undefined ? {} : { answerTokens }),
+      ...(continuation === 'prefill' ? { continuation } : {}),
     }),
   );
 

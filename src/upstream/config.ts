@@ -29,7 +29,18 @@ export interface ModelConfig {
    * completion tokens exactly. @default lognormal, median 300, p99 2000
    */
   answerTokens?: AnswerTokens;
+  /**
+   * Whether the model continues an answer whose start it is given as a trailing assistant
+   * message (`prefill`: older Claude models, OpenAI-compatible servers with continue-final-message
+   * support). Absent, the model answers such a request with the provider's 400, as recent Claude
+   * models do; a `prefill-rejected` phase makes a declaring model do the same while it lasts.
+   * @default none
+   */
+  continuation?: Continuation;
 }
+
+/** How a model takes a trailing assistant message: `prefill`, it continues that text. */
+export type Continuation = 'prefill';
 
 /** A model's natural answer length: a distribution of tokens, or `max` (`max_tokens` exactly). */
 export type AnswerTokens = Dist | 'max';
@@ -60,7 +71,7 @@ export type FaultKind =
   | 'malformed'
   /** A share of streams that finish (`finish_reason`, `message_delta`) but never send `[DONE]` / `message_stop`. */
   | 'missing-done'
-  /** Requests whose last message is an assistant prefill get a 400 (a model that does not take prefill). */
+  /** A model declaring `continuation: prefill` refuses it while the phase lasts: requests ending in an assistant prefill get the 400 an undeclaring model gives. */
   | 'prefill-rejected'
   /** A share of requests filtered: a 200 ending `content_filter` after `afterTokens` (`mode: finish`) or a 400 (`mode: reject`). */
   | 'content-filter'

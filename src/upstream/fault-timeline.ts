@@ -99,10 +99,16 @@ export class FaultTimeline {
   private readonly arrivals: Int32Array[];
   private readonly latencies: Int32Array[];
 
+  /**
+   * `continuing`: the models that declare `continuation: prefill`, when the timeline's models
+   * are an upstream's (not a proxy's or a tool service's): a `prefill-rejected` phase hitting
+   * none of them would change nothing (the others reject every prefill) and is refused.
+   */
   constructor(
     faults: readonly FaultPhase[],
     models: readonly string[],
     private readonly random: Random,
+    continuing?: readonly string[],
   ) {
     const n = faults.length;
     this.kinds = new Int32Array(n);
@@ -119,6 +125,7 @@ export class FaultTimeline {
     this.routes = faults.map((f) => f.route);
     this.adds = faults.map(() => undefined);
     faults.forEach((f, i) => this.load(f, i, models));
+    if (continuing !== undefined) faults.forEach((f, i) => checkPrefillPhase(f, i, continuing));
     const pick = (m: string, lat: boolean) =>
       Int32Array.from(
         faults.flatMap((f, i) =>
@@ -285,4 +292,16 @@ export class FaultTimeline {
     this.statuses[i] = Int32Array.from(values);
     this.cums[i] = Float64Array.from(w, (x) => (sum += x / total));
   }
+}
+
+/** A `prefill-rejected` phase must hit a model that declares `continuation: prefill` (`continuing`). */
+function checkPrefillPhase(f: FaultPhase, i: number, continuing: readonly string[]): void {
+  if (f.kind !== 'prefill-rejected') return;
+  const name = `upstream.faults[${i}]`;
+  if (f.model === undefined ? continuing.length > 0 : continuing.includes(f.model)) return;
+  const what = f.model === undefined ? 'no model declares' : `model ${JSON.stringify(f.model)} does not declare`;
+  throw new OptionError(
+    `${name}: prefill-rejected, but ${what} continuation: prefill, so it rejects every prefill already`,
+    name,
+  );
 }

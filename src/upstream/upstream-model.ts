@@ -1,5 +1,5 @@
 import { OptionError } from '../engine/errors.js';
-import { checkInteger, checkNonEmptyString, checkNumber, checkPositive } from '../engine/options.js';
+import { checkInteger, checkNonEmptyString, checkNumber, checkOneOf, checkPositive } from '../engine/options.js';
 import type { Random } from '../engine/random.js';
 import type { ModelConfig, UpstreamConfig } from './config.js';
 import { sampler } from './distribution.js';
@@ -181,7 +181,7 @@ export class UpstreamModel implements EventHandler {
     if (dup !== undefined)
       throw new OptionError(`upstream.models names must be unique, got ${JSON.stringify(dup)} twice`);
     this.models = cfgs.map((m) => new ModelState(m, random));
-    this.faults = new FaultTimeline(config.faults ?? [], names, random);
+    this.faults = new FaultTimeline(config.faults ?? [], names, random, continuingModels(cfgs));
     this.cancelOnDisconnect = config.cancelOnDisconnect ?? false;
     this.handlerId = scheduler.register(this);
     this.grow();
@@ -238,6 +238,9 @@ export class UpstreamModel implements EventHandler {
     /** The phase of a fault that shapes the service (slow first token, stall, cut, ...), or -1. */
     let shaping = -1;
     const total = promptTokens + maxOutputTokens;
+    // A model that does not continue prefills refuses them, as the provider validates a request.
+    if ((flags & RequestFlag.Prefill) !== 0 && m.cfg.continuation !== 'prefill')
+      return this.answer(reqId, model, 400, Detail.PrefillRejected, -1, now);
     const phase = this.faults.arrival(model, now, route);
     if (phase >= 0) {
       const kind = this.faults.kind(phase);
@@ -602,6 +605,11 @@ export class UpstreamModel implements EventHandler {
   }
 }
 
+/** The names of the models that declare `continuation: prefill`. */
+export function continuingModels(models: readonly ModelConfig[]): string[] {
+  return models.flatMap((m) => (m.continuation === 'prefill' ? [m.name] : []));
+}
+
 function checkModel(m: ModelConfig, i: number): ModelConfig {
   const name = `upstream.models[${i}]`;
   checkNonEmptyString(`${name}.name`, m.name);
@@ -612,6 +620,7 @@ function checkModel(m: ModelConfig, i: number): ModelConfig {
   if (m.tpm !== undefined) checkPositive(`${name}.tpm`, m.tpm);
   checkNumber(`${name}.loadStretch`, m.loadStretch, 0);
   checkPositive(`${name}.contextTokens`, m.contextTokens);
+  if (m.continuation !== undefined) checkOneOf(`${name}.continuation`, m.continuation, ['prefill'] as const);
   return m;
 }
 

@@ -138,35 +138,47 @@ await describeWithRedis('a live run on a fleet of 3 worker processes', () => {
     expect(a.map((w) => [w.share, w.plannedRoots, w.roots])).toEqual(b.map((w) => [w.share, w.plannedRoots, w.roots]));
   }, 120_000);
 
-  // Skipped: on a quiet fresh-clone run it exited 3, not 2 (a share from the file's earlier runs
-  // is still taken on the shared queue name); passes on a loaded machine and alone. The test
-  // needs a queue of its own before it runs again.
-  it.skip('refuses in one line, before starting, when fewer workers answer than asked', async () => {
-    const r = await coordinator([
-      'run',
-      'fleet.yaml',
-      '--mode',
-      'live',
-      '--target',
-      fake.url,
-      '--queue',
-      url,
-      '--workers',
-      '4',
-      '--fleet-wait',
-      '3s',
-      '--no-ui',
-    ]);
-    expect(r.code).toBe(2);
-    expect(r.err).toMatch(
-      /--workers 4: only [0-3] of 4 workers took a share on the queue .* within 3 s \(--fleet-wait\)/,
-    );
-    expect(
-      r.err
-        .trim()
-        .split('\n')
-        .filter((l) => l.startsWith('stormlab:')).length,
-    ).toBe(1);
+  // Its own queue and two workers of its own, asked for three. The race this once lost: a worker
+  // counted down --fleet-wait itself from when it got its share, gave it up as the coordinator's
+  // own wait ended, and took the third share, still counted ready for the first: the run started
+  // with a share no one drove (exit 3). Now a worker waits while the coordinator is alive, and
+  // takes its ready entry back when it gives a share up.
+  it('refuses in one line, before starting, when fewer workers answer than asked', async () => {
+    const own = `${REDIS_URL}?queue=${testPrefix('fleet-short').replace(/[^\w.-]/g, '-')}`;
+    const two = await Promise.all([startWorker(own), startWorker(own)]);
+    try {
+      const before = fake.stats().models[0].attempts;
+      const r = await coordinator([
+        'run',
+        'fleet.yaml',
+        '--mode',
+        'live',
+        '--target',
+        fake.url,
+        '--queue',
+        own,
+        '--workers',
+        '3',
+        '--fleet-wait',
+        '3s',
+        '--no-ui',
+      ]);
+      expect(r.err).not.toMatch(/internal error/);
+      expect(r.code).toBe(2);
+      // Two, unless the machine is so loaded one of them had not taken its share within 3 s.
+      expect(r.err).toMatch(
+        /--workers 3: only [0-2] of 3 workers took a share on the queue .* within 3 s \(--fleet-wait\)/,
+      );
+      expect(
+        r.err
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('stormlab:')).length,
+      ).toBe(1);
+      expect(fake.stats().models[0].attempts).toBe(before);
+    } finally {
+      for (const w of two) w.kill('SIGKILL');
+    }
   }, 60_000);
 
   it('Ctrl-C on the coordinator stops every worker: a partial result of all three shares', async () => {

@@ -120,7 +120,7 @@ describe('fake upstream: stream faults, OpenAI chat completions', () => {
   });
 
   it('prefill-rejected: a 400 when the last message is the assistant, served otherwise', async () => {
-    const h = await withFault({ kind: 'prefill-rejected' });
+    const h = await withFault({ kind: 'prefill-rejected' }, { continuation: 'prefill' });
     const res = await h.chat({ messages: PREFILL });
     expect(res.status).toBe(400);
     expect((await json(res)).error).toMatchObject({ type: 'invalid_request_error', param: 'messages' });
@@ -188,7 +188,7 @@ describe('fake upstream: stream faults, Anthropic messages', () => {
   });
 
   it('prefill-rejected and context-length in Anthropic shape', async () => {
-    const h = await withFault({ kind: 'prefill-rejected' });
+    const h = await withFault({ kind: 'prefill-rejected' }, { continuation: 'prefill' });
     const res = await h.messages({ messages: PREFILL });
     expect(res.status).toBe(400);
     expect((await json(res)).error.message).toMatch(/does not support assistant message prefill/);

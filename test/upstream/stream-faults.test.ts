@@ -153,8 +153,8 @@ describe('stream faults in the upstream model', () => {
     ]);
   });
 
-  it('prefill-rejected: a 400 for a request with an assistant prefill, others served', () => {
-    const { sched, seen, submit } = setup([{ kind: 'prefill-rejected' }]);
+  it('prefill-rejected: a declaring model answers a request with an assistant prefill 400, others served', () => {
+    const { sched, seen, submit } = setup([{ kind: 'prefill-rejected' }], { continuation: 'prefill' });
     submit(1, RequestFlag.Stream | RequestFlag.Prefill);
     submit(2, RequestFlag.Stream);
     sched.runUntil(1_000);
@@ -163,6 +163,25 @@ describe('stream faults in the upstream model', () => {
       [2, 200],
     ]);
     expect(seen[0]).toMatchObject({ id: 1, detail: Detail.PrefillRejected });
+  });
+
+  it('continuation: a declaring model serves a prefill; one that does not answers it 400 at once', () => {
+    const declared = setup([], { continuation: 'prefill' });
+    declared.submit(1, RequestFlag.Stream | RequestFlag.Prefill);
+    declared.sched.runUntil(1_000);
+    expect(declared.seen.at(-1)).toMatchObject({ what: 'answer', id: 1, status: 200, detail: Detail.None });
+    const plain = setup([]);
+    plain.submit(1, RequestFlag.Stream | RequestFlag.Prefill);
+    plain.sched.runUntil(1_000);
+    expect(plain.seen).toEqual([
+      { what: 'answer', id: 1, status: 400, detail: Detail.PrefillRejected, tokens: 0, at: NETWORK_MS },
+    ]);
+  });
+
+  it('a prefill-rejected phase that hits no declaring model is refused', () => {
+    expect(() => setup([{ kind: 'prefill-rejected' }])).toThrow(
+      'upstream.faults[0]: prefill-rejected, but no model declares continuation: prefill, so it rejects every prefill already',
+    );
   });
 
   it('context-length: the phase window refuses larger requests with 400 context_length_exceeded', () => {

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OptionError } from '../../engine/errors.js';
 import { SeededRandom } from '../../engine/random.js';
 import type { FaultPhaseInput } from '../../fake-upstream/fault-phases.js';
 import { createProxy, type StormlabProxy } from '../../proxy/proxy-server.js';
+import { FAULTS_MAX_BYTES, readBoundedFile, UnreadableFile } from '../../scenario/read-bounded-file.js';
 import { EXIT, stopCause, stopExit, UsageError, type Io } from '../io.js';
 import { scenarioFromFlags } from '../scenario-from-flags.js';
 import { requestLogFile } from './serve-flags.js';
@@ -34,6 +34,20 @@ const CONTROL: ReadonlyArray<[string, string]> = [
   ['GET  /metrics', 'Prometheus text'],
 ];
 
+/**
+ * A scenario's fault phases for the proxy. A model's `continuation` declaration is refused: the
+ * proxy does not read conversations, so whether a prefill is continued is the upstream's own.
+ */
+function scenarioFaults(file: string, cwd: string): FaultPhaseInput[] {
+  const upstream = scenarioFromFlags(file, {}, cwd).upstream;
+  const i = upstream.models.findIndex((m) => m.continuation !== undefined);
+  if (i >= 0)
+    throw new UsageError(
+      `--scenario ${file}: upstream.models[${i}].continuation cannot be honoured by a proxy: it does not read conversations, so whether a prefill is continued is the upstream's own (serve models it)`,
+    );
+  return upstream.faults;
+}
+
 /** Starts the proxy `stormlab proxy` describes, and says where it listens and what it does. */
 export async function startProxy(io: Io, flags: ProxyFlags): Promise<StormlabProxy> {
   if (flags.upstream === undefined || flags.upstream.trim() === '')
@@ -46,7 +60,7 @@ export async function startProxy(io: Io, flags: ProxyFlags): Promise<StormlabPro
     flags.faults !== undefined
       ? faultsFile(io, flags.faults)
       : flags.scenario !== undefined
-        ? scenarioFromFlags(flags.scenario, {}, io.cwd).upstream.faults
+        ? scenarioFaults(flags.scenario, io.cwd)
         : [];
   const quotas = { rpm: perMinute('--rpm', flags.rpm), tpm: perMinute('--tpm', flags.tpm) };
   const seed = flags.seed === undefined ? undefined : wholeNumber('--seed', flags.seed);
@@ -114,9 +128,10 @@ export async function proxyCommand(
 function faultsFile(io: Io, file: string): FaultPhaseInput[] {
   let text: string;
   try {
-    text = readFileSync(resolve(io.cwd, file), 'utf8');
+    text = readBoundedFile(resolve(io.cwd, file), FAULTS_MAX_BYTES);
   } catch (e) {
-    throw new UsageError(`--faults: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    if (!(e instanceof UnreadableFile)) throw e;
+    throw new UsageError(`--faults: cannot read ${file}: ${e.reason}`);
   }
   let value: unknown;
   try {
