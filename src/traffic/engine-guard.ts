@@ -58,6 +58,7 @@ export function resolveEngine(base: EngineConfig, over: Partial<EngineConfig>): 
     state: over.state ?? base.state ?? 'local',
     stream: {
       commit: s.commit ?? p.stream.commit,
+      resume: s.resume ?? p.stream.resume,
       firstTokenMs: s.firstTokenMs ?? p.stream.firstTokenMs,
       idleMs: s.idleMs ?? p.stream.idleMs,
       headersMs: s.headersMs ?? p.stream.headersTimeoutMs,
