@@ -5,6 +5,7 @@ import { GuardCore } from '../engine/guard-core.js';
 import { withDefaults } from '../engine/options.js';
 import type { SeededRandom } from '../engine/random.js';
 import type { StateStore } from '../engine/store.js';
+import type { TargetOption } from '../engine/target.js';
 import type { EngineConfig, EngineState } from './config.js';
 import type { StreamLimits } from './stream-limits.js';
 
@@ -83,7 +84,7 @@ export function engineGuard(
   base: EngineConfig,
   over: Partial<EngineConfig>,
   name: string,
-  targets: string[],
+  targets: TargetOption[],
   clock: Clock,
   random: SeededRandom,
   store?: StateStore,
