@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegularFile, UnreadableFile } from '../scenario/read-bounded-file.js';
 import { CalibrateError } from './calibrate-error.js';
 import { spanOf } from './otlp-span.js';
 import type { Span } from './span.js';
@@ -95,12 +96,12 @@ export interface FileRead {
 export function readOtlpFile(path: string, file: string, sink: SpanSink): FileRead {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    // A regular file only (a fifo or a link to /dev/zero is refused, not read forever); of any
+    // size, since it is streamed: what bounds memory is MAX_DOCUMENT_BYTES and the traces open.
+    fd = openRegularFile(path).fd;
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new CalibrateError(
-      `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (e as Error).message}`,
-    );
+    if (!(e instanceof UnreadableFile)) throw e;
+    throw new CalibrateError(`cannot read ${file}: ${e.reason}`);
   }
   const buf = Buffer.allocUnsafe(CHUNK);
   let lineNo = 0;

@@ -4,14 +4,6 @@ import type { ResultFile } from '../run/metrics/result.js';
 import { readBoundedFile, RESULT_MAX_BYTES, UnreadableFile } from '../scenario/read-bounded-file.js';
 import { UsageError, type Io } from './io.js';
 
-const READ_ERRORS: Record<string, string> = {
-  ENOENT: 'no such file',
-  ENOTDIR: 'a part of its path is not a directory',
-  EISDIR: 'it is a directory',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-};
-
 /**
  * A result or sweep file named on the command line, read and checked (`report`, `diff`):
  * what is wrong with it — unreadable, not JSON (with line:column), an unknown schema, a field
@@ -23,7 +15,7 @@ export function readInputFile(io: Io, path: string, accept?: ReadonlyArray<Repor
     text = readBoundedFile(resolve(io.cwd, path), RESULT_MAX_BYTES);
   } catch (e) {
     if (!(e instanceof UnreadableFile)) throw e;
-    throw new UsageError(`cannot read ${path}: ${(e.code === undefined ? undefined : READ_ERRORS[e.code]) ?? e.why}`);
+    throw new UsageError(`cannot read ${path}: ${e.reason}`);
   }
   const r = readReportInput(text, path, accept);
   if (!r.ok) throw new UsageError(r.problem);

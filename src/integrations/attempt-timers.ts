@@ -1,11 +1,12 @@
 import type { Clock } from '../engine/clock.js';
 import type { StreamError } from '../engine/errors.js';
-import { StreamLimit, streamLimitError, type StreamWaits } from '../engine/stream-watch.js';
+import { StreamDecision, type StreamGuard } from '../engine/stream-guard.js';
+import { HeadersTimeoutError } from '../engine/stream-watch.js';
 import { WatchTimer } from './watch-timer.js';
 
 /**
- * The waits of one HTTP attempt through `guardedFetch`, on the guard's clock: the engine's
- * `StreamWatch` (header wait, first token, idle gap) on one timer. `signal` aborts when the
+ * The waits of one HTTP attempt through `guardedFetch`, on the guard's clock: the attempt's
+ * `StreamGuard` (header wait, first token, idle gap) on one timer. `signal` aborts when the
  * attempt's own signal does (deadline, caller) or a limit runs out before the headers are in;
  * after them a stall goes to `onStall` (the stream reader), since aborting a fetch after its
  * headers breaks its body with an error that no longer says why, and quiet after the answer's
@@ -19,12 +20,8 @@ export class AttemptTimers {
   private readonly unlink: (() => void) | undefined;
   private readonly timer: WatchTimer;
 
-  constructor(
-    clock: Clock,
-    outer: AbortSignal | undefined,
-    private readonly waits: StreamWaits,
-  ) {
-    this.timer = new WatchTimer(clock, waits, (limit) => this.limit(limit));
+  constructor(clock: Clock, outer: AbortSignal | undefined, guard: StreamGuard) {
+    this.timer = new WatchTimer(clock, guard, (decision) => this.limit(decision));
     if (outer === undefined) return;
     if (outer.aborted) {
       this.ac.abort(outer.reason);
@@ -48,9 +45,9 @@ export class AttemptTimers {
     this.timer.headers();
   }
 
-  /** Bytes of the stream came (with its first content delta, with its finish). */
-  activity(content: boolean, finished: boolean): void {
-    this.timer.activity(content, finished);
+  /** The guard was told what came (bytes, events): its limits may have moved. */
+  sync(): void {
+    this.timer.sync();
   }
 
   /** Whether a read from the upstream is pending (quiet counts only then). */
@@ -74,10 +71,10 @@ export class AttemptTimers {
     this.unlink?.();
   }
 
-  private limit(limit: number): void {
-    if (limit === StreamLimit.FinishQuiet) return this.finishSink?.();
-    const e = streamLimitError(limit, this.waits);
-    if (this.stallSink && limit !== StreamLimit.Headers) this.stallSink(e as StreamError);
+  private limit(decision: number): void {
+    if (decision === StreamDecision.Complete) return this.finishSink?.();
+    const e = this.timer.guard.error!;
+    if (this.stallSink && !(e instanceof HeadersTimeoutError)) this.stallSink(e as StreamError);
     else this.cut(e);
   }
 

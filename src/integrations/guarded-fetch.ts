@@ -1,6 +1,7 @@
 import type { AttemptResult } from '../engine/classify.js';
 import { ShedError } from '../engine/errors.js';
 import type { AttemptContext, Guard } from '../engine/guard.js';
+import { StreamGuard } from '../engine/stream-guard.js';
 import { AttemptTimers } from './attempt-timers.js';
 import {
   createHttpGuard,
@@ -8,7 +9,6 @@ import {
   type EngineHttpOptions,
   type HttpGuard,
   type HttpRequestInfo,
-  type ResolvedStreamOptions,
 } from './engine-http-options.js';
 import { fetchRequest, inputUrl, type FetchRequest } from './fetch-body.js';
 import { faultCode, GuardedStream, type StreamEnd } from './guarded-stream.js';
@@ -157,7 +157,9 @@ class FetchCall {
     const waits = guardStream
       ? { headersMs: sg.headersTimeoutMs, firstTokenMs: sg.firstTokenMs, idleMs: sg.idleMs }
       : { headersMs: this.h.headersTimeoutMs, firstTokenMs: Infinity, idleMs: sg?.idleMs ?? Infinity };
-    const a = new AttemptTimers(this.h.guard.clock, ctx.signal ?? this.req.init.signal ?? undefined, waits);
+    const clock = this.h.guard.clock;
+    const guard = new StreamGuard({ waits, commit: sg?.commit ?? 'first-token' }, clock.now());
+    const a = new AttemptTimers(clock, ctx.signal ?? this.req.init.signal ?? undefined, guard);
     try {
       let res: Response;
       try {
@@ -180,7 +182,7 @@ class FetchCall {
           undefined,
         );
       }
-      if (sse && sg !== undefined) return await this.guardStream(ctx, res, a, sg, target);
+      if (sse && sg !== undefined) return await this.guardStream(ctx, res, a, guard, target);
       if (sse) {
         a.end();
         return await this.passStream(ctx, res, target);
@@ -217,11 +219,12 @@ class FetchCall {
     ctx: AttemptContext,
     res: Response,
     a: AttemptTimers,
-    sg: ResolvedStreamOptions,
+    guard: StreamGuard,
     target: Record<string, string>,
   ): Promise<FetchAnswer> {
     const sse = new SseUsage();
-    const gate = new StreamGate(sg.commit, providerOfPath(new URL(this.req.url).pathname), sse);
+    const clock = this.h.guard.clock;
+    const gate = new StreamGate(guard, providerOfPath(new URL(this.req.url).pathname), sse, () => clock.now());
     const callerAborted = (): boolean => this.req.init.signal?.aborted === true;
     const stream = new GuardedStream(res.body!.getReader(), gate, a, callerAborted, () =>
       ctx.signal?.aborted ? ctx.signal.reason : undefined,

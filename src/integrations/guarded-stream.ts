@@ -1,9 +1,9 @@
 import { StreamError } from '../engine/errors.js';
 import type { StreamGate } from './stream-gate.js';
 
-/** What the stream reader tells the attempt's waits (`AttemptTimers`): bytes came, and when a read is pending. */
+/** What the stream reader tells the attempt's waits (`AttemptTimers`): the guard was told what came, and when a read is pending. */
 export interface StreamTimes {
-  activity(content: boolean, finished: boolean): void;
+  sync(): void;
   waiting(pending: boolean): void;
 }
 
@@ -115,7 +115,8 @@ export class GuardedStream {
           const out = this.push(r.value);
           for (const part of out) c.enqueue(part);
           const status = this.gate.status;
-          if (status !== 'open') {
+          // 'over': a limit ran out; the next read says so.
+          if (status === 'done' || status === 'error') {
             this.release();
             c.close();
             if (status === 'done') return finish({ how: 'complete' });
@@ -152,7 +153,7 @@ export class GuardedStream {
 
   private push(chunk: Uint8Array): Uint8Array[] {
     const out = this.gate.push(chunk);
-    this.times.activity(this.gate.content, this.gate.finished);
+    this.times.sync();
     return out;
   }
 

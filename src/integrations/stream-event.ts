@@ -1,21 +1,11 @@
+import { EventFlag } from '../engine/stream-guard.js';
 import type { SseEvent } from './sse-splitter.js';
 
 /** The event stream dialects the stream guard reads. */
 export type StreamProvider = 'openai' | 'anthropic' | 'responses';
 
-/** Bit flags of what one event says about its stream. */
-export const EventFlag = {
-  /** A content token: text, a tool call's arguments, a refusal, reasoning text. */
-  Content: 1,
-  /** The answer says it is finished (`finish_reason`, `stop_reason`, a usage chunk); the end may follow. */
-  Finish: 2,
-  /** The stream's own end marker (`[DONE]`, `message_stop`, `response.completed`): nothing follows. */
-  Terminal: 4,
-  /** The provider reports an error in the stream. */
-  Error: 8,
-  /** Not an event any client can read (bad JSON, not an object): skipped, never forwarded. */
-  Malformed: 16,
-} as const;
+// What one event says, as bit flags: defined beside the state machine that reads them.
+export { EventFlag } from '../engine/stream-guard.js';
 
 /** What `readStreamEvent` found: flags, the dialect when the event shows it, the parsed data. */
 export interface StreamEventInfo {

@@ -1,9 +1,9 @@
-import type { CommitPolicy } from '../engine/engine-profiles.js';
 import { refusalOf } from '../engine/refusal.js';
+import { EventFlag, StreamDecision, type StreamGuard } from '../engine/stream-guard.js';
 import type { SseUsage } from './response-usage.js';
 import { SseSplitter, sseFields } from './sse-splitter.js';
 import { PlainDeltas } from './plain-deltas.js';
-import { errorEvent, EventFlag, readStreamEvent, type StreamProvider } from './stream-event.js';
+import { errorEvent, readStreamEvent, type StreamProvider } from './stream-event.js';
 
 // When the caller gets a stream: defined beside the engine profiles that give its default.
 export { COMMIT_POLICIES, type CommitPolicy } from '../engine/engine-profiles.js';
@@ -12,27 +12,25 @@ export { COMMIT_POLICIES, type CommitPolicy } from '../engine/engine-profiles.js
 export type GateState =
   /** Still going. */
   | 'open'
-  /** Its terminal signal came: complete, nothing more to read. */
+  /** Its terminal signal came (or a finish and a clean close): complete, nothing more to read. */
   | 'done'
   /** The provider sent an error event. */
-  | 'error';
+  | 'error'
+  /** The guard gave up on it (a limit ran out, a cut): the transport ends it. */
+  | 'over';
 
 /**
- * The stream guard's bookkeeping for one streamed answer, independent of the transport: it
- * splits the bytes into events, reads each (content, finish, terminal, error, malformed),
- * decides when the caller gets the stream (the commit policy) and which bytes it gets —
- * whole events only, malformed ones left out, nothing after the terminal signal.
+ * The bytes side of the stream guard for one streamed answer, independent of the transport: it
+ * splits the bytes into events, reads each (content, finish, terminal, error, malformed) by
+ * structure, tells the engine's `StreamGuard` — the one state machine that decides when the
+ * caller gets the stream (the commit policy) and how it ends — and hands on the bytes the
+ * guard's decisions give the caller: whole events only, malformed ones left out, nothing after
+ * the terminal signal, nothing before commit.
  */
 export class StreamGate {
   private readonly splitter = new SseSplitter();
   private readonly plain = new PlainDeltas();
   private held: Uint8Array[] = [];
-  private state: GateState = 'open';
-  committed = false;
-  /** A content token has been seen. */
-  content = false;
-  /** The answer said it was finished (the end marker may still be missing). */
-  finished = false;
   /** Events skipped as malformed. */
   malformed = 0;
   /**
@@ -45,15 +43,36 @@ export class StreamGate {
   provider: StreamProvider;
 
   constructor(
-    private readonly commit: CommitPolicy,
+    /** The attempt's state machine (its timer, if any, runs on the same one). */
+    readonly guard: StreamGuard,
     provider: StreamProvider,
     private readonly usage: SseUsage | undefined,
+    /** The attempt's clock. */
+    private readonly now: () => number,
   ) {
     this.provider = provider;
   }
 
+  get committed(): boolean {
+    return this.guard.committed;
+  }
+
+  /** A content token has been seen. */
+  get content(): boolean {
+    return this.guard.content;
+  }
+
+  /** The answer said it was finished (the end marker may still be missing). */
+  get finished(): boolean {
+    return this.guard.finished;
+  }
+
   get status(): GateState {
-    return this.state;
+    const g = this.guard;
+    if (!g.over) return 'open';
+    const d = g.outcome;
+    if (d === StreamDecision.Complete || d === StreamDecision.Refused) return 'done';
+    return g.upstreamError ? 'error' : 'over';
   }
 
   /**
@@ -61,15 +80,18 @@ export class StreamGate {
    * the chunk's whole, well-formed events).
    */
   push(chunk: Uint8Array): Uint8Array[] {
-    if (this.state !== 'open') return [];
+    const g = this.guard;
+    if (g.over) return [];
+    const now = this.now();
+    g.bytes(now);
     let skips: number[] | undefined;
     let stopAt = -1;
     const { buf, end } = this.splitter.push(chunk, (b, text, start, stop) => {
       if (stopAt >= 0) return;
-      // After the first token a plain delta needs no parse (see PlainDeltas).
-      if (this.content && this.plain.test(b, text, start, stop, this.provider)) return;
+      // After the first token a plain delta needs no parse (see PlainDeltas): it changes nothing.
+      if (g.content && this.plain.test(b, text, start, stop, this.provider)) return;
       const info = readStreamEvent(sseFields(b, text, start, stop));
-      const f = info.flags;
+      let f = info.flags;
       if (f === 0 && info.json === undefined) return;
       if (info.provider !== undefined) this.provider = info.provider;
       if (f & EventFlag.Malformed) {
@@ -78,36 +100,30 @@ export class StreamGate {
         return;
       }
       if (info.json !== undefined) this.usage?.observe(info.json);
-      if (f & EventFlag.Content) {
-        this.content = true;
-        if (f === EventFlag.Content) this.plain.learn(text, start, stop, info);
+      if (f === EventFlag.Content) this.plain.learn(text, start, stop, info);
+      if (f & EventFlag.Finish && info.json !== undefined && isRefusal(info.json)) {
+        this.refusal = info.json;
+        f |= EventFlag.Refusal;
       }
-      if (f & EventFlag.Finish) {
-        this.finished = true;
-        if (info.json !== undefined && isRefusal(info.json)) this.refusal = info.json;
-      }
-      if (f & EventFlag.Error) {
-        this.upstreamError = info.json;
-        this.state = 'error';
-        stopAt = stop;
-      } else if (f & EventFlag.Terminal) {
-        this.state = 'done';
-        stopAt = stop;
-      }
+      if (f & EventFlag.Error) this.upstreamError = info.json;
+      g.event(f, now);
+      // A final decision (its end marker, the provider's error): nothing after this event.
+      if (g.over) stopAt = stop;
     });
     this.malformed += this.splitter.dropped;
     this.splitter.dropped = 0;
     const upTo = stopAt >= 0 ? stopAt : end;
     const parts = skips === undefined ? (upTo > 0 ? [buf.subarray(0, upTo)] : []) : without(buf, upTo, skips);
-    if (!this.committed) {
+    g.endOfChunk();
+    if (!g.committed) {
       for (const p of parts) this.held.push(p);
-      if (!this.ready()) return [];
-      this.committed = true;
-      const out = this.held;
-      this.held = [];
-      return out;
+      return [];
     }
-    return parts;
+    if (this.held.length === 0) return parts;
+    const out = this.held;
+    this.held = [];
+    for (const p of parts) out.push(p);
+    return out;
   }
 
   /**
@@ -117,11 +133,9 @@ export class StreamGate {
    * `committed` stays false, the bytes stay held).
    */
   close(): { complete: boolean; out: Uint8Array[] } {
-    if (this.state === 'error') return { complete: false, out: [] };
-    const complete = this.state === 'done' || this.finished;
-    if (complete) this.state = 'done';
-    if (!complete || !this.ready()) return { complete, out: [] };
-    this.committed = true;
+    const d = this.guard.close();
+    const complete = d === StreamDecision.Complete || d === StreamDecision.Refused;
+    if (!complete || !this.guard.committed) return { complete, out: [] };
     const out = this.held;
     this.held = [];
     return { complete, out };
@@ -135,16 +149,6 @@ export class StreamGate {
   /** The in-band error event that ends a committed stream that broke. */
   errorEvent(code: string, message: string): Buffer {
     return errorEvent(this.provider, code, message);
-  }
-
-  /**
-   * Whether the caller gets the stream now. A refusal that is whole before commit is not
-   * handed over: it is the attempt's answer, which the guard returns or fails over.
-   */
-  private ready(): boolean {
-    if (this.state === 'done') return this.refusal === undefined;
-    if (this.state === 'error') return false;
-    return this.commit === 'first-token' && this.content;
   }
 }
 

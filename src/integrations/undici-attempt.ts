@@ -4,7 +4,7 @@ import type { AttemptResult } from '../engine/classify.js';
 import { header } from '../engine/headers.js';
 import type { Clock } from '../engine/clock.js';
 import { StreamError } from '../engine/errors.js';
-import { StreamLimit, streamLimitError } from '../engine/stream-watch.js';
+import { StreamDecision, StreamGuard } from '../engine/stream-guard.js';
 import type { ResolvedStreamOptions } from './engine-http-options.js';
 import { answerResult, brokenStreamResult } from './http-answer.js';
 import { SseUsage, usageFromBody } from './response-usage.js';
@@ -82,7 +82,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   private settled = false;
   /** Why one of our timers cut the attempt. */
   private ours: Error | undefined = undefined;
-  /** The engine's stream watch on one timer: header wait, first token, idle gap. */
+  /** The attempt's state machine (header wait, first token, idle gap, commit) and its one timer. */
+  private streamGuard: StreamGuard | undefined = undefined;
   private timer: WatchTimer | undefined = undefined;
 
   constructor(
@@ -114,11 +115,12 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
       firstTokenMs: guarded ? stream.options.firstTokenMs : Infinity,
       idleMs: stream?.options.idleMs ?? Infinity,
     };
-    this.timer = new WatchTimer(clock, waits, (limit) => {
+    this.streamGuard = new StreamGuard({ waits, commit: stream?.options.commit ?? 'first-token' }, clock.now());
+    this.timer = new WatchTimer(clock, this.streamGuard, (decision) => {
       if (this.settled) return;
       // Quiet after a finish: the end marker is missing, the answer is whole.
-      if (limit === StreamLimit.FinishQuiet) return this.onResponseEnd(this.controller!, {});
-      this.cut(streamLimitError(limit, waits));
+      if (decision === StreamDecision.Complete) return this.onResponseEnd(this.controller!, {});
+      this.cut(this.streamGuard!.error!);
     });
   }
 
@@ -145,7 +147,8 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
       this.sink.commit(controller, status, this.answerHeaders(false), message);
       return;
     }
-    this.gate = new StreamGate(sg.options.commit, sg.provider, this.sse);
+    const clock = this.setup.clock;
+    this.gate = new StreamGate(this.streamGuard!, sg.provider, this.sse, () => clock.now());
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -162,7 +165,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
       return;
     }
     const out = gate.push(chunk);
-    this.timer?.activity(gate.content, gate.finished);
+    this.timer?.sync();
     this.countMalformed();
     if (gate.status === 'error' && !gate.committed) return this.failBeforeCommit(undefined);
     if (gate.status === 'done' && !gate.committed) return this.refusedBeforeCommit();

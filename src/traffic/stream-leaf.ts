@@ -1,18 +1,14 @@
-import { classify, type Classification } from '../engine/classify.js';
-import { StreamLimit, streamLimitError, StreamWatch } from '../engine/stream-watch.js';
+import type { Classification } from '../engine/classify.js';
 import { Detail, StreamEvent } from '../upstream/response.js';
 import type { CallTable } from './call-table.js';
 import type { EngineConfig, LayerConfig } from './config.js';
-import { brokenAfterCommit, classifyStreamed, engineStreamError, isTruncated } from './stream-outcomes.js';
+import { classifyStreamed, isTruncated } from './stream-outcomes.js';
 import { resolveEngine } from './engine-guard.js';
+import { streamVerdicts, type StreamVerdicts } from './stream-verdicts.js';
 
 /** Timer kinds of the stream guard (the interpreter's K_RETRY is 1, K_TIMEOUT 2). */
 export const K_FIRST_TOKEN = 3;
 export const K_IDLE = 4;
-
-const STALL = engineStreamError('stall');
-const CUT_AFTER_COMMIT = brokenAfterCommit('cut');
-const STALL_AFTER_COMMIT = brokenAfterCommit('stall');
 
 /**
  * A leaf layer whose LLM calls are streamed: how its callers read the stream. Every caller
@@ -28,13 +24,14 @@ const STALL_AFTER_COMMIT = brokenAfterCommit('stall');
  * re-armed for the rest of the gap while the stream moves, the attempt abandoned once it has
  * been quiet for `idleMs` (`idleDue`). Either way no timer per event.
  *
- * Which limit runs out when, and how it is classified, is the engine's `StreamWatch` — the
- * machine `guardedFetch` and the undici interceptor run — asked once per layer, since the
- * simulated upstream sends a stream's headers with its first token: the first limit to run out
- * with nothing in (the header wait or the first-token wait, whichever is shorter) ends the
- * attempt with that limit's error, and the idle gap counts only after the first token. The
- * commit policy is the engine's too: with `first-token`, a stream cut or stalled after its
- * first token reached the caller, whose answer ends with an error — not retried (the HTTP
+ * Which limit runs out when, and what the attempt's verdict is, is the engine's `StreamGuard`
+ * — the state machine `guardedFetch` and the undici interceptor run — asked once per layer for
+ * each way a simulated stream can end (`streamVerdicts`), since the simulated upstream sends a
+ * stream's headers with its first token and streams nothing else the guard reads. So the
+ * first limit to run out with nothing in (the header wait or the first-token wait, whichever is
+ * shorter) ends the attempt with that limit's error, the idle gap counts only after the first
+ * token, and the commit policy is the guard's: with `first-token`, a stream cut or stalled after
+ * its first token reached the caller, whose answer ends with an error — not retried (the HTTP
  * integrations' in-band error); with `complete` every break is retried.
  */
 export class StreamLeaf {
@@ -42,10 +39,7 @@ export class StreamLeaf {
   /** Infinity when the layer does not guard the first token. */
   readonly firstTokenMs: number;
   private readonly idleMs: number;
-  /** The class of the limit that ends an attempt with no first token by `firstTokenMs`. */
-  private readonly firstLimit: Classification;
-  /** The caller gets the stream at its first token (`commit: 'first-token'`). */
-  private readonly early: boolean;
+  private readonly verdicts: StreamVerdicts;
 
   /** `polled`: the transport does not announce stalls; the idle watch asks it when the stream last moved. */
   constructor(
@@ -55,19 +49,9 @@ export class StreamLeaf {
   ) {
     this.engine = cfg.retry.policy === 'engine';
     const limits = resolveEngine(base, cfg.retry.policy === 'engine' ? cfg.retry.engine : {}).stream;
-    // Nothing in (the headers come with the first token): the first limit to run out, and which.
-    const waits = { headersMs: limits.headersMs, firstTokenMs: limits.firstTokenMs, idleMs: limits.idleMs };
-    const before = new StreamWatch(waits, 0);
-    const first = before.due();
-    const limit = first === Infinity ? StreamLimit.FirstToken : before.check(first);
-    this.firstLimit = classify({ error: streamLimitError(limit, waits), cancelled: false });
-    // The first token in at 0: when the idle limit runs out with nothing more.
-    const after = new StreamWatch(waits, 0);
-    after.headers();
-    after.content(0);
-    this.firstTokenMs = this.engine ? first : Infinity;
-    this.idleMs = this.engine ? after.due() : Infinity;
-    this.early = limits.commit === 'first-token';
+    this.verdicts = streamVerdicts(limits);
+    this.firstTokenMs = this.engine ? this.verdicts.firstAt : Infinity;
+    this.idleMs = this.engine ? this.verdicts.idleAfter : Infinity;
   }
 
   /**
@@ -94,8 +78,8 @@ export class StreamLeaf {
 
   /** A guard timer fired: the class the attempt ends with, undefined if there is nothing to abandon. */
   abandon(kind: number, firstAt: number): Classification | undefined {
-    if (kind === K_FIRST_TOKEN) return firstAt < 0 ? this.firstLimit : undefined;
-    return this.early && firstAt >= 0 ? STALL_AFTER_COMMIT : STALL;
+    if (kind === K_FIRST_TOKEN) return firstAt < 0 ? this.verdicts.nothing : undefined;
+    return firstAt >= 0 ? this.verdicts.stallAfterFirst : this.verdicts.stallBeforeFirst;
   }
 
   /**
@@ -105,11 +89,12 @@ export class StreamLeaf {
    */
   classify(status: number, detail: number, c: CallTable, id: number, now: number): Classification | undefined {
     if (status !== 200) return undefined;
-    // A cut after the first token: with commit first-token the caller had the stream already.
-    const committed = this.engine && this.early && c.firstAt[id] >= 0;
-    if (c.firstAt[id] < 0) c.firstAt[id] = now;
+    // A cut after the first token: the guard's verdict (with commit first-token the caller had the stream).
+    const afterFirst = c.firstAt[id] >= 0;
+    if (!afterFirst) c.firstAt[id] = now;
     if (isTruncated(detail, this.engine)) c.truncated[id] = 1;
-    if (committed && detail === Detail.Cut) return CUT_AFTER_COMMIT;
+    if (this.engine && detail === Detail.Cut)
+      return afterFirst ? this.verdicts.cutAfterFirst : this.verdicts.cutBeforeFirst;
     return classifyStreamed(detail, this.engine);
   }
 }

@@ -1,5 +1,4 @@
-import { classify, classOf, classifyStatus, type Classification } from '../engine/classify.js';
-import { StreamError } from '../engine/errors.js';
+import { classOf, classifyStatus, type Classification } from '../engine/classify.js';
 import { Detail } from '../upstream/response.js';
 import { MID_STREAM as BROKEN, TIMEOUT } from './outcomes.js';
 
@@ -28,17 +27,6 @@ export function engineStreamError(kind: 'cut' | 'stall' | 'first-token'): Classi
 }
 
 const ENGINE_CUT = engineStreamError('cut');
-
-/**
- * A stream that broke after the caller got it (`commit: 'first-token'`, after its first token):
- * the caller's answer ends with an in-band error, so the attempt is not retried, yet it counts
- * against the upstream — classified as the HTTP integrations classify it (`brokenStreamResult`:
- * the stream error with `x-should-retry: false`).
- */
-export function brokenAfterCommit(kind: 'cut' | 'stall'): Classification {
-  const error = new StreamError(kind === 'cut' ? 'stream_cut' : 'stream_stall', 'stream broke after commit');
-  return classify({ error, headers: { 'x-should-retry': 'false' }, cancelled: false });
-}
 
 /**
  * The classification of an upstream 200 with `detail` for a streamed call, read by the engine

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { SCENARIO_MAX_BYTES } from '../../src/scenario/read-bounded-file.js';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -488,6 +488,32 @@ describe('hostile files: only regular files, of a bounded size', () => {
       'stormlab: cannot read zero.json: is a character device, not a regular file',
     );
     await usage(['diff', 'dir.json', 'fifo.json'], 'stormlab: cannot read dir.json: it is a directory');
+  });
+
+  it('proxy --faults: a fifo, /dev/zero, a directory or a file over 16 MiB is one line, exit 2, before listening', async () => {
+    const proxy = (file: string) => ['proxy', '--upstream', 'http://127.0.0.1:9', '--port', '0', '--faults', file];
+    await usage(
+      proxy('fifo.json'),
+      'stormlab: --faults: cannot read fifo.json: is a fifo (named pipe), not a regular file',
+    );
+    await usage(
+      proxy('zero.json'),
+      'stormlab: --faults: cannot read zero.json: is a character device, not a regular file',
+    );
+    await usage(proxy('dir.json'), 'stormlab: --faults: cannot read dir.json: it is a directory');
+    await usage(proxy('none.json'), 'stormlab: --faults: cannot read none.json: no such file');
+    await usage(
+      proxy('big.yaml'),
+      'stormlab: --faults: cannot read big.yaml: is larger than the 16 MiB stormlab reads (16,777,217 bytes)',
+    );
+  });
+
+  it('calibrate traces: a fifo, /dev/zero or a directory is one line, exit 2, nothing written', async () => {
+    const calibrate = (file: string) => ['calibrate', file, '-o', 'out.yaml'];
+    await usage(calibrate('fifo.json'), 'stormlab: cannot read fifo.json: is a fifo (named pipe), not a regular file');
+    await usage(calibrate('zero.json'), 'stormlab: cannot read zero.json: is a character device, not a regular file');
+    await usage(calibrate('dir.json'), 'stormlab: cannot read dir.json: it is a directory');
+    expect(existsSync(join(hostile, 'out.yaml'))).toBe(false);
   });
 });
 

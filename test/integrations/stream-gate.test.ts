@@ -1,8 +1,17 @@
+import { StreamGuard } from '../../src/engine/stream-guard.js';
+import type { CommitPolicy } from '../../src/engine/engine-profiles.js';
+import type { StreamProvider } from '../../src/integrations/stream-event.js';
 import { describe, expect, it, vi } from 'vitest';
 import { SseUsage } from '../../src/integrations/response-usage.js';
 import { SseSplitter, sseFields } from '../../src/integrations/sse-splitter.js';
 import { EventFlag, readStreamEvent } from '../../src/integrations/stream-event.js';
 import { StreamGate } from '../../src/integrations/stream-gate.js';
+
+/** A gate on its own state machine, with no limits running (the clock stands at 0). */
+function gateOf(commit: CommitPolicy, provider: StreamProvider, usage: SseUsage | undefined): StreamGate {
+  const waits = { headersMs: Infinity, firstTokenMs: Infinity, idleMs: Infinity };
+  return new StreamGate(new StreamGuard({ waits, commit }, 0), provider, usage, () => 0);
+}
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -61,7 +70,7 @@ describe('readStreamEvent', () => {
 
 describe('StreamGate', () => {
   it('first-token: holds everything before the first content token, then passes events through', () => {
-    const g = new StreamGate('first-token', 'openai', undefined);
+    const g = gateOf('first-token', 'openai', undefined);
     expect(g.push(enc.encode(data(role)))).toEqual([]);
     expect(g.committed).toBe(false);
     const out = g.push(enc.encode(data(chunk('Pa')) + data(chunk('ri'))));
@@ -74,7 +83,7 @@ describe('StreamGate', () => {
   });
 
   it('complete: hands over nothing until the terminal signal, then everything', () => {
-    const g = new StreamGate('complete', 'openai', undefined);
+    const g = gateOf('complete', 'openai', undefined);
     expect(g.push(enc.encode(data(role) + data(chunk('Hi'))))).toEqual([]);
     expect(g.push(enc.encode(data(chunk('!', 'stop'))))).toEqual([]);
     expect(text(g.push(enc.encode(data('[DONE]'))))).toBe(
@@ -83,14 +92,14 @@ describe('StreamGate', () => {
   });
 
   it('skips and counts a malformed event; an unfinished event never leaks', () => {
-    const g = new StreamGate('first-token', 'openai', undefined);
+    const g = gateOf('first-token', 'openai', undefined);
     const out = g.push(enc.encode(`${data(chunk('A'))}data: {"choices":[{"de\n\n${data(chunk('B'))}data: {"cho`));
     expect(text(out)).toBe(data(chunk('A')) + data(chunk('B')));
     expect(g.malformed).toBe(1);
   });
 
   it('after the first token, deltas are checked without a parse yet still caught when truncated', () => {
-    const g = new StreamGate('first-token', 'openai', undefined);
+    const g = gateOf('first-token', 'openai', undefined);
     g.push(enc.encode(data(chunk('A'))));
     const truncated = 'data: {"choices":[{"delta":{"content":"x"},"finish_reason":null}\n\n';
     const brace = data({ choices: [{ index: 0, delta: { content: '{' }, finish_reason: null }] });
@@ -101,7 +110,7 @@ describe('StreamGate', () => {
   });
 
   it('after the first token, a delta written like the one before passes with no parse; any other change is read', () => {
-    const g = new StreamGate('first-token', 'openai', undefined);
+    const g = gateOf('first-token', 'openai', undefined);
     g.push(enc.encode(data(chunk('A'))));
     const like = (raw: string) => data(chunk('X')).replace('"X"', `"${raw}"`);
     // Text that the bracket check alone would have to parse: brackets, quotes, escapes, UTF-8.
@@ -124,16 +133,16 @@ describe('StreamGate', () => {
   });
 
   it('a clean close is complete after a finish without [DONE], a cut without one', () => {
-    const finished = new StreamGate('first-token', 'openai', undefined);
+    const finished = gateOf('first-token', 'openai', undefined);
     finished.push(enc.encode(data(chunk('A')) + data(chunk('', 'stop'))));
     expect(finished.close().complete).toBe(true);
-    const cut = new StreamGate('first-token', 'openai', undefined);
+    const cut = gateOf('first-token', 'openai', undefined);
     cut.push(enc.encode(data(chunk('A'))));
     expect(cut.close().complete).toBe(false);
   });
 
   it('stops at a provider error event and says so', () => {
-    const g = new StreamGate('first-token', 'anthropic', undefined);
+    const g = gateOf('first-token', 'anthropic', undefined);
     const err = 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"busy"}}\n\n';
     expect(g.push(enc.encode(err))).toEqual([]);
     expect(g.status).toBe('error');
@@ -141,7 +150,7 @@ describe('StreamGate', () => {
   });
 
   it('writes the in-band error event in the dialect the stream showed', () => {
-    const g = new StreamGate('first-token', 'openai', undefined);
+    const g = gateOf('first-token', 'openai', undefined);
     g.push(enc.encode('event: message_start\ndata: {"type":"message_start","message":{}}\n\n'));
     expect(g.errorEvent('stream_cut', 'cut').toString()).toBe(
       'event: error\ndata: {"type":"error","error":{"type":"api_error","message":"cut (stream_cut)"}}\n\n',
@@ -150,7 +159,7 @@ describe('StreamGate', () => {
 
   it('reads usage from the events it parses', () => {
     const usage = new SseUsage();
-    const g = new StreamGate('first-token', 'openai', usage);
+    const g = gateOf('first-token', 'openai', usage);
     g.push(enc.encode(data(chunk('A')) + data({ choices: [], usage: { total_tokens: 42 } }) + data('[DONE]')));
     expect(usage.total()).toBe(42);
   });

@@ -1,9 +1,17 @@
+import { StreamGuard } from '../../src/engine/stream-guard.js';
+import type { CommitPolicy } from '../../src/engine/engine-profiles.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PlainShape, plainJson } from '../../src/integrations/plain-json.js';
 import { SseUsage } from '../../src/integrations/response-usage.js';
 import type { StreamProvider } from '../../src/integrations/stream-event.js';
 import { StreamGate } from '../../src/integrations/stream-gate.js';
+
+/** A gate on its own state machine, with no limits running (the clock stands at 0). */
+function gateOf(commit: CommitPolicy, provider: StreamProvider, usage: SseUsage | undefined): StreamGate {
+  const waits = { headersMs: Infinity, firstTokenMs: Infinity, idleMs: Infinity };
+  return new StreamGate(new StreamGuard({ waits, commit }, 0), provider, usage, () => 0);
+}
 
 /**
  * The stream guard's reading of a stream is exact: whatever the JSON's spacing, key order or
@@ -280,7 +288,7 @@ function contentOf(bytes: Uint8Array): string {
 /** The gate's verdict on `bytes` fed in chunks cut at `cuts` (`fast`: with its plain-delta fast path). */
 function run(p: StreamProvider, bytes: Uint8Array, cuts: number[], fast: boolean): { v: Verdict; out: Uint8Array } {
   const usage = new SseUsage();
-  const g = new StreamGate('first-token', p, usage);
+  const g = gateOf('first-token', p, usage);
   if (!fast) (g as unknown as { plain: unknown }).plain = { test: () => false, learn: () => {} };
   const parts: Uint8Array[] = [];
   let at = 0;

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OptionError } from '../../engine/errors.js';
 import { SeededRandom } from '../../engine/random.js';
 import type { FaultPhaseInput } from '../../fake-upstream/fault-phases.js';
 import { createProxy, type StormlabProxy } from '../../proxy/proxy-server.js';
+import { FAULTS_MAX_BYTES, readBoundedFile, UnreadableFile } from '../../scenario/read-bounded-file.js';
 import { EXIT, stopCause, stopExit, UsageError, type Io } from '../io.js';
 import { scenarioFromFlags } from '../scenario-from-flags.js';
 import { requestLogFile } from './serve-flags.js';
@@ -128,9 +128,10 @@ export async function proxyCommand(
 function faultsFile(io: Io, file: string): FaultPhaseInput[] {
   let text: string;
   try {
-    text = readFileSync(resolve(io.cwd, file), 'utf8');
+    text = readBoundedFile(resolve(io.cwd, file), FAULTS_MAX_BYTES);
   } catch (e) {
-    throw new UsageError(`--faults: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    if (!(e instanceof UnreadableFile)) throw e;
+    throw new UsageError(`--faults: cannot read ${file}: ${e.reason}`);
   }
   let value: unknown;
   try {
