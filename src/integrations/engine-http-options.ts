@@ -201,6 +201,11 @@ function toTarget(target: HttpTarget, i: number): HttpTargetSpec {
       `targets[${i}] must be an origin or a target like { name, model }, got ${JSON.stringify(target)}`,
       `targets[${i}]`,
     );
+  if (target.continuation !== undefined)
+    throw new OptionError(
+      `targets[${i}].continuation: the HTTP integrations do not resume streams yet (the simulator does)`,
+      `targets[${i}].continuation`,
+    );
   if (target.origin === undefined) return target;
   return { ...target, origin: toOrigin(target.origin, `targets[${i}].origin`) };
 }
