@@ -1,11 +1,10 @@
-import type { RunResult } from '../run/metrics/result.js';
-import { runSpecOf } from '../run/run-spec.js';
+import { type RunSpec, runSpecOf } from '../run/run-spec.js';
 import { Simulation } from '../run/sim/simulation.js';
 import { loadScenario } from '../scenario/load-scenario.js';
 import { parseDuration } from '../upstream/duration.js';
 import { type Draft, derive } from './derive.js';
 import { faultPreset, type FaultPreset } from './fault-presets.js';
-import { fitReport, type FitReport } from './fit-report.js';
+import { fitReport, type FitReport, pooled, type SimFigures } from './fit-report.js';
 import { Observations } from './observations.js';
 import { readOtlpFile } from './otlp-reader.js';
 import { scenarioText } from './scenario-text.js';
@@ -30,8 +29,8 @@ export interface Calibration {
   /** The scenario file. */
   text: string;
   draft: Draft;
-  /** The scenario as fitted (before `--faults`), simulated. */
-  simulated: RunResult;
+  /** The scenario as fitted (before `--faults`), simulated (see `fitRuns`), pooled. */
+  simulated: SimFigures;
   report: FitReport;
   obs: Observations;
 }
@@ -61,10 +60,10 @@ export function calibrate(files: readonly TraceFile[], options: CalibrateOptions
   const draft = derive(obs, options.name ?? 'calibrated');
   const fitted = scenarioText(draft);
   const scenario = load(fitted);
-  const sim = new Simulation(runSpecOf(scenario, 'naive'));
-  sim.advanceTo(Number.POSITIVE_INFINITY);
-  const simulated = sim.result();
-  const report = fitReport(draft.observed, simulated);
+  const spec = runSpecOf(scenario, 'naive');
+  const replay = spec.traffic.arrival.type !== 'closed';
+  const simulated = pooled(fitRuns(replay ? replayed(spec, obs) : spec, obs.roots));
+  const report = fitReport(draft.observed, simulated, replay ? 'replayed' : 'as fitted');
   let text = fitted;
   if (options.faults !== undefined) {
     const { phases, says } = faultPreset(options.faults, parseDuration(draft.doc.duration) ?? scenario.durationMs);
@@ -74,6 +73,36 @@ export function calibrate(files: readonly TraceFile[], options: CalibrateOptions
     load(text);
   }
   return { text, draft, simulated, report, obs };
+}
+
+/** Simulated root tasks the fit pools at least (over up to `MAX_FIT_RUNS` seeds), so a percentile is not one run's draw. */
+const FIT_ROOTS = 2000;
+const MAX_FIT_RUNS = 8;
+
+/**
+ * The fit's runs: the scenario with seeds 1, 2, … — as many as give `FIT_ROOTS` simulated
+ * roots, at most `MAX_FIT_RUNS` (one for traces of 2,000 roots and more).
+ */
+function fitRuns(spec: RunSpec, roots: number) {
+  const runs = Math.max(1, Math.min(MAX_FIT_RUNS, Math.ceil(FIT_ROOTS / Math.max(1, roots))));
+  return Array.from({ length: runs }, (_, i) => {
+    const sim = new Simulation({ ...spec, seed: i + 1 });
+    sim.advanceTo(Number.POSITIVE_INFINITY);
+    return sim.result();
+  });
+}
+
+/**
+ * The run spec with the traced root start times for arrivals (open loop): the fit compares
+ * the scenario's tree, retries and upstream against the traces on the same arrivals, so a
+ * fault phase meets the same roots it met, not a fresh Poisson draw of them.
+ */
+function replayed(spec: RunSpec, obs: Observations): RunSpec {
+  const atMs = Array.from(obs.rootStart.subarray(0, obs.roots)).sort((a, b) => a - b);
+  const t0 = atMs[0];
+  for (let i = 0; i < atMs.length; i++) atMs[i] -= t0;
+  const durationMs = Math.max(spec.durationMs, atMs[atMs.length - 1] + 1);
+  return { ...spec, durationMs, traffic: { ...spec.traffic, arrival: { type: 'replay', atMs } } };
 }
 
 /** The written scenario, loaded as any is; one that does not load is calibrate's bug, not the user's (exit 70). */

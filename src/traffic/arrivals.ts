@@ -49,7 +49,7 @@ export class Arrivals implements EventHandler {
       for (let u = 0; u < this.cfg.users; u++) if (this.mine?.(u) ?? true) this.later(0, K_USER, u);
       return;
     }
-    const first = this.cfg.type === 'ramp' ? this.rampTime(0) : this.gap(0);
+    const first = this.cfg.type === 'ramp' || this.cfg.type === 'replay' ? this.rampTime(0) : this.gap(0);
     if (first < this.durationMs) this.arriveAt(this.cfg.type === 'constant' || this.cfg.type === 'burst' ? 0 : first);
   }
 
@@ -70,7 +70,7 @@ export class Arrivals implements EventHandler {
     const due = Math.min(this.due, now);
     this.start(due, now);
     this.count++;
-    this.arriveAt(this.cfg.type === 'ramp' ? this.rampTime(this.count) : due + this.gap(due));
+    this.arriveAt(this.scheduled ? this.rampTime(this.count) : due + this.gap(due));
   }
 
   /** Schedules arrival number `count` at `at`, or, with a share, the first from there that is this share's. */
@@ -79,7 +79,7 @@ export class Arrivals implements EventHandler {
     if (mine !== undefined)
       while (at < this.durationMs && !mine(this.count)) {
         this.count++;
-        at = this.cfg.type === 'ramp' ? this.rampTime(this.count) : at + this.gap(at);
+        at = this.scheduled ? this.rampTime(this.count) : at + this.gap(at);
       }
     if (at < this.durationMs) this.later(at, K_ARRIVE, 0);
   }
@@ -95,11 +95,18 @@ export class Arrivals implements EventHandler {
 
   private count = 0;
 
+  /** Arrivals whose n-th time is known from n (a ramp, a replay), not from the one before. */
+  private get scheduled(): boolean {
+    return this.cfg.type === 'ramp' || this.cfg.type === 'replay';
+  }
+
   /**
-   * When the ramp's n-th arrival (from 0) is due: the rate grows linearly from `from` to `to`
-   * over D seconds, so arrivals by time t are N(t) = from·t + (to − from)·t² / 2D; solve N(t) = n.
+   * When the n-th arrival (from 0) of a ramp or a replay is due. A ramp's rate grows linearly
+   * from `from` to `to` over D seconds, so arrivals by time t are N(t) = from·t + (to − from)·t² / 2D;
+   * solve N(t) = n.
    */
   private rampTime(n: number): number {
+    if (this.cfg.type === 'replay') return n < this.cfg.atMs.length ? this.cfg.atMs[n] : Infinity;
     if (this.cfg.type !== 'ramp') return Infinity;
     const a = (this.cfg.to - this.cfg.from) / (2 * (this.durationMs / 1000));
     const b = this.cfg.from;
@@ -126,6 +133,7 @@ export class Arrivals implements EventHandler {
       case 'burst':
         return t % c.everyMs < c.lengthMs ? c.burstRate : c.rate;
       case 'closed':
+      case 'replay':
         return 0;
     }
   }

@@ -21,7 +21,12 @@ export type ArrivalConfig =
   /** `rate`, except `burstRate` for `lengthMs` every `everyMs`. */
   | { type: 'burst'; rate: number; burstRate: number; everyMs: number; lengthMs: number }
   /** `users` closed-loop users: each starts a task, waits for it, thinks, starts the next. */
-  | { type: 'closed'; users: number; thinkMs: Dist };
+  | { type: 'closed'; users: number; thinkMs: Dist }
+  /**
+   * Root tasks at exactly these times, ms from the run's start, ascending (not a scenario's:
+   * `calibrate` replays the traced arrivals to simulate its fit against what was observed).
+   */
+  | { type: 'replay'; atMs: readonly number[] };
 
 /**
  * Where a layer's replicas keep their engine state: `local`, each its own (per-process limits

@@ -107,8 +107,10 @@ describe('calibrate: sibling retries (the Vercel AI SDK)', () => {
 describe('calibrate: arrivals', () => {
   it('roots that start as others end are closed-loop users', () => {
     const { dir } = traces({ users: 8, roots: 160 });
-    const d = doc(calibrate([{ path: join(dir, 'traces.jsonl'), label: 't' }]).text);
-    expect(d.arrival).toMatchObject({ type: 'closed', users: 8 });
+    const c = calibrate([{ path: join(dir, 'traces.jsonl'), label: 't' }]);
+    expect(doc(c.text).arrival).toMatchObject({ type: 'closed', users: 8 });
+    // Users start tasks as theirs end: the fit cannot replay the starts, it runs the users.
+    expect(c.report.roots).toMatchObject({ runs: 8, arrivals: 'as fitted' });
   });
 
   it('roots that arrive on their own are a rate', () => {
@@ -149,7 +151,11 @@ describe('calibrate on the command line', () => {
     expect(r.out).toMatch(/\nllm +attempts per call +[\d.]+ +[\d.]+ +[+-][\d.]+ %\n/);
     const report = JSON.parse(r.files.get('r.json')!) as FitReport;
     expect(report.schema).toBe('stormlab.calibrate/v1');
-    expect(report.roots.observed).toBe(60);
+    // Simulated on the traced arrivals, over 8 seeds (60 roots are fewer than 2,000 pooled).
+    expect(report.roots).toEqual({ observed: 60, simulated: 480, runs: 8, arrivals: 'replayed' });
+    expect(r.out).toMatch(
+      /\nfit: observed 60 root tasks; simulated 480 in 8 runs \(seeds 1–8\), each replaying the traced arrivals\n/,
+    );
     expect(r.err).toMatch(/^calibrate: tool search: whether it has side effects cannot be seen in traces/m);
     // Each note on stderr is a comment in the scenario too.
     for (const line of r.err.trim().split('\n'))
