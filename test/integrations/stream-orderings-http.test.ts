@@ -191,3 +191,75 @@ describe.each<Path>(['guardedFetch', 'undici'])('the stream guard’s limit orde
     }
   });
 });
+
+describe.each<Path>(['guardedFetch', 'undici'])('limits per target through %s', (path) => {
+  /** A reasoning model that may think for 120 s before its first token, then a chat fallback that must start within 10 s. */
+  async function chain() {
+    const reasoning = await heldServer(true);
+    const chat = await heldServer(true);
+    const { base, clock } = engineSetup();
+    const events: GuardEvent[] = [];
+    const options = {
+      ...base,
+      onEvent: (e: GuardEvent) => events.push(e),
+      targets: [
+        { name: 'reasoning', origin: reasoning.origin, model: 'o3', stream: { firstTokenMs: 120_000 } },
+        { name: 'chat', origin: chat.origin, model: 'gpt-4o-mini', stream: { firstTokenMs: 10_000, idleMs: 2_000 } },
+      ],
+      maxAttempts: 2,
+      // The guard's own: what a target without limits of its own would get.
+      stream: { headersTimeoutMs: 10_000, firstTokenMs: 20_000, idleMs: 15_000 },
+    };
+    const call = start(path, reasoning.origin, options);
+    await until(() => reasoning.answers.length === 1);
+    return { reasoning, chat, clock, events, call, t0: clock.now() };
+  }
+
+  it('the reasoning model’s first token at 100 s is waited for (above the guard’s 20 s and its idle 15 s)', async () => {
+    const { reasoning, chat, clock, events, call, t0 } = await chain();
+    reasoning.send(0, roleChunk);
+    await until(() => call.received() >= reasoning.written());
+    for (let t = 10_000; t < 100_000; t += 10_000) {
+      clock.advance(10_000);
+      await turns();
+    }
+    expect(events.filter((e) => e.type === 'fallback')).toEqual([]);
+    clock.advance(t0 + 100_000 - clock.now());
+    for (const e of openaiStream('thought it through')) reasoning.send(0, e);
+    reasoning.answers[0].end();
+    await until(() => call.done() !== undefined);
+    expect(call.done()!.error).toBeUndefined();
+    expect(call.done()!.text).toContain('thought it through');
+    expect(chat.answers).toHaveLength(0);
+  });
+
+  it('a silent reasoning model fails over at 120 s; the chat fallback’s own 10 s runs from its start', async () => {
+    const { reasoning, chat, clock, events, call, t0 } = await chain();
+    reasoning.send(0, roleChunk);
+    await until(() => call.received() >= reasoning.written());
+    clock.advance(120_000 - 1);
+    await turns();
+    expect(chat.answers).toHaveLength(0);
+    clock.advance(1);
+    await until(() => chat.answers.length === 1);
+    expect(events.find((e) => e.type === 'fallback')).toMatchObject({ why: 'stream_stall', at: t0 + 120_000 });
+    chat.send(0, roleChunk);
+    await until(() => call.received() >= reasoning.written() + chat.written());
+    clock.advance(10_000 - 1);
+    await turns();
+    expect(call.done()).toBeUndefined();
+    clock.advance(1);
+    // The chat model's own first-token limit ran out at 130 s (not the guard's 20 s): retried on it (attempts are per target).
+    await until(() => events.some((e) => e.type === 'retry'));
+    expect(events.filter((e) => e.type === 'retry')).toMatchObject([
+      { target: 'chat', class: 'stream_stall', at: t0 + 130_000 },
+    ]);
+    clock.advance(1);
+    await until(() => chat.answers.length === 2);
+    for (const e of openaiStream('quick answer')) chat.send(1, e);
+    chat.answers[1].end();
+    await until(() => call.done() !== undefined);
+    expect(call.done()!.error).toBeUndefined();
+    expect(call.done()!.text).toContain('quick answer');
+  });
+});
