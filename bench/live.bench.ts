@@ -1,9 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { compileChildren } from './compile-children.js';
 import { median, printTable, type Row } from './measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -42,32 +41,13 @@ interface Load {
   peakRssMb: number;
 }
 
-/**
- * The children compiled to plain JavaScript (esbuild, which tsx brings along), so that they
- * run as `stormlab` runs from dist/: without tsx's loader, which costs every process some
- * 35 MB of RSS and a worker thread. Dependencies stay in node_modules (the output sits under
- * it, so they resolve).
- */
+/** The children, compiled (see `compileChildren`). */
 const CHILDREN = { server: '', load: '' };
 
-async function compileChildren(): Promise<void> {
-  const { build } = await import('esbuild');
-  // One directory per checkout: worktrees that share a node_modules must not build over each other.
-  const tag = createHash('sha1').update(ROOT).digest('hex').slice(0, 8);
-  const outdir = join(ROOT, 'node_modules', '.cache', `stormlab-bench-${tag}`);
-  await build({
-    entryPoints: { 'live-server-child': SERVER, 'live-load-child': LOAD },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    logLevel: 'warning',
-  });
-  CHILDREN.server = join(outdir, 'live-server-child.mjs');
-  CHILDREN.load = join(outdir, 'live-load-child.mjs');
+async function compileLiveChildren(): Promise<void> {
+  const c = await compileChildren({ 'live-server-child': SERVER, 'live-load-child': LOAD });
+  CHILDREN.server = c['live-server-child'];
+  CHILDREN.load = c['live-load-child'];
 }
 
 interface ServerFigures {
@@ -162,7 +142,7 @@ const pct = (x: number): string => `${(x * 100).toFixed(0)} %`;
  * the longest garbage collection pause (a stall the collector made, not the server's own work).
  */
 export async function liveSuite(): Promise<Row[]> {
-  await compileChildren();
+  await compileLiveChildren();
   // 1. Clients against one fake upstream, interleaved.
   const CLIENTS = ['autocannon', 'driver', 'driver-engine', 'bare', 'dispatch'] as const;
   const clients = Object.fromEntries(CLIENTS.map((m) => [m, [] as Load[]])) as Record<(typeof CLIENTS)[number], Load[]>;

@@ -4,14 +4,16 @@ import { cliSuite } from './cli.bench.js';
 import { conformanceSuite } from './conformance.bench.js';
 import { engineSuite } from './engine.bench.js';
 import { exploreSuite } from './explore.bench.js';
+import { fleetSuite } from './fleet.bench.js';
 import { liveSuite } from './live.bench.js';
 import type { Row } from './measure.js';
+import { proxySuite } from './proxy.bench.js';
 import { sharedSuite } from './shared.bench.js';
 import { simSuite } from './sim.bench.js';
 import { streamSuite } from './stream.bench.js';
 
 /**
- * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared|stream|cli|explore|conformance|calibrate]`: prints each suite's table and, with
+ * `npm run bench [-- --json FILE] [-- --suite engine|sim|live|shared|stream|cli|explore|conformance|calibrate|fleet|proxy]`: prints each suite's table and, with
  * --json, writes every figure as rows {suite, name, value, unit}.
  */
 const SUITES: Record<string, () => Promise<Row[]>> = {
@@ -24,6 +26,8 @@ const SUITES: Record<string, () => Promise<Row[]>> = {
   explore: exploreSuite,
   conformance: conformanceSuite,
   calibrate: calibrateSuite,
+  fleet: fleetSuite,
+  proxy: proxySuite,
 };
 
 function parseArgs(argv: string[]): { json?: string; suites: string[] } {

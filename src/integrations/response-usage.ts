@@ -1,4 +1,13 @@
-import { SseSplitter, sseFields } from './sse-splitter.js';
+import { MAX_EVENT_BYTES, SseSplitter, sseFields } from './sse-splitter.js';
+
+const EMPTY = Buffer.alloc(0);
+/** Searched for in place of `"usage"`, which a byte search finds many times slower (a quote starts every JSON string). */
+const USAGE_WORD = Buffer.from('usage');
+const ESCAPE = Buffer.from('\\u');
+const LF_LF = Buffer.from('\n\n');
+const LF_CRLF = Buffer.from('\n\r\n');
+const CR = 0x0d;
+const LF = 0x0a;
 
 /**
  * Tokens an LLM answer says it used, for reconciling a reservation:
@@ -72,6 +81,36 @@ class UsageMarks {
   }
 }
 
+/** `mayHoldUsage` on bytes: the word `usage` or a `\\u` escape. */
+function mayHoldBytes(b: Buffer): boolean {
+  return b.indexOf(USAGE_WORD) >= 0 || b.indexOf(ESCAPE) >= 0;
+}
+
+/** The bytes around the seam of `a` then `b` that a marker crossing it would lie in. */
+function junction(a: Buffer, b: Buffer): Buffer {
+  const k = USAGE_WORD.length - 1;
+  return Buffer.concat([a.subarray(Math.max(0, a.length - k)), b.subarray(0, k)]);
+}
+
+/**
+ * Where the last event ending in `b` ends (0: none does): after a line feed followed by a blank
+ * line, LF or CRLF — where `SseSplitter` ends one.
+ */
+function lastEventEnd(b: Buffer): number {
+  const lf = b.lastIndexOf(LF_LF);
+  const crlf = b.indexOf(CR) < 0 ? -1 : b.lastIndexOf(LF_CRLF);
+  return Math.max(lf < 0 ? 0 : lf + 2, crlf < 0 ? 0 : crlf + 3);
+}
+
+/** Where in `b` an event ends whose end starts in `a` (the seam splits `\n\n` or `\n\r\n`); 0 when none does. */
+function eventEndAcross(a: Buffer, b: Buffer): number {
+  const last = a[a.length - 1];
+  if (last === LF && b[0] === LF) return 1;
+  if (last === LF && b[0] === CR && b[1] === LF) return 2;
+  if (last === CR && a[a.length - 2] === LF && b[0] === LF) return 1;
+  return 0;
+}
+
 /**
  * Follows usage through a server-sent event stream, chunk by chunk, event by event
  * (`SseSplitter`: LF or CRLF, comments, several `data:` lines): an event that may hold a usage
@@ -80,23 +119,54 @@ class UsageMarks {
  * - Anthropic: `message_start.message.usage.input_tokens`, then the cumulative
  *   `message_delta.usage.output_tokens`;
  * - the Responses API: `response.completed`'s `response.usage`.
+ *
+ * Most of a stream is content deltas none of which can hold a usage: a chunk (with the event
+ * it finishes) in which neither the word `usage` nor a `\u` escape occurs is not split into events at
+ * all — only where its last event ends is found (a line feed followed by a blank line, LF or
+ * CRLF, as the splitter ends one), on the bytes, and the event not ended yet is kept for the
+ * next chunk. A chunk that may hold one goes through the splitter from that event's start.
  */
 export class SseUsage {
-  private readonly splitter = new SseSplitter();
+  /** The bytes of the event not ended yet: from an event boundary to the end of the last chunk. */
+  private pending: Buffer = EMPTY;
+  /** Whether `pending` may hold a usage (then the next chunk is split whatever it holds). */
+  private pendingMayHold = false;
   private readonly marks = new UsageMarks();
   private openai: number | undefined = undefined;
   private input: number | undefined = undefined;
   private output: number | undefined = undefined;
 
   push(chunk: Uint8Array): void {
-    this.splitter.push(chunk, (buf, text, start, end) => {
-      if (this.marks.within(text, start, end)) this.event(sseFields(buf, text, start, end).data);
+    const c = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const p = this.pending;
+    if (this.pendingMayHold || mayHoldBytes(c) || (p.length > 0 && mayHoldBytes(junction(p, c)))) {
+      this.split(p.length === 0 ? c : Buffer.concat([p, c]));
+      return;
+    }
+    // No event here can hold a usage: keep only the one not ended yet, without copying the chunk.
+    const end = lastEventEnd(c);
+    if (end > 0) this.pending = c.subarray(end);
+    else {
+      const across = p.length === 0 ? 0 : eventEndAcross(p, c);
+      this.pending = across > 0 ? c.subarray(across) : p.length === 0 ? c : Buffer.concat([p, c]);
+    }
+    // As the splitter bounds an event that never ends.
+    if (this.pending.length > MAX_EVENT_BYTES) this.pending = EMPTY;
+  }
+
+  /** `buf` (from an event's start) read event by event; the event not ended yet kept. */
+  private split(buf: Buffer): void {
+    const splitter = new SseSplitter();
+    splitter.push(buf, (b, text, start, end) => {
+      if (this.marks.within(text, start, end)) this.event(sseFields(b, text, start, end).data);
     });
+    this.pending = splitter.rest();
+    this.pendingMayHold = mayHoldBytes(this.pending);
   }
 
   /** Tokens reported so far (all of them once the stream has ended), or undefined. */
   total(): number | undefined {
-    const rest = this.splitter.rest();
+    const rest = this.pending;
     if (rest.length > 0) {
       const text = rest.toString('latin1');
       if (mayHoldUsage(text)) this.event(sseFields(rest, text, 0, rest.length).data);

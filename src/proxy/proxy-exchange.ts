@@ -45,7 +45,8 @@ const SSE = 'text/event-stream';
  * headers), answered as the upstream answers — status, headers, body, each SSE event as it
  * arrives — except where the plan shapes it: the headers held back (`latency`,
  * `slow-first-token` unstreamed), an event stream read event by event (by structure: the
- * `SseSplitter` and `readStreamEvent`) and held (`slow-first-token`, `stall`), cut (`cut`),
+ * `SseSplitter` and `readStreamEvent`; a stream no fault shapes is relayed chunk by chunk, only
+ * its usage read, by `SseUsage`) and held (`slow-first-token`, `stall`), cut (`cut`),
  * broken with the provider's error event (`midstream`), given a malformed event, or left
  * without its terminal event (`missing-done`). Usage is read from the answer (the JSON body, or
  * the stream's usage events) for the model's token counts and its TPM quota.
@@ -96,6 +97,7 @@ export class ProxyExchange {
         body: body.length === 0 && (this.req.method === 'GET' || this.req.method === 'HEAD') ? null : body,
         signal: this.abort.signal,
         responseHeaders: 'raw',
+        highWaterMark: 1 << 18,
       })
       .then(
         (r) => this.answer(r),
@@ -116,7 +118,8 @@ export class ProxyExchange {
     const reshaped = sse ? p.fault !== 0 : p.fault === FaultCode.Malformed && r.statusCode === 200;
     const headers = endToEnd(raw, reshaped ? DROP_LENGTH : undefined);
     if (sse) {
-      this.splitter = new SseSplitter();
+      // Read event by event only when the plan shapes the stream; else relayed as it comes, its usage tapped.
+      if (p.fault !== 0) this.splitter = new SseSplitter();
       this.usage = new SseUsage();
     } else if (json) this.collected = [];
     body.on('error', (err: unknown) => this.broken(err));
@@ -178,6 +181,7 @@ export class ProxyExchange {
   private chunk(chunk: Buffer): void {
     if (this.ended) return;
     if (this.splitter !== undefined) return this.sseChunk(chunk);
+    this.usage?.push(chunk);
     if (this.collected !== undefined) this.collected.push(chunk);
     if (this.detail === Detail.Cut || this.detail === Detail.MidStream || this.detail === Detail.Malformed) return;
     this.write(chunk);

@@ -290,7 +290,7 @@ export async function createProxy(options: ProxyOptions): Promise<StormlabProxy>
     });
   };
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer({ highWaterMark: 1 << 18 }, (req, res) => {
     counters.received++;
     res.on('error', ignore);
     const url = req.url ?? '/';

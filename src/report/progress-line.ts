@@ -11,12 +11,20 @@ export function formatSeconds(ms: number): string {
   return s < 99.95 ? `${s.toFixed(1)}s` : `${Math.round(s)}s`;
 }
 
-/** `[ 12.0s/60.0s  20%]`: the clock padded to the duration's width, so lines line up. */
+/**
+ * `[ 12.0s/60.0s  20%]`: the clock padded to the duration's width, so lines line up. It stops at
+ * the duration: the drain after it is said by `state` (` · draining +5.0s`), never `[65.0s/60.0s 100%]`.
+ */
 function clock(model: DashboardModel): string {
   const total = formatSeconds(model.durationMs);
   const share = model.durationMs > 0 ? Math.min(1, Math.max(0, model.t / model.durationMs)) : 1;
   const pct = String(Math.floor(share * 100)).padStart(3);
-  return `[${formatSeconds(model.t).padStart(total.length + 1)}/${total} ${pct}%]`;
+  return `[${formatSeconds(Math.min(model.t, model.durationMs)).padStart(total.length + 1)}/${total} ${pct}%]`;
+}
+
+/** Past the duration, finishing in-flight work: `draining +5.0s` (how long since the duration ended). */
+export function drainingFor(model: DashboardModel): string {
+  return `draining +${formatSeconds(model.t - model.durationMs)}`;
 }
 
 function figures(v: RunView): string {
@@ -52,7 +60,7 @@ function hops(v: RunView): string {
 
 function state(model: DashboardModel): string {
   if (model.variants.length > 0 && model.variants.every((v) => v.done)) return ' · done';
-  if (model.t > model.durationMs) return ' · draining';
+  if (model.t > model.durationMs) return ` · ${drainingFor(model)}`;
   return '';
 }
 

@@ -1,6 +1,6 @@
 import type { DashboardModel, RunView } from '../run/run-view.js';
 import { formatCount, formatRate } from '../report/format.js';
-import { formatSeconds } from '../report/progress-line.js';
+import { drainingFor, formatSeconds } from '../report/progress-line.js';
 import { joined, lineWidth, seg, type Line } from './line.js';
 import { Lines } from './Lines.js';
 import { amplificationCell, hopCell } from './SummaryPanel.js';
@@ -34,14 +34,14 @@ function statusLine(model: DashboardModel): Line {
 
 function progressBarLine(model: DashboardModel, width: number): Line {
   const share = model.durationMs > 0 ? Math.min(1, Math.max(0, model.t / model.durationMs)) : 1;
-  const clock = `${formatSeconds(model.t)}/${formatSeconds(model.durationMs)} ${model.mode === 'sim' ? 'virtual' : 'real'} `;
+  const clock = `${formatSeconds(Math.min(model.t, model.durationMs))}/${formatSeconds(model.durationMs)} ${model.mode === 'sim' ? 'virtual' : 'real'} `;
   const pct = ` ${String(Math.floor(share * 100)).padStart(3)}%`;
   const left =
     model.t < model.durationMs
       ? ` · ${formatSeconds(model.durationMs - model.t)} left`
       : model.variants.every((v) => v.done)
         ? ''
-        : ' · draining';
+        : ` · ${drainingFor(model)}`;
   const barW = Math.max(10, Math.min(60, width - clock.length - pct.length - left.length - 2));
   const full = Math.round(share * barW);
   return [

@@ -46,7 +46,10 @@ describe('stormlab proxy (the command)', () => {
     ],
     [['proxy', '--upstream', 'ftp://x'], '--upstream: must be an http:// or https:// URL, got "ftp://x"'],
     [['proxy', '--upstream', 'http://127.0.0.1:1', '--rpm', 'lots'], '--rpm: expected a whole number, got "lots"'],
-    [['proxy', '--upstream', 'http://127.0.0.1:1', '--faults', 'none.json'], '--faults: cannot read none.json: ENOENT'],
+    [
+      ['proxy', '--upstream', 'http://127.0.0.1:1', '--faults', 'none.json'],
+      '--faults: cannot read none.json: no such file',
+    ],
     [
       ['proxy', '--upstream', 'http://127.0.0.1:1', '--faults', 'bad.json'],
       'bad.json: faults[0].kind prefill-rejected cannot be injected by a proxy',

@@ -115,6 +115,9 @@ describe('Dashboard', () => {
     expect(screen(twoVariants({ paused: true }))[0]).toContain('‖ paused');
     expect(screen(twoVariants({ paused: true })).at(-1)).toContain('space resume');
     expect(screen(twoVariants({ t: 70_000 }))[0]).toContain('▶ draining');
+    // The clock stops at the duration; the drain is counted on its own.
+    const draining = screen(twoVariants({ t: 70_000 })).find((l) => l.includes('virtual'));
+    expect(draining).toMatch(/60\.0s\/60\.0s virtual .* 100% · draining \+10\.0s/);
     const done = frame(
       [
         { ...naiveView(), done: true },

@@ -21,7 +21,9 @@ describe('progressLine', () => {
     const v = naiveView();
     v.snapshot.upstream.share.timeout = 0.031;
     expect(progressLine(frame([v]))).toContain('· timeout 3.1 %');
-    expect(progressLine(twoVariants({ t: 65_000 }))).toMatch(/^\[ 65\.0s\/60\.0s 100%\].* · draining$/);
+    // The clock stops at the duration; the drain is counted on its own (never `[110s/60.0s 100%]`).
+    expect(progressLine(twoVariants({ t: 65_000 }))).toMatch(/^\[ 60\.0s\/60\.0s 100%\].* · draining \+5\.0s$/);
+    expect(progressLine(twoVariants({ t: 110_000 }))).toMatch(/^\[ 60\.0s\/60\.0s 100%\].* · draining \+50\.0s$/);
     expect(
       progressLine(
         frame(

@@ -3,23 +3,17 @@ import type { FleetCoordinator } from '../../explore/fleet-coordinator.js';
 import type { FleetOutcome, FleetRun } from '../../explore/fleet-run.js';
 import { sharedStateOf } from '../../explore/fleet-state.js';
 import { SecondHop } from '../../run/live/second-hop.js';
-import type { UpstreamHop } from '../../run/metrics/result.js';
 import { runSpecOf } from '../../run/run-spec.js';
-import { formatDuration } from '../../scenario/duration.js';
+import type { RunView } from '../../run/run-view.js';
 import type { Scenario } from '../../scenario/scenario.js';
-import type { Io, StopCause } from '../io.js';
-import type { Steppable } from '../playback.js';
+import type { Io } from '../io.js';
 import type { LiveSettings } from './live-session.js';
+import { type SessionVariant, VariantSession } from './variant-session.js';
 
-/** One variant of a fleet run: its run on the fleet, hop 2 when a gateway is under test, and what came back. */
-export interface FleetVariant {
-  name: string;
-  scenario: Scenario;
+/** One variant of a fleet run: its run on the fleet, and what came back. */
+export interface FleetVariant extends SessionVariant {
   fleet: FleetRun;
-  hop2?: SecondHop;
-  hop?: UpstreamHop;
   outcome?: FleetOutcome;
-  over: boolean;
 }
 
 /**
@@ -29,90 +23,64 @@ export interface FleetVariant {
  * worker has reported (or was lost), then restores. A first stop tells every worker to stop
  * and still lets hop 2 settle; a second, SIGTERM or SIGPIPE reads it at once.
  */
-export class FleetSession {
-  readonly variants: FleetVariant[];
+export class FleetSession extends VariantSession<FleetVariant> {
   readonly done: Promise<void>;
-  error: unknown = undefined;
-  private stopped = false;
-  private readonly skip = new AbortController();
 
   constructor(
-    private readonly io: Io,
+    io: Io,
     coordinator: FleetCoordinator,
     runs: Array<{ name: string; scenario: Scenario }>,
     private readonly settings: LiveSettings & { target: string },
     workers: number,
     waitMs: number,
   ) {
-    this.variants = runs.map((r) => {
-      const spec = runSpecOf(r.scenario, r.name);
-      const fleet = coordinator.variant(
-        spec,
-        {
-          name: r.name,
-          scenario: { file: `${basename(r.scenario.name)}.json`, text: JSON.stringify(r.scenario.document) },
-          target: settings.target,
-          headers: settings.headers,
-          connections: settings.connections ?? r.scenario.live.connections,
-          sharedState: sharedStateOf(spec).store === 'redis',
-          waitMs,
-        },
-        workers,
-      );
-      return { name: r.name, scenario: r.scenario, fleet, over: false };
-    });
+    super(
+      io,
+      runs.map((r) => {
+        const spec = runSpecOf(r.scenario, r.name);
+        const fleet = coordinator.variant(
+          spec,
+          {
+            name: r.name,
+            scenario: { file: `${basename(r.scenario.name)}.json`, text: JSON.stringify(r.scenario.document) },
+            target: settings.target,
+            headers: settings.headers,
+            connections: settings.connections ?? r.scenario.live.connections,
+            sharedState: sharedStateOf(spec).store === 'redis',
+            waitMs,
+          },
+          workers,
+        );
+        return { name: r.name, scenario: r.scenario, fleet, over: false };
+      }),
+    );
     this.done = this.runAll();
   }
 
-  steps(): Array<{ name: string; sim: Steppable }> {
-    return this.variants.map((v) => ({
-      name: v.name,
-      sim: {
-        get now() {
-          return v.fleet.now;
-        },
-        get done() {
-          return v.over;
-        },
-        view: (name: string) => {
-          const view = { ...v.fleet.view(name), done: v.over };
-          const hop2 = v.hop2;
-          return hop2 === undefined ? view : { ...view, hops: hop2.view(v.fleet.sent()) };
-        },
-      },
-    }));
+  protected clock(v: FleetVariant): number {
+    return v.fleet.now;
   }
 
-  stop(cause: StopCause): void {
-    const again = this.stopped;
-    this.stopped = true;
+  protected show(v: FleetVariant, name: string): RunView {
+    const view = v.fleet.view(name);
+    return v.hop2 === undefined ? view : { ...view, hops: v.hop2.view(v.fleet.sent()) };
+  }
+
+  protected stopRuns(): void {
     for (const v of this.variants) v.fleet.stop();
-    if (again || cause !== 'SIGINT') this.skip.abort();
+  }
+
+  /** The variant in progress waits for its workers (or, all over, none ever started): nothing to show yet. */
+  get waiting(): boolean {
+    const current = this.variants.find((v) => !v.over);
+    return current === undefined ? !this.variants.some((v) => v.fleet.started) : !current.fleet.started;
   }
 
   get interrupted(): boolean {
     return this.stopped && this.variants.some((v) => !v.fleet.started || v.fleet.interrupted);
   }
 
-  restore(): Promise<unknown> {
-    return Promise.all(this.variants.map((v) => v.hop2?.restore()));
-  }
-
-  private async runAll(): Promise<void> {
-    for (const v of this.variants) {
-      if (this.stopped) break;
-      try {
-        await this.runOne(v);
-      } catch (err) {
-        this.error ??= err;
-        this.stop('SIGINT');
-      } finally {
-        v.over = true;
-      }
-    }
-  }
-
-  private async runOne(v: FleetVariant): Promise<void> {
+  protected async runOne(v: FleetVariant): Promise<void> {
     try {
       if (this.settings.upstream !== undefined)
         v.hop2 = await SecondHop.open(this.settings.upstream, this.settings.settle);
@@ -124,21 +92,13 @@ export class FleetSession {
       this.skip.abort();
       throw err;
     } finally {
-      if (v.hop2 !== undefined) await this.finishHop(v, v.hop2);
+      // After every worker reported (or was lost): hop 2 settles, is read, and the upstream gets its settings back.
+      if (v.hop2 !== undefined)
+        await this.finishHop(v, v.hop2, {
+          started: v.fleet.started,
+          sent: v.outcome?.sent ?? 0,
+          leafCalls: v.outcome?.result.layers.at(-1)?.logicalCalls ?? 0,
+        });
     }
-  }
-
-  /** After every worker reported (or was lost): hop 2 settles, is read, and the upstream gets its settings back. */
-  private async finishHop(v: FleetVariant, hop2: SecondHop): Promise<void> {
-    const { quietMs, timeoutMs } = hop2.options;
-    if (this.stopped && !this.skip.signal.aborted && v.fleet.started)
-      this.io.stderr(
-        `stopping: hop 2 is read once ${hop2.url} has had nothing in flight for ${formatDuration(quietMs)} (at most ${formatDuration(timeoutMs)}); Ctrl-C reads it now\n`,
-      );
-    const leafCalls = v.outcome?.result.layers.at(-1)?.logicalCalls ?? 0;
-    const end = await hop2.finish(v.outcome?.sent ?? 0, leafCalls, this.skip.signal);
-    v.hop = end.hop;
-    if (end.restoreProblem !== undefined)
-      this.io.stderr(`note: --upstream: its own fault phases could not be put back: ${end.restoreProblem}\n`);
   }
 }

@@ -3,13 +3,12 @@ import { createFakeUpstream, type FakeUpstream } from '../../fake-upstream/serve
 import { LiveRun } from '../../run/live/live-run.js';
 import { SecondHop } from '../../run/live/second-hop.js';
 import type { SettleOptions } from '../../run/live/settle-defaults.js';
-import type { UpstreamHop } from '../../run/metrics/result.js';
 import { runSpecOf } from '../../run/run-spec.js';
-import { formatDuration } from '../../scenario/duration.js';
+import type { RunView } from '../../run/run-view.js';
 import type { Scenario } from '../../scenario/scenario.js';
-import type { Io, StopCause } from '../io.js';
-import type { Steppable } from '../playback.js';
+import type { Io } from '../io.js';
 import { liveIdempotency, type LiveIdempotency } from './live-idempotency.js';
+import { type SessionVariant, VariantSession } from './variant-session.js';
 
 /** The live settings of a run, checked: one clear line for anything wrong. */
 export interface LiveSettings {
@@ -22,84 +21,58 @@ export interface LiveSettings {
 }
 
 /** One variant of a live run, with the fake upstream it runs against (when no --target) and its wall time. */
-export interface LiveVariant {
-  name: string;
-  scenario: Scenario;
+export interface LiveVariant extends SessionVariant {
   sim: LiveRun;
   fake?: FakeUpstream;
-  /** With --upstream: hop 2, behind the gateway, and its figures once read. */
-  hop2?: SecondHop;
-  hop?: UpstreamHop;
   wallMs: number;
-  /** Its run is over, and so is hop 2 (settled, read, the upstream's settings put back). */
-  over: boolean;
 }
 
 /**
  * Runs the variants live, one after the other (each against a fresh fake upstream unless
  * --target): they share the machine, so running them side by side would skew both. With
  * --upstream each variant's hop 2 settles before it is read and before the next variant
- * begins (the gateway's late retries belong to the variant that caused them).
- *
- * `stop(cause)` ends the variant in progress and starts no other. A first SIGINT (q, Ctrl-C)
- * still lets hop 2 settle, so its figures stay whole; a second, a SIGTERM or a closed output
- * pipe reads it at once. Either way the upstream's own settings are put back. `done` settles
- * when the last variant is over.
+ * begins (the gateway's late retries belong to the variant that caused them). Stops as
+ * `VariantSession` says.
  */
-export class LiveSession {
-  readonly variants: LiveVariant[];
+export class LiveSession extends VariantSession<LiveVariant> {
   readonly done: Promise<void>;
-  /** What went wrong, if a run failed (it stops the session; the dashboard then ends). */
-  error: unknown = undefined;
-  private stopped = false;
-  private settling = false;
-  /** Aborted at the first stop (a run not begun need not wait for the upstream to be idle), and at a hard one. */
+  /** Aborted at the first stop: a run not begun need not wait for the upstream to be idle. */
   private readonly halt = new AbortController();
-  private readonly skip = new AbortController();
 
   constructor(
-    private readonly io: Io,
+    io: Io,
     runs: Array<{ name: string; scenario: Scenario }>,
     private readonly settings: LiveSettings,
   ) {
-    this.variants = runs.map((r) => ({
-      name: r.name,
-      scenario: r.scenario,
-      sim: new LiveRun(runSpecOf(r.scenario, r.name), {
-        connections: settings.connections ?? r.scenario.live.connections,
-        headers: settings.headers,
-        api: r.scenario.live.api,
-        stream: r.scenario.live.stream,
-      }),
-      wallMs: 0,
-      over: false,
-    }));
+    super(
+      io,
+      runs.map((r) => ({
+        name: r.name,
+        scenario: r.scenario,
+        sim: new LiveRun(runSpecOf(r.scenario, r.name), {
+          connections: settings.connections ?? r.scenario.live.connections,
+          headers: settings.headers,
+          api: r.scenario.live.api,
+          stream: r.scenario.live.stream,
+        }),
+        wallMs: 0,
+        over: false,
+      })),
+    );
     this.done = this.runAll();
   }
 
-  /** What the dashboard plays: each variant's run, done only once its hop 2 is read too. */
-  steps(): Array<{ name: string; sim: Steppable }> {
-    return this.variants.map((v) => ({
-      name: v.name,
-      sim: {
-        get now() {
-          return v.sim.now;
-        },
-        get done() {
-          return v.over;
-        },
-        // Done once hop 2 is read too: until then the dashboard shows it settling.
-        view: (name: string) => ({ ...v.sim.view(name), done: v.over }),
-      },
-    }));
+  protected clock(v: LiveVariant): number {
+    return v.sim.now;
   }
 
-  stop(cause: StopCause): void {
-    const again = this.stopped;
-    this.stopped = true;
+  protected show(v: LiveVariant, name: string): RunView {
+    return v.sim.view(name);
+  }
+
+  protected stopRuns(): void {
     for (const v of this.variants) v.sim.stop();
     this.halt.abort();
-    if (again || cause !== 'SIGINT' || this.settling) this.skip.abort();
   }
 
   /** Stopped before everything was measured: a variant not run, cut short, or read before hop 2 settled. */
@@ -110,27 +83,16 @@ export class LiveSession {
     );
   }
 
-  /** Puts every upstream behind the gateway back as it was (a crash's last act). */
-  restore(): Promise<unknown> {
-    return Promise.all(this.variants.map((v) => v.hop2?.restore()));
-  }
-
-  private async runAll(): Promise<void> {
-    for (const v of this.variants) {
-      if (this.stopped) break;
-      const start = this.io.wallNow();
-      try {
-        await this.runOne(v);
-      } catch (err) {
-        this.error ??= err;
-        this.stop('SIGINT');
-      } finally {
-        v.wallMs = this.io.wallNow() - start;
-      }
+  protected async runOne(v: LiveVariant): Promise<void> {
+    const start = this.io.wallNow();
+    try {
+      await this.drive(v);
+    } finally {
+      v.wallMs = this.io.wallNow() - start;
     }
   }
 
-  private async runOne(v: LiveVariant): Promise<void> {
+  private async drive(v: LiveVariant): Promise<void> {
     const target = this.settings.target;
     let idempotency: LiveIdempotency | undefined;
     try {
@@ -158,27 +120,12 @@ export class LiveSession {
       await v.sim.close();
       idempotency?.close();
       await v.fake?.close();
-      if (v.hop2 !== undefined) await this.finishHop(v, v.hop2);
-      v.over = true;
-    }
-  }
-
-  /** Waits for hop 2 to settle (unless skipped), reads it, and puts the upstream's settings back. */
-  private async finishHop(v: LiveVariant, hop2: SecondHop): Promise<void> {
-    this.settling = true;
-    const { quietMs, timeoutMs } = hop2.options;
-    if (this.stopped && !this.skip.signal.aborted && v.sim.started)
-      this.io.stderr(
-        `stopping: hop 2 is read once ${hop2.url} has had nothing in flight for ${formatDuration(quietMs)} (at most ${formatDuration(timeoutMs)}); Ctrl-C reads it now\n`,
-      );
-    try {
-      const leafCalls = v.sim.result().layers.at(-1)?.logicalCalls ?? 0;
-      const end = await hop2.finish(v.sim.sent(), leafCalls, this.skip.signal);
-      v.hop = end.hop;
-      if (end.restoreProblem !== undefined)
-        this.io.stderr(`note: --upstream: its own fault phases could not be put back: ${end.restoreProblem}\n`);
-    } finally {
-      this.settling = false;
+      if (v.hop2 !== undefined)
+        await this.finishHop(v, v.hop2, {
+          started: v.sim.started,
+          sent: v.sim.sent(),
+          leafCalls: v.sim.result().layers.at(-1)?.logicalCalls ?? 0,
+        });
     }
   }
 }

@@ -1,16 +1,16 @@
 import { FLEET_DEFAULTS } from '../../explore/fleet-protocol.js';
 import { QueueError, parseQueueUrl } from '../../explore/queue-target.js';
 import { UpstreamControlError } from '../../run/live/live-errors.js';
-import { RESULT_SCHEMA, type ResultFile, type RunResult } from '../../run/metrics/result.js';
+import type { RunResult } from '../../run/metrics/result.js';
 import { formatDuration, parseDuration } from '../../scenario/duration.js';
 import type { Scenario } from '../../scenario/scenario.js';
-import { stopCause, UsageError, type Io, type StopCause } from '../io.js';
-import { Playback } from '../playback.js';
+import { UsageError, type Io } from '../io.js';
+import { driveSession, liveResultFile, reportRequestErrors } from './drive-session.js';
 import { partialIf, type Executed } from './executed.js';
 import { positiveInt } from './explore-args.js';
 import { FleetSession, type FleetVariant } from './fleet-session.js';
 import { checkQueueReachable } from './queue-args.js';
-import { liveSettings, type LiveFlags, plainProgress } from './run-live.js';
+import { liveSettings, type LiveFlags } from './run-live.js';
 
 /** What `--mode live --queue … --workers N` adds to a live run's flags. */
 export interface FleetFlags {
@@ -77,33 +77,15 @@ export async function executeFleet(
         `fleet: ${workers} worker${workers === 1 ? '' : 's'} on ${coordinator.where} drive ${settings.target}; waiting up to ${formatDuration(waitMs)} for them\n`,
       );
     const session = new FleetSession(io, coordinator, runs, { ...settings, target: settings.target! }, workers, waitMs);
-    const playback = new Playback(scenario, session.steps(), 1);
-    let signal: StopCause | undefined;
-    const offStops: Array<() => void> = [];
-    const onStop = (s: string): void => {
-      const cause = stopCause(s);
-      signal ??= cause;
-      playback.stop();
-      session.stop(cause);
-      const again = offStops.length === 1 ? io.onStop?.(onStop) : undefined;
-      if (again !== undefined) offStops.push(again);
-    };
-    const offStop = io.onStop?.(onStop);
-    if (offStop !== undefined) offStops.push(offStop);
-    const offCrash = settings.upstream === undefined ? undefined : io.onCrash?.(() => session.restore());
-    try {
-      if (io.terminal !== undefined && flags.ui !== false && io.env.CI !== 'true' && !flags.quiet) {
-        const { showDashboard } = await import('../dashboard.js');
-        await showDashboard(io, io.terminal, playback, (wallMs) => playback.tick(wallMs));
-        if (playback.interrupted && signal === undefined) session.stop('SIGINT');
-        await session.done;
-      } else {
-        await plainProgress(io, scenario, session, playback, flags.quiet === true);
-      }
-    } finally {
-      for (const off of offStops) off();
-      offCrash?.();
-    }
+    // A second stop reaches the session too, hop 2 or not: it must not end the process while the
+    // workers send their last counters (with --upstream it reads hop 2 at once).
+    const { playback, signal } = await driveSession(
+      io,
+      scenario,
+      session,
+      { secondStop: true, restoreOnCrash: settings.upstream !== undefined },
+      flags,
+    );
     if (session.error instanceof QueueError) throw new UsageError(session.error.message);
     if (session.error instanceof UpstreamControlError) throw new UsageError(`--upstream ${session.error.message}`);
     if (session.error !== undefined) throw session.error;
@@ -112,9 +94,9 @@ export async function executeFleet(
       io.stderr(
         `stopped at ${formatDuration(Math.round(playback.now))} of ${formatDuration(scenario.durationMs)}: the result below is partial\n`,
       );
-    for (const v of session.variants) reportErrors(io, v);
+    for (const v of session.variants) reportRequestErrors(io, v.name, v.outcome?.errorCodes);
     return partialIf(
-      collectFleet(scenario, session.variants),
+      liveResultFile(scenario, fleetResults(session.variants)),
       stopped ? (signal ?? 'SIGINT') : undefined,
       Math.round(playback.now),
     );
@@ -123,43 +105,13 @@ export async function executeFleet(
   }
 }
 
-function reportErrors(io: Io, v: FleetVariant): void {
-  const errors = v.outcome?.errorCodes;
-  if (errors === undefined || errors.size === 0) return;
-  const total = [...errors.values()].reduce((a, b) => a + b, 0);
-  const codes = [...errors]
-    .sort((a, b) => b[1] - a[1])
-    .map(([code, n]) => `${code} ×${n}`)
-    .join(', ');
-  io.stderr(`${v.name}: ${total} request${total === 1 ? '' : 's'} got no HTTP answer (${codes})\n`);
-}
-
-/** The result file of the variants the fleet ran: each one merged result, with who drove what and what was shared. */
-function collectFleet(scenario: Scenario, variants: FleetVariant[]): ResultFile {
-  const ran = variants.filter((v) => v.outcome !== undefined);
-  const results: RunResult[] = ran.map((v) => {
-    const r = v.outcome!.result;
+/** Each variant the fleet ran: one merged result, with who drove what and what was shared. */
+function fleetResults(variants: FleetVariant[]): Array<{ name: string; result: RunResult; wallMs: number }> {
+  return variants.flatMap((v) => {
+    if (v.outcome === undefined) return [];
+    const r = v.outcome.result;
     const live = { ...r.live!, sharedState: v.fleet.sharedState };
-    return { ...r, live: v.hop === undefined ? live : { ...live, upstream: v.hop } };
+    const result = { ...r, live: v.hop === undefined ? live : { ...live, upstream: v.hop } };
+    return [{ name: v.name, result, wallMs: v.outcome.wallMs }];
   });
-  const rate = (n: number, ms: number): number => (ms > 0 ? Math.round((n / ms) * 1000) : 0);
-  const walls = ran.map((v) => v.outcome!.wallMs);
-  const wallMs = walls.reduce((a, b) => a + b, 0);
-  const attempts = results.reduce((n, r) => n + r.upstream.attempts, 0);
-  return {
-    schema: RESULT_SCHEMA,
-    scenario: scenario.name,
-    seed: scenario.seed,
-    mode: 'live',
-    variants: results,
-    timing: {
-      wallMs,
-      attemptsPerSec: rate(attempts, wallMs),
-      variants: ran.map((v, i) => ({
-        name: v.name,
-        wallMs: walls[i],
-        attemptsPerSec: rate(results[i].upstream.attempts, walls[i]),
-      })),
-    },
-  };
 }
