@@ -34,6 +34,12 @@ export interface TargetSpec {
    * @default the guard's `stream` limits
    */
   stream?: TargetStreamLimits;
+  /**
+   * Whether the target continues an answer given its start as a trailing assistant message
+   * (`prefill`). Only a declaring target is asked for the rest of a committed stream that
+   * broke (`stream.resume`); the others are never sent a prefill. @default none
+   */
+  continuation?: 'prefill';
 }
 
 /** The stream limits a target may set for itself, in ms (each above 0; Infinity: none). */
@@ -62,6 +68,8 @@ export interface Target {
   readonly rewrite: TargetSpec['rewrite'] | undefined;
   /** Its own stream limits (undefined: the guard's). */
   readonly stream: Readonly<TargetStreamLimits> | undefined;
+  /** `prefill`: the target continues a prefilled answer (`TargetSpec.continuation`). */
+  readonly continuation: 'prefill' | undefined;
   /**
    * What the target's breaker and throttle are keyed by: `origin|model` when either is given
    * (two names for the same origin and model share one state, as they share one upstream),
@@ -87,6 +95,11 @@ export function resolveTargets(targets: readonly TargetOption[], path = 'guard.t
     if (spec.origin !== undefined) checkNonEmptyString(`${at}.origin`, spec.origin);
     if (spec.model !== undefined) checkNonEmptyString(`${at}.model`, spec.model);
     if (spec.contextWindow !== undefined) checkInteger(`${at}.contextWindow`, spec.contextWindow, 1);
+    if (spec.continuation !== undefined && spec.continuation !== 'prefill')
+      throw new OptionError(
+        `${at}.continuation must be prefill (or absent), got ${show(spec.continuation)}`,
+        `${at}.continuation`,
+      );
     if (spec.rewrite !== undefined && typeof spec.rewrite !== 'function')
       throw new OptionError(`${at}.rewrite must be a function, got ${typeof spec.rewrite}`, `${at}.rewrite`);
     const stream = checkStream(`${at}.stream`, spec.stream);
@@ -100,6 +113,7 @@ export function resolveTargets(targets: readonly TargetOption[], path = 'guard.t
       contextWindow: spec.contextWindow,
       rewrite: spec.rewrite,
       stream,
+      continuation: spec.continuation,
       key: origin === undefined && model === undefined ? name : `${origin ?? ''}|${model ?? ''}`,
     });
   });
