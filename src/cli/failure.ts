@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { StormlabError } from '../engine/errors.js';
+import { escapeControls } from '../scenario/control-chars.js';
 import { ScenarioError, shownProblems } from '../scenario/scenario-error.js';
 import { EXIT, type Io } from './io.js';
 
@@ -39,12 +40,13 @@ export function failure(io: Io, err: unknown): number {
     // --help and --version exit 0; help shown because no command was given is a usage error.
     if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    io.stderr(`stormlab: ${commanderLine(err.message)}\n`);
+    io.stderr(`stormlab: ${escapeControls(commanderLine(err.message))}\n`);
     return EXIT.usage;
   }
   const exit = err instanceof StormlabError ? exitCodeOf(err.code) : undefined;
   if (exit !== undefined) {
-    for (const line of problemLines(err as StormlabError)) io.stderr(`${line}\n`);
+    // A file name or flag may hold terminal escapes too: printed escaped, never raw.
+    for (const line of problemLines(err as StormlabError)) io.stderr(`${escapeControls(line)}\n`);
     return exit;
   }
   io.stderr(`stormlab: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

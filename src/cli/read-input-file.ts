@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { readReportInput, type ReportInput } from '../report/report-input.js';
 import type { ResultFile } from '../run/metrics/result.js';
+import { escapeControls } from '../scenario/control-chars.js';
 import { readBoundedFile, RESULT_MAX_BYTES, UnreadableFile } from '../scenario/read-bounded-file.js';
 import { UsageError, type Io } from './io.js';
 
@@ -11,13 +12,15 @@ import { UsageError, type Io } from './io.js';
  */
 export function readInputFile(io: Io, path: string, accept?: ReadonlyArray<ReportInput['kind']>): ReportInput {
   let text: string;
+  // The name as messages say it: a newline or escape in it would forge or break the one line.
+  const shown = escapeControls(path);
   try {
     text = readBoundedFile(resolve(io.cwd, path), RESULT_MAX_BYTES);
   } catch (e) {
     if (!(e instanceof UnreadableFile)) throw e;
-    throw new UsageError(`cannot read ${path}: ${e.reason}`);
+    throw new UsageError(`cannot read ${shown}: ${e.reason}`);
   }
-  const r = readReportInput(text, path, accept);
+  const r = readReportInput(text, shown, accept);
   if (!r.ok) throw new UsageError(r.problem);
   return r.input;
 }

@@ -16,6 +16,14 @@ export const COMMIT_POLICIES: readonly CommitPolicy[] = ['first-token', 'complet
 /** The stream guard's defaults: when the caller gets the stream, and how long each wait may be. */
 export interface StreamProfile {
   commit: CommitPolicy;
+  /**
+   * After commit, a cut or a stall is continued where a target declares `continuation:
+   * 'prefill'`: the rest of the answer is asked for with the delivered text as a trailing
+   * assistant message and spliced into the caller's stream. It changes nothing where no target
+   * declares it (the declaration is the opt-in); `false` ends every such break with the in-band
+   * error, declarations or not.
+   */
+  resume: boolean;
   /** Longest wait for a streamed answer's headers. */
   headersTimeoutMs: number;
   /** Longest time from the attempt's start to the first content token. */
@@ -58,6 +66,7 @@ const HTTP_WAITS = Object.freeze({
   headersTimeoutMs: 30_000,
   stream: Object.freeze({
     commit: 'first-token',
+    resume: true,
     headersTimeoutMs: 10_000,
     firstTokenMs: 20_000,
     idleMs: 15_000,

@@ -1,6 +1,6 @@
 import { planRetry } from './backoff.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
-import type { Classification } from './classify.js';
+import type { Classification, ErrorClass } from './classify.js';
 import { DeferredOutcome } from './deferred-outcome.js';
 import type { ShedReason } from './errors.js';
 import type { GuardEvent } from './guard-events.js';
@@ -137,6 +137,28 @@ export class GuardCall {
     return d;
   }
 
+  /**
+   * Called by an attempt whose committed answer broke (a cut or a stall after the caller got
+   * its first token) and that asks for the rest of it (`stream.resume`), before it returns the
+   * break as a retryable failure. From then on the call goes only to targets that declare
+   * `continuation: 'prefill'` — the same target first (when it declares it and has attempts
+   * left), then the next declaring one — and an answer that refuses the continuation (a 400)
+   * moves it to the next declaring target, not to the caller. With none left the call fails
+   * with its last classification. Each resumption is an attempt like any retry: budget,
+   * breaker, throttle and `maxAttempts` count it.
+   */
+  resume(cls: ErrorClass): void {
+    const x = this.more();
+    x.resuming = true;
+    const g = this.g;
+    if (g.listener) g.emit({ type: 'resume', at: g.clock.now(), target: g.names[this.targetIndex], class: cls });
+  }
+
+  /** Whether the call is continuing a committed answer that broke (`resume`). */
+  get resuming(): boolean {
+    return this.x?.resuming === true;
+  }
+
   /** The handle of a `defer()` made by the attempt in flight, if any. */
   get deferred(): DeferredOutcome | undefined {
     return this.x?.deferred;
@@ -230,6 +252,7 @@ export class GuardCall {
     if (x?.reservation !== undefined) this.settleReservation(cls, usedTokens, now);
     if (cls.action === 'done') return Step.Done;
     this.more().last = cls;
+    if (this.x!.resuming) return this.resumeNext(cls, now);
     switch (cls.class) {
       case 'timeout':
       case 'stream_stall':
@@ -254,6 +277,23 @@ export class GuardCall {
       default:
         return this.planNext(cls, now);
     }
+  }
+
+  /**
+   * What follows a failed attempt of a call that continues a broken answer: a retryable
+   * failure is retried on the same target when it declares continuation (a silent one, with
+   * `onTimeout: 'fallback'`, is left at once), a refusal (a 400: the prefill rejected) or a
+   * target that does not declare it moves to the next declaring target; the caller's own
+   * errors (a cancel) and auth end it. The original break, kept by the attempt, is what the
+   * caller sees when none is left.
+   */
+  private resumeNext(cls: Classification, now: number): StepCode {
+    const g = this.g;
+    if (cls.class === 'cancelled' || cls.class === 'auth') return Step.Fail;
+    const silent = (cls.class === 'timeout' || cls.class === 'stream_stall') && g.options.onTimeout === 'fallback';
+    if (cls.action === 'retry' && !silent && this.target.continuation === 'prefill' && this.attempt < g.maxAttempts)
+      return this.planNext(cls, now);
+    return this.fallBack(now, cls.action === 'retry' ? cls.class : 'no_continuation') ? this.waitFor(0) : Step.Fail;
   }
 
   /** The caller gave up on an attempt in flight: free what it held; the throttle counts no accept. */
@@ -327,8 +367,10 @@ export class GuardCall {
     const g = this.g;
     const key = this.x?.breakerKey;
     let next = -1;
+    const resuming = this.x?.resuming === true;
     for (let i = this.targetIndex + 1; i < g.targets.length; i++) {
       if (minWindow >= 0 && !((g.targets[i].contextWindow ?? 0) > minWindow)) continue;
+      if (resuming && g.targets[i].continuation !== 'prefill') continue;
       if (g.breakers !== undefined && g.breakerFor(i, key).state(now) === 'open') continue;
       next = i;
       break;
@@ -402,6 +444,8 @@ interface CallExtras {
   reservation: Reservation | undefined;
   breakerKey: string | undefined;
   deferred: DeferredOutcome | undefined;
+  /** Continuing a committed answer that broke: only declaring targets (`resume`). */
+  resuming: boolean;
 }
 
 function extras(tokens: number, keys: Record<string, string> | undefined): CallExtras {
@@ -417,5 +461,6 @@ function extras(tokens: number, keys: Record<string, string> | undefined): CallE
     reservation: undefined,
     breakerKey: undefined,
     deferred: undefined,
+    resuming: false,
   };
 }

@@ -19,8 +19,13 @@ export type GuardEvent =
       at: number;
       from: string;
       to: string;
-      why: ErrorClass | 'breaker_open' | 'throttled' | 'budget' | 'attempts_exhausted';
+      why: ErrorClass | 'breaker_open' | 'throttled' | 'budget' | 'attempts_exhausted' | 'no_continuation';
     }
+  /**
+   * A committed answer that broke on `target` (`class`: a cut or a stall) is to be continued:
+   * the next attempts go only to targets that declare continuation (`stream.resume`).
+   */
+  | { type: 'resume'; at: number; target: string; class: ErrorClass }
   /** A circuit breaker opened. */
   | { type: 'trip'; at: number; target: string; cause: TripCause; openMs: number }
   /** A circuit breaker went half-open (probing) or closed again. */

@@ -1,4 +1,4 @@
-import { classify, classifyStatus, type AttemptResult, type Classification } from './classify.js';
+import { classify, classifyStatus, type AttemptResult, type Classification, type ErrorClass } from './classify.js';
 import { sleep } from './clock.js';
 import { ShedError, StormlabError } from './errors.js';
 import type { Clock } from './clock.js';
@@ -34,6 +34,12 @@ export interface AttemptContext {
   defer(): DeferredOutcome;
   /** Counts a malformed stream event on this target (a `stream_malformed` event, not a failure). */
   malformed(): void;
+  /**
+   * The answer this attempt committed broke (`cls`: `stream_cut`, `stream_stall`) and its rest
+   * is to be asked for: call before returning the break as a retryable failure. The next
+   * attempts go only to targets that declare `continuation: 'prefill'` (see `GuardCall.resume`).
+   */
+  resume(cls: ErrorClass): void;
 }
 
 export interface RunOptions<R> extends StartOptions {

@@ -27,6 +27,12 @@ export interface TargetSpec {
    * headers). The engine only carries it; integrations call it with their own request type.
    */
   rewrite?(request: unknown, target: Target): unknown;
+  /**
+   * Whether the target continues an answer given its start as a trailing assistant message
+   * (`prefill`). Only a declaring target is asked for the rest of a committed stream that
+   * broke (`stream.resume`); the others are never sent a prefill. @default none
+   */
+  continuation?: 'prefill';
 }
 
 /** What `GuardOptions.targets` takes: a bare name (as before) or a full spec. */
@@ -41,6 +47,8 @@ export interface Target {
   readonly model: string | undefined;
   readonly contextWindow: number | undefined;
   readonly rewrite: TargetSpec['rewrite'] | undefined;
+  /** `prefill`: the target continues a prefilled answer (`TargetSpec.continuation`). */
+  readonly continuation: 'prefill' | undefined;
   /**
    * What the target's breaker and throttle are keyed by: `origin|model` when either is given
    * (two names for the same origin and model share one state, as they share one upstream),
@@ -66,6 +74,11 @@ export function resolveTargets(targets: readonly TargetOption[], path = 'guard.t
     if (spec.origin !== undefined) checkNonEmptyString(`${at}.origin`, spec.origin);
     if (spec.model !== undefined) checkNonEmptyString(`${at}.model`, spec.model);
     if (spec.contextWindow !== undefined) checkInteger(`${at}.contextWindow`, spec.contextWindow, 1);
+    if (spec.continuation !== undefined && spec.continuation !== 'prefill')
+      throw new OptionError(
+        `${at}.continuation must be prefill (or absent), got ${show(spec.continuation)}`,
+        `${at}.continuation`,
+      );
     if (spec.rewrite !== undefined && typeof spec.rewrite !== 'function')
       throw new OptionError(`${at}.rewrite must be a function, got ${typeof spec.rewrite}`, `${at}.rewrite`);
     const origin = spec.origin;
@@ -77,6 +90,7 @@ export function resolveTargets(targets: readonly TargetOption[], path = 'guard.t
       model,
       contextWindow: spec.contextWindow,
       rewrite: spec.rewrite,
+      continuation: spec.continuation,
       key: origin === undefined && model === undefined ? name : `${origin ?? ''}|${model ?? ''}`,
     });
   });

@@ -84,6 +84,13 @@ export interface EngineHttpOptions extends Omit<GuardOptions, 'clock' | 'random'
 export interface StreamGuardOptions {
   /** When the caller gets the stream: at its first content token, or whole at its end. @default HTTP_DEFAULTS.stream.commit ('first-token') */
   commit?: CommitPolicy;
+  /**
+   * After commit, ask a target that declares `continuation: 'prefill'` for the rest of a cut or
+   * stalled text answer (chat completions, messages) and splice it into the caller's stream;
+   * `false`: such a break ends the caller's stream with an in-band error, as when no target
+   * declares it. @default HTTP_DEFAULTS.stream.resume (true)
+   */
+  resume?: boolean;
   /** Longest wait for a streamed answer's headers. @default HTTP_DEFAULTS.stream.headersTimeoutMs (10 s) */
   headersTimeoutMs?: number;
   /** Longest time from the attempt's start to the first content token (a stall: `stream_stall`). @default HTTP_DEFAULTS.stream.firstTokenMs (20 s) */
@@ -165,6 +172,7 @@ function resolveStream(o: StreamGuardOptions | false | undefined): ResolvedStrea
     throw new OptionError(`stream must be an object or false, got ${JSON.stringify(o)}`, 'stream');
   const r = {
     commit: o?.commit ?? HTTP_DEFAULTS.stream.commit,
+    resume: o?.resume ?? HTTP_DEFAULTS.stream.resume,
     headersTimeoutMs: o?.headersTimeoutMs ?? HTTP_DEFAULTS.stream.headersTimeoutMs,
     firstTokenMs: o?.firstTokenMs ?? HTTP_DEFAULTS.stream.firstTokenMs,
     idleMs: o?.idleMs ?? HTTP_DEFAULTS.stream.idleMs,
@@ -174,6 +182,8 @@ function resolveStream(o: StreamGuardOptions | false | undefined): ResolvedStrea
       `stream.commit must be one of ${COMMIT_POLICIES.join(', ')}, got ${JSON.stringify(r.commit)}`,
       'stream.commit',
     );
+  if (typeof r.resume !== 'boolean')
+    throw new OptionError(`stream.resume must be true or false, got ${JSON.stringify(r.resume)}`, 'stream.resume');
   checkNumber('stream.headersTimeoutMs', r.headersTimeoutMs, 0, Infinity, { minExclusive: true });
   checkNumber('stream.firstTokenMs', r.firstTokenMs, 0, Infinity, { minExclusive: true });
   checkNumber('stream.idleMs', r.idleMs, 0, Infinity, { minExclusive: true });
@@ -190,6 +200,11 @@ function toTarget(target: HttpTarget, i: number): HttpTargetSpec {
     throw new OptionError(
       `targets[${i}] must be an origin or a target like { name, model }, got ${JSON.stringify(target)}`,
       `targets[${i}]`,
+    );
+  if (target.continuation !== undefined)
+    throw new OptionError(
+      `targets[${i}].continuation: the HTTP integrations do not resume streams yet (the simulator does)`,
+      `targets[${i}].continuation`,
     );
   if (target.origin === undefined) return target;
   return { ...target, origin: toOrigin(target.origin, `targets[${i}].origin`) };

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { RESULT_SCHEMA, type ResultFile } from '../run/metrics/result.js';
+import { escapeControls } from '../scenario/control-chars.js';
 import { formatPath } from '../scenario/issues.js';
 import { parseText } from '../scenario/parse-text.js';
 import { didYouMean } from '../scenario/suggest.js';
@@ -95,9 +96,38 @@ export function readReportInput(
   const schema = kind === 'result' ? resultFileSchema : sweepFileSchema;
   const r = schema.safeParse(parsed.doc, { error: errorMap });
   if (!r.success) return { ok: false, problem: issuesLine(source, r.error.issues) };
-  // The checked document itself (loose objects kept every field), typed as what wrote it.
+  // The checked document itself (loose objects kept every field), typed as what wrote it, its
+  // strings made printable: a name in a file (hand-edited, or from elsewhere) may hold
+  // terminal escapes, and every output of report and diff shows them escaped (`\u001b`).
+  const doc = printableStrings(parsed.doc);
   return {
     ok: true,
-    input: kind === 'result' ? { kind, file: parsed.doc as ResultFile } : { kind, file: parsed.doc as SweepFile },
+    input: kind === 'result' ? { kind, file: doc as ResultFile } : { kind, file: doc as SweepFile },
   };
+}
+
+/**
+ * `v` with every string in it, keys too, passed through `escapeControls`, in place. The walk
+ * keeps its own stack, so a deeply nested file cannot overflow the call stack; it is linear.
+ */
+function printableStrings(v: unknown): unknown {
+  if (typeof v === 'string') return escapeControls(v);
+  const todo: object[] = [];
+  if (v !== null && typeof v === 'object') todo.push(v);
+  for (let o = todo.pop(); o !== undefined; o = todo.pop()) {
+    const rec = o as Record<string, unknown>;
+    for (const k of Object.keys(rec)) {
+      const value = rec[k];
+      if (typeof value === 'string') {
+        const printable = escapeControls(value);
+        if (printable !== value) rec[k] = printable;
+      } else if (value !== null && typeof value === 'object') todo.push(value);
+      const key = escapeControls(k);
+      if (key !== k) {
+        delete rec[k];
+        rec[key] = typeof value === 'string' ? escapeControls(value) : value;
+      }
+    }
+  }
+  return v;
 }

@@ -46,6 +46,7 @@ const layer = reads<LayerResult>()({
   wastedTokens: num,
   shed: z.record(z.string(), num),
   truncatedSuccesses: num.optional(),
+  resumedStreams: num.optional(),
   ttftMs: percentiles.optional(),
 });
 
@@ -128,6 +129,7 @@ const variant = reads<RunResult>()({
   goodput: num,
   successRate: num,
   truncatedSuccesses: num.optional(),
+  resumedStreams: num.optional(),
   roots: reads<RootResult>()({ offered: num, ok: num, latencyMs: percentiles }),
   layers: z.array(layer),
   upstream: reads<UpstreamResult>()({ attempts: num, share, wastedTokens: num, tokensServed: num }),

@@ -164,6 +164,10 @@ function runRows(vs: RunResult[]): Row[] {
     ...(vs.some((v) => v.truncatedSuccesses !== undefined)
       ? [row('truncated successes', (v) => truncated(v.truncatedSuccesses))]
       : []),
+    // Runs that can resume streams only: broken streams continued into whole answers.
+    ...(vs.some((v) => v.resumedStreams !== undefined)
+      ? [row('resumed streams', (v) => cell(v.resumedStreams === undefined ? '—' : formatCount(v.resumedStreams)))]
+      : []),
     // Runs with stage budgets only: root tasks that ended with what a stage out of budget had.
     ...(vs.some((v) => v.roots.partial !== undefined)
       ? [
@@ -204,6 +208,9 @@ function layerRows(name: string, vs: RunResult[]): Row[] {
     ...shedRows,
     ...(layers.some((l) => l?.truncatedSuccesses !== undefined)
       ? [row('truncated successes', (l) => truncated(l.truncatedSuccesses))]
+      : []),
+    ...(layers.some((l) => l?.resumedStreams !== undefined)
+      ? [row('resumed streams', (l) => cell(l.resumedStreams === undefined ? '—' : formatCount(l.resumedStreams)))]
       : []),
     ...(layers.some((l) => l?.ttftMs !== undefined)
       ? (['p50', 'p95', 'p99'] as const).map((p) =>

@@ -11,7 +11,7 @@ import { RETRY_BUDGET_RANGES } from '../engine/retry-budget.js';
 import type { EngineConfig, RetryPolicy } from '../traffic/config.js';
 import { LIMIT_KEYS } from '../traffic/engine-guard.js';
 import { SDK_NAMES, SDK_PRESETS } from '../traffic/sdk-presets.js';
-import { durationIn, expecting, inRangeOf, num, obj, oneOf, orFalse, rangeJson, switchOn, text } from './schema-kit.js';
+import { durationIn, expecting, inRangeOf, num, obj, oneOf, name, orFalse, rangeJson, switchOn } from './schema-kit.js';
 import { streamLimitsSchema } from './stream-schema.js';
 
 /**
@@ -95,7 +95,7 @@ const concurrency = () => obj(rangedFields(CONCURRENCY_LIMITER_RANGES));
 const limit = () =>
   obj(
     {
-      name: text(),
+      name: name('a limit name'),
       unit: oneOf(['requests', 'tokens']),
       rate: inRangeOf(LIMIT_RANGES.rate),
       per: oneOf(['second', 'minute']),

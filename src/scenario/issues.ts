@@ -21,6 +21,9 @@ export function issueLines(issues: readonly z.core.$ZodIssue[]): string[] {
     if (iss.code === 'unrecognized_keys') {
       const hints = iss.message.split('\n');
       iss.keys.forEach((k, i) => lines.push(`${formatPath([...iss.path, k])}: unknown key${hints[i] ?? ''}`));
+    } else if (iss.code === 'invalid_key' && iss.issues.length > 0) {
+      // A key a record refuses (a tool name with a control character): the key's own words.
+      lines.push(`${formatPath(iss.path)}: ${iss.issues[0].message}`);
     } else {
       lines.push(`${formatPath(iss.path)}: ${iss.message}`);
     }

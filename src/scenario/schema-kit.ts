@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { inRange, type Range, rangeText } from '../engine/options.js';
+import { NO_CONTROL_CHARS } from './control-chars.js';
 import { durationRangeText, parseDuration } from './duration.js';
 import { didYouMean } from './suggest.js';
 
@@ -84,6 +85,16 @@ export const httpStatus = () =>
 
 export const text = (what = 'a non-empty string') =>
   z.string({ error: expecting(what) }).min(1, { error: expecting(what) });
+
+/**
+ * A name (of the scenario, a layer, model, tool, tenant, stage, variant, limit, or a reference
+ * to one): non-empty text without control characters, which would reach the terminal raw
+ * wherever the name is printed.
+ */
+export const name = (what: string) =>
+  text(what).regex(NO_CONTROL_CHARS, {
+    error: (iss) => `expected ${what} without control characters, got ${show(iss.input)}`,
+  });
 export const bool = () => z.boolean({ error: expecting('true or false') });
 
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {

@@ -19,6 +19,7 @@ import {
   positiveInt,
   switchOn,
   tagged,
+  name,
   text,
 } from './schema-kit.js';
 import { parseSetText } from './set-override.js';
@@ -88,7 +89,7 @@ const arrivalSchema = () =>
 const layerSchema = () =>
   obj(
     {
-      name: text('a layer name'),
+      name: name('a layer name'),
       fanout: dist('fanout').default(SCENARIO_DEFAULTS.fanout),
       sequential: bool().optional(),
       timeout: duration({ positive: true }).optional(),
@@ -98,13 +99,13 @@ const layerSchema = () =>
       ).default(SCENARIO_DEFAULTS.replicas),
       retry: retrySchema().default({ policy: 'none' }),
       models: z
-        .array(text('a model name'), { error: expecting('a list of model names') })
+        .array(name('a model name'), { error: expecting('a list of model names') })
         .min(1, { error: 'expected at least one model name' })
         .optional(),
       stream: bool().optional(),
       tools: toolCallsSchema().optional(),
       inference: inferenceSchema().optional(),
-      stage: text('a stage name').optional(),
+      stage: name('a stage name').optional(),
       partial: bool().optional(),
     },
     'a layer like {name: agent, fanout: 3}',
@@ -144,7 +145,7 @@ const setList = () =>
 export const variantsSchema = (): z.ZodType<Variant[]> =>
   z
     .record(
-      z.string(),
+      name('a variant name'),
       switchOn('a mapping of path: value, or a list of "path=value"', (v) => {
         if (isMapping(v))
           return z
@@ -162,7 +163,7 @@ export type ParsedScenario = Omit<Scenario, 'variants' | 'source' | 'document'> 
 export function scenarioSchema(): z.ZodType<ParsedScenario> {
   return obj(
     {
-      name: text('a scenario name'),
+      name: name('a scenario name'),
       description: z.string({ error: expecting('a one-line description') }).default(''),
       seed: num('an integer from 0 to 4294967295', (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff).default(
         SCENARIO_DEFAULTS.seed,

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { duration, expecting, isMapping } from './schema-kit.js';
+import { duration, expecting, isMapping, name } from './schema-kit.js';
 
 /** `stages: {model: 15s, retrieval: 5s}`: stage names to budgets (positive durations, ms). */
 export const stagesSchema = () =>
   z
-    .record(z.string().min(1, { error: 'expected a non-empty stage name' }), duration({ positive: true }), {
+    .record(name('a stage name'), duration({ positive: true }), {
       error: expecting('a mapping of stage names to budgets like {model: 15s, tools: 10s}'),
     })
     .refine((r) => Object.keys(r).length > 0, { error: 'expected at least one stage' });

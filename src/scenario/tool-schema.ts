@@ -31,7 +31,7 @@ import {
   ratio,
   switchOn,
   tagged,
-  text,
+  name,
 } from './schema-kit.js';
 
 export const TOOL_DEGRADES = ['fail', 'draft', 'read-only', 'defer'] as const satisfies readonly ToolDegrade[];
@@ -110,7 +110,7 @@ const toolService = () =>
 /** `tools:` at the top: the tool service's tools by name (`gmail.send: {latency: 800ms}`). */
 export function toolsSchema(): z.ZodType<ToolConfig[], unknown> {
   return z
-    .record(text('a tool name'), toolService(), { error: expecting('a mapping of tool names to tools') })
+    .record(name('a tool name'), toolService(), { error: expecting('a mapping of tool names to tools') })
     .transform((m): ToolConfig[] =>
       Object.entries(m).map(([name, t]) => ({
         name,
@@ -128,14 +128,14 @@ const toolCall = () =>
   obj(
     {
       kind: z.literal('tool', { error: expecting('kind: tool') }).optional(),
-      tool: text('a tool name'),
+      tool: name('a tool name'),
       sideEffect: bool(),
       calls: positiveInt().default(TOOL_CALL_DEFAULTS.calls),
       timeout: duration({ positive: true }).optional(),
       retry: retrySchema().optional(),
       idempotency: bool().optional(),
       degrade: oneOf(TOOL_DEGRADES).default(TOOL_CALL_DEFAULTS.degrade),
-      stage: text('a stage name').optional(),
+      stage: name('a stage name').optional(),
     },
     'a tool call like {kind: tool, tool: gmail.send, sideEffect: true}',
   ).transform(
@@ -191,7 +191,7 @@ export function inferenceSchema(): z.ZodType<InferenceConfig, unknown> {
       maxInFlight: positiveInt(),
       maxQueue: nonNegativeInt().default(INFERENCE_DEFAULTS.maxQueue),
       maxWait: duration().default(INFERENCE_DEFAULTS.maxWaitMs),
-      fallback: text('a model name').optional(),
+      fallback: name('a model name').optional(),
     },
     'a mapping like {maxInFlight: 32, maxQueue: 64, maxWait: 5s}',
   ).transform(
@@ -209,7 +209,7 @@ export function tenantsSchema(): z.ZodType<TenantConfig[], unknown> {
   return z
     .array(
       obj(
-        { name: text('a tenant name'), weight: positive().default(1), users: inRangeOf(TENANT_USERS_RANGE).optional() },
+        { name: name('a tenant name'), weight: positive().default(1), users: inRangeOf(TENANT_USERS_RANGE).optional() },
         'a tenant like {name: acme, weight: 1, users: 50}',
       ),
       {

@@ -29,7 +29,7 @@ import {
   ratio,
   switchOn,
   tagged,
-  text,
+  name,
 } from './schema-kit.js';
 
 /** A stall's length: a duration, or `forever` (the connection stays open, nothing more comes). */
@@ -51,7 +51,7 @@ const answerTokens = () =>
 const model = () =>
   obj(
     {
-      name: text('a model name'),
+      name: name('a model name'),
       slots: positiveInt(),
       queue: nonNegativeInt(),
       shedStatus: httpStatus().default(MODEL_DEFAULTS.shedStatus),
@@ -113,7 +113,7 @@ function fault<K extends FaultKind, S extends z.core.$ZodLooseShape>(kind: K, ex
     kind: z.literal(kind),
     from: duration().default(0),
     to: duration().optional(),
-    model: text('a model name').optional(),
+    model: name('a model name').optional(),
     ...extra,
   }).superRefine((f, ctx) => {
     const { from, to } = f as unknown as { from: number; to?: number };
@@ -210,7 +210,9 @@ export function upstreamSchema(): z.ZodType<UpstreamConfig> {
         .array(model(), { error: expecting('a list of models') })
         .min(1, { error: 'expected at least one model' }),
       faults: z.array(faultSchema(), { error: expecting('a list of faults') }).default(() => []),
-      aliases: z.record(z.string(), text('a model name'), { error: expecting('a mapping of name: model') }).optional(),
+      aliases: z
+        .record(name('a model alias'), name('a model name'), { error: expecting('a mapping of name: model') })
+        .optional(),
       toolPolicy: obj(
         {
           rounds: between(...TOOL_POLICY_LIMITS.rounds).optional(),

@@ -1,4 +1,4 @@
-import type { Classification } from '../engine/classify.js';
+import type { Classification, ErrorClass } from '../engine/classify.js';
 import type { ShedReason } from '../engine/errors.js';
 import { Step, type GuardCall } from '../engine/guard-call.js';
 import type { EventHandler, Scheduler } from '../upstream/scheduler.js';
@@ -225,6 +225,18 @@ export class CallDriver implements EventHandler {
     if (c.serial[id] === 0 || c.serial[id] !== kind >>> SERIAL_SHIFT) return;
     const cls = this.sites[c.layer[id]].kind.expired(kind & KIND_MASK, id, kind, now);
     if (cls !== undefined) this.ended(id, Code.Timeout, cls, -1, now);
+  }
+
+  /**
+   * The committed answer of call `id` broke (`cls`) and is to be continued: its engine sends the
+   * next attempts only to targets that declare continuation (`GuardCall.resume`). False when the
+   * call has no engine (nothing to resume it).
+   */
+  resume(id: number, cls: ErrorClass): boolean {
+    const gc = this.guardCalls[id];
+    if (gc === undefined) return false;
+    gc.resume(cls);
+    return true;
   }
 
   /** An attempt of call `id` ended with `code` (`cls`); decide: retry later, or finish the call. */

@@ -5,6 +5,7 @@ import { GuardCore } from '../engine/guard-core.js';
 import { withDefaults } from '../engine/options.js';
 import type { SeededRandom } from '../engine/random.js';
 import type { StateStore } from '../engine/store.js';
+import type { TargetOption } from '../engine/target.js';
 import type { EngineConfig, EngineState } from './config.js';
 import type { StreamLimits } from './stream-limits.js';
 
@@ -58,6 +59,7 @@ export function resolveEngine(base: EngineConfig, over: Partial<EngineConfig>): 
     state: over.state ?? base.state ?? 'local',
     stream: {
       commit: s.commit ?? p.stream.commit,
+      resume: s.resume ?? p.stream.resume,
       firstTokenMs: s.firstTokenMs ?? p.stream.firstTokenMs,
       idleMs: s.idleMs ?? p.stream.idleMs,
       headersMs: s.headersMs ?? p.stream.headersTimeoutMs,
@@ -82,7 +84,7 @@ export function engineGuard(
   base: EngineConfig,
   over: Partial<EngineConfig>,
   name: string,
-  targets: string[],
+  targets: TargetOption[],
   clock: Clock,
   random: SeededRandom,
   store?: StateStore,

@@ -2,6 +2,7 @@ import type { Clock } from '../engine/clock.js';
 import type { GuardCore } from '../engine/guard-core.js';
 import type { SeededRandom } from '../engine/random.js';
 import { MemoryStore, type StateStore } from '../engine/store.js';
+import type { TargetOption } from '../engine/target.js';
 import type { EngineConfig, EngineState } from './config.js';
 import { engineGuard } from './engine-guard.js';
 
@@ -41,7 +42,7 @@ export class EngineReplicas {
     over: Partial<EngineConfig>,
     count: number,
     name: string,
-    targets: string[],
+    targets: TargetOption[],
     clock: Clock,
     random: SeededRandom,
     /** Stores from outside the process (a fleet's Redis); without them the state is the process's. */

@@ -3,7 +3,7 @@ import type { Clock } from '../engine/clock.js';
 import type { ShedReason } from '../engine/errors.js';
 import type { SeededRandom } from '../engine/random.js';
 import { sampler } from '../upstream/distribution.js';
-import { RequestFlag, type UpstreamListener } from '../upstream/response.js';
+import { Detail, RequestFlag, StreamEvent, type UpstreamListener } from '../upstream/response.js';
 import type { Scheduler } from '../upstream/scheduler.js';
 import type { CallTable } from './call-table.js';
 import { CallDriver, type CallKind, K_TIMEOUT } from './call-driver.js';
@@ -15,6 +15,8 @@ import { Code, TIMEOUT, classifyCode, classifyUpstream, codeOf } from './outcome
 import { plainPolicy } from './retry-policy.js';
 import { TreeShape, childKey } from './shape.js';
 import { StreamLeaf, K_FIRST_TOKEN, K_IDLE } from './stream-leaf.js';
+import { StreamResume } from './stream-resume.js';
+import type { TargetOption } from '../engine/target.js';
 import { EntryGate } from './entry-gate.js';
 import { ImpatientUsers } from './impatient-users.js';
 import { InferenceGate } from './inference-gate.js';
@@ -34,6 +36,8 @@ interface Layer {
   models: number[];
   /** A leaf layer whose calls are streamed: how its callers read streams. */
   stream: StreamLeaf | undefined;
+  /** A streamed engine layer that continues broken committed streams on declaring models (`stream.resume`). */
+  resume: boolean;
 }
 
 /**
@@ -73,6 +77,8 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
   private readonly fallbackTarget: number = -1;
   /** Root tasks (with users) whose last submission ended with a partial result, until their user settles. */
   private readonly partialRoots = new Set<number>();
+  /** What resuming calls carry (streamed engine layers with `stream.resume` and a declaring model only). */
+  private readonly resumes: StreamResume | undefined;
 
   /** `firstSerial`: the first attempt's serial (`CallDriver`). */
   constructor(
@@ -99,6 +105,9 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
       const leaf = i === n - 1;
       const names = leaf ? (cfg.models ?? []) : [config.layers[i + 1].name];
       const models = leaf ? names.map((m) => transport.modelIndex(m)) : [];
+      // A model that continues prefills is a target that declares it (the scenario's one declaration).
+      const continuing = models.map((m) => transport.continues?.(m) === true);
+      const targets = names.map((name, j): TargetOption => (continuing[j] ? { name, continuation: 'prefill' } : name));
       const r = random.split(`layer:${cfg.name}`);
       const engines =
         cfg.retry.policy === 'engine'
@@ -107,7 +116,7 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
               cfg.retry.engine,
               cfg.replicas ?? 1,
               cfg.name,
-              names,
+              targets,
               clock,
               r,
               engineStores,
@@ -124,8 +133,15 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
       const keyed = e !== undefined && keyedLimits(e);
       const plain = plainPolicy(cfg.retry, r.split('policy'));
       this.driver.addSite({ plain, engines, timeoutMs, budget, partial: cfg.partial === true, keyed, kind: this });
-      return { cfg, leaf, engines, models, stream };
+      const resume =
+        stream !== undefined &&
+        e !== undefined &&
+        e.stream.commit === 'first-token' &&
+        e.stream.resume &&
+        continuing.some(Boolean);
+      return { cfg, leaf, engines, models, stream, resume };
     });
+    this.resumes = this.layers.some((l) => l.resume) ? new StreamResume() : undefined;
     this.shape = new TreeShape(config.layers, random.split('shape').seed);
     this.prompt = sampler(config.tokens.prompt, random.split('prompt'));
     this.completion = sampler(config.tokens.completion, random.split('completion'));
@@ -248,6 +264,7 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
     if (!layer.leaf) return 0;
     c.prompt[id] = Math.max(1, Math.round(this.prompt()));
     c.completion[id] = Math.max(1, Math.round(this.completion()));
+    if (layer.resume) this.resumes!.open(id);
     return c.prompt[id] + c.completion[id];
   }
 
@@ -301,7 +318,12 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
     const layer = this.layers[c.layer[id]];
     // K_TIMEOUT and the stream guard's timers.
     if (what === K_IDLE && this.idleRearmed(id, timerKind, now)) return undefined;
-    const cls = what === K_TIMEOUT ? TIMEOUT : layer.stream!.abandon(what, c.firstAt[id]);
+    const cls =
+      what === K_TIMEOUT
+        ? TIMEOUT
+        : what === K_IDLE && layer.resume && c.firstAt[id] >= 0
+          ? this.resumeBroken(id, 'stall', 0)
+          : layer.stream!.abandon(what, c.firstAt[id]);
     if (cls === undefined) return undefined; // a first-token timer after the first token
     if (layer.leaf) {
       this.inference?.release(id, now);
@@ -335,8 +357,12 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
     const c = this.calls;
     const layerIx = c.layer[id];
     this.observer.callDone(layerIx, c.start[id], now, ok);
-    if (ok && this.layers[layerIx].stream !== undefined)
-      this.observer.streamDone?.(layerIx, c.firstAt[id] - c.start[id], now);
+    const layer = this.layers[layerIx];
+    if (ok && layer.stream !== undefined) {
+      const first = layer.resume ? this.resumes!.firstToken(id, c.firstAt[id]) : c.firstAt[id];
+      this.observer.streamDone?.(layerIx, first - c.start[id], now);
+      if (layer.resume && this.resumes!.resumed(id)) this.observer.resumedSuccess?.(layerIx, now);
+    }
     if (ok && c.truncated[id] === 1) this.observer.truncatedSuccess?.(layerIx, now);
     if (c.parent[id] < 0 && this.users === undefined) {
       this.observer.rootDone(c.start[id], now, ok, now <= c.deadline[id], partial);
@@ -358,10 +384,12 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
   }
 
   /** A streamed leaf request's first token or stall: the stream guard's timers, the TTFT. */
-  onStream(reqId: number, event: number, ms: number, _tokens: number, now: number): void {
+  onStream(reqId: number, event: number, ms: number, tokens: number, now: number): void {
     const c = this.calls;
     if (c.reqId[reqId] !== reqId || c.serial[reqId] === 0) return;
-    const delay = this.layers[c.layer[reqId]].stream!.onEvent(event, ms, c, reqId, now);
+    const layer = this.layers[c.layer[reqId]];
+    if (event === StreamEvent.Stall && layer.resume) this.resumes!.stall(reqId, tokens);
+    const delay = layer.stream!.onEvent(event, ms, c, reqId, now);
     if (delay >= 0) this.driver.arm(now + delay, K_IDLE, reqId);
   }
 
@@ -390,10 +418,27 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
     }
     c.reqId[id] = -1;
     this.inference?.release(id, now);
+    // A cut after commit that a declaring model is to continue: the caller keeps what it got.
+    const delivered = layer.resume ? this.resumes!.delivered(id) : 0;
+    if (layer.resume && status === 200 && detail === Detail.Cut && c.firstAt[id] >= 0) {
+      const got = tokens - (c.prompt[id] + delivered);
+      const broke = this.resumeBroken(id, 'cut', got);
+      if (broke !== undefined) return this.driver.ended(id, codeOf(broke), broke, tokens - got, now);
+    }
     const cls = layer.stream?.classify(status, detail, c, id, now) ?? classifyUpstream(status, detail, retryAfterMs);
     const code = codeOf(cls);
-    if (code === Code.Ok) c.tokens[id] = tokens;
+    // A resumed answer's usage: the continuation's (its prompt holds the prefill) and what came before it.
+    if (code === Code.Ok) c.tokens[id] = tokens + delivered;
     this.driver.ended(id, code, cls, tokens, now);
+  }
+
+  /**
+   * The committed stream of call `id` broke (`kind`) after `tokens` more completion tokens: the
+   * retryable class its engine resumes on a declaring model, or undefined when it has no engine.
+   */
+  private resumeBroken(id: number, kind: 'cut' | 'stall', tokens: number): Classification | undefined {
+    if (!this.driver.resume(id, StreamResume.classOf(kind))) return undefined;
+    return this.resumes!.broke(id, kind, tokens, this.calls.firstAt[id]);
   }
 
   /** Sends the leaf attempt in flight of call `id` to its target model. */
@@ -413,7 +458,18 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
     const start = c.attemptStart[id];
     if (now + first < start + Math.min(layer.cfg.timeoutMs, c.deadline[id] - start))
       this.driver.arm(now + first, K_FIRST_TOKEN, id);
-    this.transport.submit(id, model, c.prompt[id], c.completion[id], now, RequestFlag.Stream);
+    // A resumption: the delivered tokens go back as a prefill, the rest of the completion is asked for.
+    const d = layer.resume ? this.resumes!.delivered(id) : 0;
+    if (d > 0)
+      this.transport.submit(
+        id,
+        model,
+        c.prompt[id] + d,
+        Math.max(1, c.completion[id] - d),
+        now,
+        RequestFlag.Stream | RequestFlag.Prefill,
+      );
+    else this.transport.submit(id, model, c.prompt[id], c.completion[id], now, RequestFlag.Stream);
   }
 
   /** No inference slot in time: the attempt goes to the fallback model (degraded) or ends refused. */

@@ -24,6 +24,8 @@ export interface TrafficObserver {
   streamDone?(layer: number, ttftMs: number, t: number): void;
   /** A call at `layer` succeeded with a cut stream taken as a complete answer (its own, or one below it). */
   truncatedSuccess?(layer: number, t: number): void;
+  /** A streamed call at `layer` succeeded with an answer whose committed stream broke and was continued (`stream.resume`). */
+  resumedSuccess?(layer: number, t: number): void;
   /** A call at `layer` ran out of its stage's budget (`partial`: it returned what it had instead of failing). */
   outOfBudget?(layer: number, partial: boolean, t: number): void;
 }
@@ -48,4 +50,9 @@ export interface LeafTransport {
    * An engine layer's idle watch asks it instead of waiting for a `StreamEvent.Stall`.
    */
   lastEventAt?(reqId: number): number;
+  /**
+   * Whether `model` continues a prefilled answer (`continuation: prefill`): the engine resumes a
+   * broken committed stream only there. A transport without it never sends a prefill.
+   */
+  continues?(model: number): boolean;
 }

@@ -15,6 +15,12 @@ export interface StreamLimits {
    * break is retried.
    */
   commit: CommitPolicy;
+  /**
+   * After commit, a cut or stall is continued on a model that declares `continuation: prefill`
+   * (the same model first, then the next of `models:` that does): the rest of the answer is asked
+   * for with the delivered tokens as a prefill (the engine profile's `stream.resume`).
+   */
+  resume: boolean;
   firstTokenMs: number;
   idleMs: number;
   /**

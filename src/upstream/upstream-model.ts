@@ -204,6 +204,11 @@ export class UpstreamModel implements EventHandler {
     return out;
   }
 
+  /** Whether model `index` continues a prefilled answer (`continuation: prefill`). */
+  continues(index: number): boolean {
+    return this.models[index]?.cfg.continuation === 'prefill';
+  }
+
   /** The index of model `name`, -1 if unknown. */
   modelIndex(name: string): number {
     for (let i = 0; i < this.models.length; i++) if (this.models[i].cfg.name === name) return i;

@@ -21,6 +21,7 @@ const ROWS: Array<[option: string, scenario: string | undefined]> = [
   ['stream.firstTokenMs', 'engine.stream.firstToken'],
   ['stream.idleMs', 'engine.stream.idle'],
   ['stream.commit', 'engine.stream.commit'],
+  ['stream.resume', 'engine.stream.resume'],
 ];
 
 function at(o: unknown, path: string): unknown {
@@ -95,11 +96,13 @@ upstream: { models: [{ name: m, slots: 1, queue: 0, ttft: 1ms, tpot: 0ms }] }
       if (field === undefined) continue;
       const core = at(ENGINE_PROFILES.core, option);
       const value =
-        typeof core === 'string'
-          ? 'complete'
-          : typeof core === 'number' && option.endsWith('Ms')
-            ? core + 1000
-            : Number(core) * 0.9;
+        typeof core === 'boolean'
+          ? !core
+          : typeof core === 'string'
+            ? 'complete'
+            : typeof core === 'number' && option.endsWith('Ms')
+              ? core + 1000
+              : Number(core) * 0.9;
       const s = loadScenario(text, { set: [`${field}=${value}`] });
       expect(at(resolveEngine(s.traffic.engine, {}), resolvedAs[field] ?? option), field).toBe(value);
     }

@@ -61,6 +61,7 @@ describe('engine profiles', () => {
     const e = resolveEngine(block(), {});
     expect(e.stream).toEqual({
       commit: http.stream!.commit,
+      resume: http.stream!.resume,
       firstTokenMs: http.stream!.firstTokenMs,
       idleMs: http.stream!.idleMs,
       headersMs: http.stream!.headersTimeoutMs,

@@ -1,4 +1,5 @@
 import { NoTargetError, TargetRefusedError, UpstreamControlError } from '../../run/live/live-errors.js';
+import { liveResumeProblem } from '../../run/live/live-resume.js';
 import { SETTLE_DEFAULTS } from '../../run/live/settle-defaults.js';
 import { formatDuration, parseDuration } from '../../scenario/duration.js';
 import type { Scenario } from '../../scenario/scenario.js';
@@ -89,6 +90,12 @@ export async function executeLive(
   runs: Array<{ name: string; scenario: Scenario }>,
   flags: LiveFlags & FleetFlags & { ui?: boolean; quiet?: boolean },
 ): Promise<Executed> {
+  // The harness's own engine (no gateway under test) must be the simulated one.
+  if (flags.target === undefined)
+    for (const r of runs) {
+      const problem = liveResumeProblem(r.scenario, r.name);
+      if (problem !== undefined) throw new UsageError(problem);
+    }
   if (flags.queue !== undefined || flags.workers !== undefined)
     return (await import('./run-fleet.js')).executeFleet(io, scenario, runs, flags);
   if (flags.fleetWait !== undefined)

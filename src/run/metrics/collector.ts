@@ -26,6 +26,8 @@ export interface MetricsCollectorOptions {
   durationMs: number;
   /** The layers whose calls are streamed (TTFT and truncated successes are reported for them). @default none */
   streamLayers?: string[];
+  /** Whether a streamed layer can resume broken streams (a model declares continuation): `resumedStreams` in the result. */
+  resumes?: boolean;
   /** The tool service's tools, when the scenario calls any; methods address them by index. */
   tools?: ToolInfo[];
   /** Whether the scenario's users may resubmit (a `users` section in the result). */
@@ -106,7 +108,7 @@ export class MetricsCollector implements ToolObserver {
     this.upstream = new UpstreamCounters(this.models);
     const streamed = opts.streamLayers ?? [];
     for (const name of streamed) indexOf('layer', this.layers, name);
-    this.stream = streamed.length > 0 ? new StreamStats(this.layers, streamed) : undefined;
+    this.stream = streamed.length > 0 ? new StreamStats(this.layers, streamed, opts.resumes === true) : undefined;
     this.hasUsers = opts.users === true;
     if (opts.stages === true) this.partialRoots = 0;
     this.tenants = opts.tenants === undefined ? undefined : new TenantStats(opts.tenants);
@@ -198,6 +200,11 @@ export class MetricsCollector implements ToolObserver {
   /** A call at `layer` succeeded with a cut stream taken as complete (its own or one below). */
   truncatedSuccess(layer: number, _t: number): void {
     this.stream?.truncatedSuccess(layer);
+  }
+
+  /** A streamed call at `layer` succeeded with an answer whose broken stream was continued. */
+  resumedSuccess(layer: number, _t: number): void {
+    this.stream?.resumedSuccess(layer);
   }
 
   toolLogical(tool: number, n: number): void {
@@ -389,8 +396,10 @@ export class MetricsCollector implements ToolObserver {
     };
   }
 
-  private truncated(): { truncatedSuccesses?: number } {
-    return this.stream === undefined ? {} : { truncatedSuccesses: this.stream.total() };
+  private truncated(): { truncatedSuccesses?: number; resumedStreams?: number } {
+    if (this.stream === undefined) return {};
+    const resumed = this.stream.resumedTotal();
+    return { truncatedSuccesses: this.stream.total(), ...(resumed === undefined ? {} : { resumedStreams: resumed }) };
   }
 
   private layerResults(): LayerResult[] {

@@ -56,6 +56,8 @@ export interface LayerResult {
   shed: Partial<Record<ShedReason, number>>;
   /** Runs with a streamed layer only: successes holding a cut stream taken as complete (this layer's or one below). */
   truncatedSuccesses?: number;
+  /** Streamed layers of runs that can resume only: successes whose committed stream broke and was continued on a declaring model. */
+  resumedStreams?: number;
   /** Streamed layers only: time to first token of the successful calls, from the call's start (retries included). */
   ttftMs?: Percentiles;
 }
@@ -140,6 +142,8 @@ export interface RunResult {
   successRate: number;
   /** Runs with a streamed layer only: cut streams taken as complete answers (the streamed layers' `truncatedSuccesses`). */
   truncatedSuccesses?: number;
+  /** Runs whose streamed layer can resume (a model declares `continuation: prefill`): answers whose broken stream was continued. */
+  resumedStreams?: number;
   roots: RootResult;
   layers: LayerResult[];
   upstream: UpstreamResult;
@@ -426,6 +430,8 @@ export interface RunSnapshot {
   amplificationLast5s: number;
   /** As in `RunResult`, so far. */
   truncatedSuccesses?: number;
+  /** As in `RunResult`, so far. */
+  resumedStreams?: number;
   /** Roots ok within deadline per second so far. */
   goodput: number;
   successRate: number;

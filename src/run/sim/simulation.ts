@@ -53,6 +53,7 @@ export class Simulation implements EventHandler {
       models,
       durationMs: spec.durationMs,
       streamLayers,
+      resumes: streamLayers.length > 0 && spec.upstream.models.some((m) => m.continuation === 'prefill'),
       ...toolInfos(spec),
       ...(spec.traffic.stages === undefined ? {} : { stages: true }),
     });
