@@ -1,5 +1,5 @@
 import { OptionError } from './errors.js';
-import { checkInteger, checkNonEmptyString } from './options.js';
+import { checkInteger, checkNonEmptyString, checkNumber } from './options.js';
 
 /**
  * One entry of a guard's fallback chain, as the caller writes it. A target is an origin, a
@@ -28,12 +28,31 @@ export interface TargetSpec {
    */
   rewrite?(request: unknown, target: Target): unknown;
   /**
+   * This target's stream limits, over the stream guard's (each optional): a reasoning model
+   * that thinks before it speaks gets a long first-token wait, a chat fallback behind it a
+   * short one. The integrations read it (the engine itself only carries it).
+   * @default the guard's `stream` limits
+   */
+  stream?: TargetStreamLimits;
+  /**
    * Whether the target continues an answer given its start as a trailing assistant message
    * (`prefill`). Only a declaring target is asked for the rest of a committed stream that
    * broke (`stream.resume`); the others are never sent a prefill. @default none
    */
   continuation?: 'prefill';
 }
+
+/** The stream limits a target may set for itself, in ms (each above 0; Infinity: none). */
+export interface TargetStreamLimits {
+  /** Longest wait for a streamed answer's headers. */
+  headersTimeoutMs?: number;
+  /** Longest time from the attempt's start to the first content delta. */
+  firstTokenMs?: number;
+  /** Longest quiet after the first content delta. */
+  idleMs?: number;
+}
+
+const TARGET_STREAM_KEYS = ['headersTimeoutMs', 'firstTokenMs', 'idleMs'] as const;
 
 /** What `GuardOptions.targets` takes: a bare name (as before) or a full spec. */
 export type TargetOption = string | TargetSpec;
@@ -47,6 +66,8 @@ export interface Target {
   readonly model: string | undefined;
   readonly contextWindow: number | undefined;
   readonly rewrite: TargetSpec['rewrite'] | undefined;
+  /** Its own stream limits (undefined: the guard's). */
+  readonly stream: Readonly<TargetStreamLimits> | undefined;
   /** `prefill`: the target continues a prefilled answer (`TargetSpec.continuation`). */
   readonly continuation: 'prefill' | undefined;
   /**
@@ -81,6 +102,7 @@ export function resolveTargets(targets: readonly TargetOption[], path = 'guard.t
       );
     if (spec.rewrite !== undefined && typeof spec.rewrite !== 'function')
       throw new OptionError(`${at}.rewrite must be a function, got ${typeof spec.rewrite}`, `${at}.rewrite`);
+    const stream = checkStream(`${at}.stream`, spec.stream);
     const origin = spec.origin;
     const model = spec.model;
     return Object.freeze({
@@ -90,10 +112,28 @@ export function resolveTargets(targets: readonly TargetOption[], path = 'guard.t
       model,
       contextWindow: spec.contextWindow,
       rewrite: spec.rewrite,
+      stream,
       continuation: spec.continuation,
       key: origin === undefined && model === undefined ? name : `${origin ?? ''}|${model ?? ''}`,
     });
   });
+}
+
+/** A target's `stream` limits, checked and frozen: known keys only, each a number above 0. */
+function checkStream(at: string, s: TargetStreamLimits | undefined): Readonly<TargetStreamLimits> | undefined {
+  if (s === undefined) return undefined;
+  if (s === null || typeof s !== 'object' || Array.isArray(s))
+    throw new OptionError(`${at} must be a mapping like { firstTokenMs: 120000 }, got ${show(s)}`, at);
+  const out: TargetStreamLimits = {};
+  for (const key of Object.keys(s)) {
+    if (!(TARGET_STREAM_KEYS as readonly string[]).includes(key))
+      throw new OptionError(`${at}.${key} is not a stream limit (${TARGET_STREAM_KEYS.join(', ')})`, `${at}.${key}`);
+    const v = s[key as keyof TargetStreamLimits];
+    if (v === undefined) continue;
+    checkNumber(`${at}.${key}`, v, 0, Infinity, { minExclusive: true });
+    out[key as keyof TargetStreamLimits] = v;
+  }
+  return Object.freeze(out);
 }
 
 function show(v: unknown): string {

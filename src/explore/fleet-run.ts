@@ -158,6 +158,11 @@ export class FleetRun {
     return this.startedAt !== undefined;
   }
 
+  /** Past the agreed start: the workers drive (before it, they wait for the instant). */
+  get driving(): boolean {
+    return this.startedAt !== undefined && preciseClock.now() >= this.startedAt;
+  }
+
   get interrupted(): boolean {
     return this.stopped || this.slots.some((s) => s.final?.interrupted === true);
   }

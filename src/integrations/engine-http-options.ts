@@ -5,6 +5,8 @@ import type { RetryBudgetOptions } from '../engine/retry-budget.js';
 import { checkNumber, withDefaults } from '../engine/options.js';
 import { Guard } from '../engine/guard.js';
 import type { GuardOptions } from '../engine/guard-options.js';
+import type { StreamWaits } from '../engine/stream-watch.js';
+import type { Target } from '../engine/target.js';
 import type { TokenEstimator } from '../engine/token-estimator.js';
 import { systemClock } from '../platform/system-clock.js';
 import { systemRandom } from '../platform/system-random.js';
@@ -117,6 +119,29 @@ export interface HttpGuard {
 }
 
 const DEFAULT_MAX_BUFFERED = 4 * 1024 * 1024;
+
+/**
+ * The waits of one attempt to `target`: a guarded stream's are the stream guard's limits with
+ * the target's own over them (`TargetSpec.stream`: a reasoning model's long first-token wait);
+ * a request that does not stream has the header wait (`headersTimeoutMs`), and the idle gap
+ * should its answer be an event stream after all.
+ */
+export function attemptWaits(h: HttpGuard, target: Target | undefined, guardedStream: boolean): StreamWaits {
+  const sg = h.stream;
+  const own = target?.stream;
+  // An event stream the request did not ask for is still watched for stalls once it streams.
+  if (!guardedStream || sg === undefined)
+    return {
+      headersMs: h.headersTimeoutMs,
+      firstTokenMs: Infinity,
+      idleMs: sg === undefined ? Infinity : (own?.idleMs ?? sg.idleMs),
+    };
+  return {
+    headersMs: own?.headersTimeoutMs ?? sg.headersTimeoutMs,
+    firstTokenMs: own?.firstTokenMs ?? sg.firstTokenMs,
+    idleMs: own?.idleMs ?? sg.idleMs,
+  };
+}
 
 /** Builds the one `Guard` behind an integration and checks the HTTP-only options. */
 export function createHttpGuard(options: EngineHttpOptions = {}, resumes = true): HttpGuard {

@@ -4,6 +4,7 @@ import type { AttemptContext, Guard } from '../engine/guard.js';
 import { StreamGuard } from '../engine/stream-guard.js';
 import { AttemptTimers } from './attempt-timers.js';
 import {
+  attemptWaits,
   createHttpGuard,
   targetOrigin,
   type EngineHttpOptions,
@@ -227,10 +228,7 @@ class FetchCall {
     this.req.init.signal?.throwIfAborted();
     const { url, init } = this.forTarget(ctx);
     const sg = this.h.stream;
-    const guardStream = sg !== undefined && this.streaming;
-    const waits = guardStream
-      ? { headersMs: sg.headersTimeoutMs, firstTokenMs: sg.firstTokenMs, idleMs: sg.idleMs }
-      : { headersMs: this.h.headersTimeoutMs, firstTokenMs: Infinity, idleMs: sg?.idleMs ?? Infinity };
+    const waits = attemptWaits(this.h, ctx.target, sg !== undefined && this.streaming);
     const clock = this.h.guard.clock;
     const guard = new StreamGuard(
       { waits, commit: sg?.commit ?? 'first-token', resume: this.mayResume(ctx.target) },

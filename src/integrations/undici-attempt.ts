@@ -5,6 +5,7 @@ import { header } from '../engine/headers.js';
 import type { Clock } from '../engine/clock.js';
 import { StreamError } from '../engine/errors.js';
 import { StreamDecision, StreamGuard } from '../engine/stream-guard.js';
+import type { StreamWaits } from '../engine/stream-watch.js';
 import type { ResolvedStreamOptions } from './engine-http-options.js';
 import { answerResult, brokenStreamResult } from './http-answer.js';
 import { SseUsage, usageFromBody } from './response-usage.js';
@@ -52,8 +53,8 @@ export interface AttemptStreamGuard {
 /** What every attempt needs besides its sink: timers, the stream guard, the headers it adds. */
 export interface AttemptSetup {
   clock: Clock;
-  /** The header wait for this request (streamed or not). */
-  headersTimeoutMs: number;
+  /** The attempt's waits: the header wait, and a guarded stream's first-token and idle limits (`attemptWaits`). */
+  waits: StreamWaits;
   stream: AttemptStreamGuard | undefined;
   /** Headers added to the answer the caller gets (`x-stormlab-target`). */
   extraHeaders: Record<string, string>;
@@ -108,13 +109,7 @@ export class AttemptHandler implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     if (this.pendingAbort !== undefined) return controller.abort(this.pendingAbort);
-    const { clock, headersTimeoutMs, stream } = this.setup;
-    const guarded = stream !== undefined && this.streaming;
-    const waits = {
-      headersMs: headersTimeoutMs,
-      firstTokenMs: guarded ? stream.options.firstTokenMs : Infinity,
-      idleMs: stream?.options.idleMs ?? Infinity,
-    };
+    const { clock, waits, stream } = this.setup;
     this.streamGuard = new StreamGuard({ waits, commit: stream?.options.commit ?? 'first-token' }, clock.now());
     this.timer = new WatchTimer(clock, this.streamGuard, (decision) => {
       if (this.settled) return;

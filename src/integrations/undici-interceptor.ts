@@ -4,6 +4,7 @@ import { ShedError } from '../engine/errors.js';
 import type { AttemptContext, Guard } from '../engine/guard.js';
 import { header as headerOf, type HeaderSource } from '../engine/headers.js';
 import {
+  attemptWaits,
   createHttpGuard,
   targetOrigin,
   type EngineHttpOptions,
@@ -61,6 +62,9 @@ export function stormlab(options: EngineHttpOptions = {}): StormlabInterceptor {
     };
   return Object.assign(interceptor, { guard: h.guard });
 }
+
+/** An unguarded request (too large to replay) has no waits of ours. */
+const UNGUARDED = Object.freeze({ headersMs: Infinity, firstTokenMs: Infinity, idleMs: Infinity });
 
 /** One request through the guard: its attempts, and what the caller's handler is told. */
 class GuardedRequest implements CommitSink {
@@ -204,11 +208,10 @@ class GuardedRequest implements CommitSink {
   /** Timers, the stream guard and the added headers of one attempt (none for an unguarded one). */
   private setup(ctx: AttemptContext | undefined, streaming: boolean): AttemptSetup {
     const h = this.h;
-    if (ctx === undefined)
-      return { clock: h.guard.clock, headersTimeoutMs: Infinity, stream: undefined, extraHeaders: {} };
+    if (ctx === undefined) return { clock: h.guard.clock, waits: UNGUARDED, stream: undefined, extraHeaders: {} };
     return {
       clock: h.guard.clock,
-      headersTimeoutMs: streaming && h.stream !== undefined ? h.stream.headersTimeoutMs : h.headersTimeoutMs,
+      waits: attemptWaits(h, ctx.target, streaming && h.stream !== undefined),
       stream:
         h.stream === undefined
           ? undefined

@@ -12,7 +12,7 @@ import type { EngineConfig, RetryPolicy } from '../traffic/config.js';
 import { LIMIT_KEYS } from '../traffic/engine-guard.js';
 import { SDK_NAMES, SDK_PRESETS } from '../traffic/sdk-presets.js';
 import { durationIn, expecting, inRangeOf, num, obj, oneOf, name, orFalse, rangeJson, switchOn } from './schema-kit.js';
-import { streamLimitsSchema } from './stream-schema.js';
+import { streamLimitsSchema, targetsSchema } from './stream-schema.js';
 
 /**
  * The `engine:` block's defaults for layers whose retry policy is `engine`: the `http` profile
@@ -31,6 +31,7 @@ export const ENGINE_DEFAULTS: Readonly<Required<Omit<EngineConfig, 'headersTimeo
   minAttemptMs: GUARD_DEFAULTS.minAttemptMs,
   state: 'local',
   stream: {},
+  targets: {},
 });
 
 /** Where a replicated layer's engines keep their state: each its own, or one store for all. */
@@ -122,6 +123,7 @@ function engineFields() {
     state: oneOf(ENGINE_STATES),
     stream: streamLimitsSchema(),
     headersTimeoutMs: durationIn(HEADERS_TIMEOUT_RANGE),
+    targets: targetsSchema(),
   };
 }
 
@@ -145,6 +147,8 @@ export function engineSchema(): z.ZodType<EngineConfig> {
       stream: f.stream.optional(),
       // Absent unless given: the profile's.
       headersTimeoutMs: f.headersTimeoutMs.optional(),
+      // Absent unless given: every target takes the engine's limits.
+      targets: f.targets.optional(),
     },
     'a mapping of engine options',
   ) as z.ZodType<EngineConfig>;

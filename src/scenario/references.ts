@@ -22,6 +22,45 @@ export function referenceProblems(doc: unknown): string[] {
       isMapping(f) ? unknownModel(f.model, `upstream.faults[${i}].model`, known) : [],
     ),
     ...listOf(upstream.faults).flatMap((f, i) => prefillProblems(f, i, models, known)),
+    ...targetProblems(doc, layers, known),
+  ];
+}
+
+/**
+ * `engine.targets` (and a layer's `retry.engine.targets`) set limits per model target: each
+ * key must be a model the layer calls (the last layer's `models`, else the first upstream
+ * model), or it would change nothing.
+ */
+function targetProblems(doc: Record<string, unknown>, layers: unknown[], known: string[]): string[] {
+  const last = layers[layers.length - 1];
+  const listed = isMapping(last) && Array.isArray(last.models) ? last.models : undefined;
+  const called = (listed ?? known.slice(0, 1)).filter((m): m is string => typeof m === 'string');
+  const check = (targets: unknown, path: string): string[] => {
+    if (!isMapping(targets)) return [];
+    return Object.keys(targets).flatMap((m) =>
+      called.includes(m)
+        ? []
+        : [
+            `${path}.${m}: not a model the last layer calls (${called.length > 0 ? called.join(', ') : 'none'}${listed === undefined ? '; list them in its models:' : ''})`,
+          ],
+    );
+  };
+  const engine = isMapping(doc.engine) ? doc.engine : {};
+  return [
+    ...check(engine.targets, 'engine.targets'),
+    ...layers.flatMap((l, i) => {
+      const retry = isMapping(l) && isMapping(l.retry) ? l.retry : {};
+      const own = isMapping(retry.engine) ? retry.engine : {};
+      const tools = isMapping(l) ? listOf(l.tools) : [];
+      return [
+        ...check(own.targets, `layers[${i}].retry.engine.targets`),
+        ...tools.flatMap((t, j) => {
+          const tr = isMapping(t) && isMapping(t.retry) && isMapping(t.retry.engine) ? t.retry.engine : {};
+          const at = `layers[${i}].tools[${j}].retry.engine.targets`;
+          return tr.targets === undefined ? [] : [`${at}: a tool call has no model targets`];
+        }),
+      ];
+    }),
   ];
 }
 

@@ -57,6 +57,18 @@ export interface EngineConfig {
   stream?: Partial<StreamLimits>;
   /** Longest wait for a non-streamed model call's answer (its headers come with it). @default the profile's */
   headersTimeoutMs?: number;
+  /**
+   * Settings of one model target, by model name, over the engine's own: a reasoning model's
+   * stream limits (`{o3: {stream: {firstTokenMs: 120000}}}`), as `TargetSpec.stream` sets them
+   * in the HTTP integrations. @default none
+   */
+  targets?: Readonly<Record<string, TargetEngineConfig>>;
+}
+
+/** What one model target sets for itself (`EngineConfig.targets`). */
+export interface TargetEngineConfig {
+  /** The stream limits of calls to this model (not the commit policy, which is the guard's). */
+  stream?: Partial<Omit<StreamLimits, 'commit'>>;
 }
 
 /** Who retries at a layer, and how. */

@@ -6,7 +6,7 @@ import { withDefaults } from '../engine/options.js';
 import type { SeededRandom } from '../engine/random.js';
 import type { StateStore } from '../engine/store.js';
 import type { TargetOption } from '../engine/target.js';
-import type { EngineConfig, EngineState } from './config.js';
+import type { EngineConfig, EngineState, TargetEngineConfig } from './config.js';
 import type { StreamLimits } from './stream-limits.js';
 
 /**
@@ -21,6 +21,12 @@ export interface ResolvedEngine extends Required<Omit<EngineConfig, 'stream' | '
   profile: EngineProfileName;
   state: EngineState;
   stream: StreamLimits;
+}
+
+/** The stream limits of an engine's calls to `model`: the engine's, with the model target's own over them. */
+export function targetStream(e: ResolvedEngine, model: string | undefined): StreamLimits {
+  const own = model === undefined ? undefined : e.targets[model]?.stream;
+  return own === undefined ? e.stream : { ...e.stream, ...own };
 }
 
 /** Options that are a mapping or `false` (off); the profile or primitive defaults fill a mapping. */
@@ -65,7 +71,21 @@ export function resolveEngine(base: EngineConfig, over: Partial<EngineConfig>): 
       headersMs: s.headersMs ?? p.stream.headersTimeoutMs,
     },
     headersTimeoutMs: over.headersTimeoutMs ?? base.headersTimeoutMs ?? p.headersTimeoutMs,
+    targets: mergeTargets(base.targets, over.targets),
   };
+}
+
+/** A layer's `targets` over the block's, model by model (a model's `stream` merged key by key). */
+function mergeTargets(
+  base: EngineConfig['targets'],
+  over: EngineConfig['targets'],
+): Readonly<Record<string, TargetEngineConfig>> {
+  if (over === undefined) return base ?? {};
+  if (base === undefined) return over;
+  const out: Record<string, TargetEngineConfig> = { ...base };
+  for (const [model, t] of Object.entries(over))
+    out[model] = { ...out[model], ...t, stream: { ...out[model]?.stream, ...t.stream } };
+  return out;
 }
 
 /** Whether an engine's limits pick buckets by a key, so its calls must carry their keys. */

@@ -323,7 +323,7 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
         ? TIMEOUT
         : what === K_IDLE && layer.resume && c.firstAt[id] >= 0
           ? this.resumeBroken(id, 'stall', 0)
-          : layer.stream!.abandon(what, c.firstAt[id]);
+          : layer.stream!.abandon(what, c.firstAt[id], c.target[id]);
     if (cls === undefined) return undefined; // a first-token timer after the first token
     if (layer.leaf) {
       this.inference?.release(id, now);
@@ -400,7 +400,7 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
   private idleRearmed(id: number, kind: number, now: number): boolean {
     const t = this.transport;
     if (t.lastEventAt === undefined) return false;
-    const due = this.layers[this.calls.layer[id]].stream!.idleDue(t.lastEventAt(id), now);
+    const due = this.layers[this.calls.layer[id]].stream!.idleDue(t.lastEventAt(id), this.calls.target[id], now);
     if (due < 0) return false;
     this.driver.rearm(due, kind, id);
     return true;
@@ -454,7 +454,7 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
     }
     c.firstAt[id] = -1;
     // The attempt's timeout is the later bound; a first-token limit past it never fires first.
-    const first = layer.stream.firstTokenMs;
+    const first = layer.stream.firstTokenMs(c.target[id]);
     const start = c.attemptStart[id];
     if (now + first < start + Math.min(layer.cfg.timeoutMs, c.deadline[id] - start))
       this.driver.arm(now + first, K_FIRST_TOKEN, id);

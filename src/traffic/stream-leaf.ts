@@ -3,7 +3,7 @@ import { Detail, StreamEvent } from '../upstream/response.js';
 import type { CallTable } from './call-table.js';
 import type { EngineConfig, LayerConfig } from './config.js';
 import { classifyStreamed, isTruncated } from './stream-outcomes.js';
-import { resolveEngine } from './engine-guard.js';
+import { resolveEngine, targetStream } from './engine-guard.js';
 import { streamVerdicts, type StreamVerdicts } from './stream-verdicts.js';
 
 /** Timer kinds of the stream guard (the interpreter's K_RETRY is 1, K_TIMEOUT 2). */
@@ -36,10 +36,8 @@ export const K_IDLE = 4;
  */
 export class StreamLeaf {
   readonly engine: boolean;
-  /** Infinity when the layer does not guard the first token. */
-  readonly firstTokenMs: number;
-  private readonly idleMs: number;
-  private readonly verdicts: StreamVerdicts;
+  /** Per model target (the layer's `models`, in order): the guard's verdicts with its limits. */
+  private readonly verdicts: StreamVerdicts[];
 
   /** `polled`: the transport does not announce stalls; the idle watch asks it when the stream last moved. */
   constructor(
@@ -48,10 +46,23 @@ export class StreamLeaf {
     private readonly polled = false,
   ) {
     this.engine = cfg.retry.policy === 'engine';
-    const limits = resolveEngine(base, cfg.retry.policy === 'engine' ? cfg.retry.engine : {}).stream;
-    this.verdicts = streamVerdicts(limits);
-    this.firstTokenMs = this.engine ? this.verdicts.firstAt : Infinity;
-    this.idleMs = this.engine ? this.verdicts.idleAfter : Infinity;
+    const e = resolveEngine(base, cfg.retry.policy === 'engine' ? cfg.retry.engine : {});
+    const models = cfg.models === undefined || cfg.models.length === 0 ? [undefined] : cfg.models;
+    // A model target's own limits (`engine.targets`) over the engine's, as `TargetSpec.stream` over the guard's.
+    this.verdicts = models.map((m) => streamVerdicts(targetStream(e, m)));
+  }
+
+  /** When, from its start, an attempt to target `t` with nothing in is abandoned (Infinity: never; not an engine layer). */
+  firstTokenMs(t: number): number {
+    return this.engine ? this.of(t).firstAt : Infinity;
+  }
+
+  private idleMs(t: number): number {
+    return this.engine ? this.of(t).idleAfter : Infinity;
+  }
+
+  private of(t: number): StreamVerdicts {
+    return this.verdicts[t] ?? this.verdicts[0];
   }
 
   /**
@@ -59,27 +70,29 @@ export class StreamLeaf {
    * which the idle timer must fire (a stall longer than `idleMs`; polled, the first check), or -1.
    */
   onEvent(event: number, ms: number, c: CallTable, id: number, now: number): number {
+    const idle = this.idleMs(c.target[id]);
     if (event === StreamEvent.FirstToken) {
       c.firstAt[id] = now;
-      return this.polled && this.idleMs !== Infinity ? this.idleMs : -1;
+      return this.polled && idle !== Infinity ? idle : -1;
     }
-    return ms > this.idleMs ? this.idleMs : -1;
+    return ms > idle ? idle : -1;
   }
 
   /**
-   * Polled: the idle timer fired at `now` and the stream last moved at `lastAt`. When the
+   * Polled: the idle timer of an attempt to target `t` fired at `now` and the stream last moved at `lastAt`. When the
    * watch is due again (later than `now`: the stream moved since it was armed), or -1 when
    * the stream has been quiet for `idleMs` and the attempt is abandoned.
    */
-  idleDue(lastAt: number, now: number): number {
-    const due = lastAt + this.idleMs;
+  idleDue(lastAt: number, t: number, now: number): number {
+    const due = lastAt + this.idleMs(t);
     return due > now ? due : -1;
   }
 
-  /** A guard timer fired: the class the attempt ends with, undefined if there is nothing to abandon. */
-  abandon(kind: number, firstAt: number): Classification | undefined {
-    if (kind === K_FIRST_TOKEN) return firstAt < 0 ? this.verdicts.nothing : undefined;
-    return firstAt >= 0 ? this.verdicts.stallAfterFirst : this.verdicts.stallBeforeFirst;
+  /** A guard timer of an attempt to target `t` fired: the class the attempt ends with, undefined if there is nothing to abandon. */
+  abandon(kind: number, firstAt: number, t: number): Classification | undefined {
+    const v = this.of(t);
+    if (kind === K_FIRST_TOKEN) return firstAt < 0 ? v.nothing : undefined;
+    return firstAt >= 0 ? v.stallAfterFirst : v.stallBeforeFirst;
   }
 
   /**
@@ -93,8 +106,10 @@ export class StreamLeaf {
     const afterFirst = c.firstAt[id] >= 0;
     if (!afterFirst) c.firstAt[id] = now;
     if (isTruncated(detail, this.engine)) c.truncated[id] = 1;
-    if (this.engine && detail === Detail.Cut)
-      return afterFirst ? this.verdicts.cutAfterFirst : this.verdicts.cutBeforeFirst;
+    if (this.engine && detail === Detail.Cut) {
+      const v = this.of(c.target[id]);
+      return afterFirst ? v.cutAfterFirst : v.cutBeforeFirst;
+    }
     return classifyStreamed(detail, this.engine);
   }
 }

@@ -82,6 +82,21 @@ describe('model targets', () => {
     bad([{ name: 'a', contextWindow: 0 }], 'guard.targets[0].contextWindow');
     bad([{ name: 'a', model: 5 }], 'guard.targets[0].model');
     bad([{ name: 'a', rewrite: 'x' }], 'guard.targets[0].rewrite');
+    bad([{ name: 'a', stream: 5 }], 'guard.targets[0].stream');
+    bad([{ name: 'a', stream: { firstTokenMs: 0 } }], 'guard.targets[0].stream.firstTokenMs');
+    bad([{ name: 'a', stream: { idle: 5 } }], 'guard.targets[0].stream.idle');
+  });
+
+  it('a target’s own stream limits are kept, checked and frozen (undefined when it sets none)', () => {
+    const guard = new Guard({
+      clock: new ManualClock(0),
+      random: new SeededRandom(1),
+      targets: [{ name: 'reasoning', stream: { firstTokenMs: 120_000, idleMs: Infinity } }, 'chat'],
+    });
+    const [reasoning, chat] = guard.targets;
+    expect(reasoning.stream).toEqual({ firstTokenMs: 120_000, idleMs: Infinity });
+    expect(Object.isFrozen(reasoning.stream)).toBe(true);
+    expect(chat.stream).toBeUndefined();
   });
 });
 

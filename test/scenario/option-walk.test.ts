@@ -194,6 +194,8 @@ const ENGINE: Record<string, Case> = {
     refused: ON_A_TOOL,
   },
   headersTimeoutMs: { value: '800ms', refused: ON_A_TOOL },
+  // A model target's own stream limits (the last layer calls `primary`): a tool call has no model targets.
+  targets: { value: '{primary: {stream: {firstToken: 200ms}}}', context: STREAMED, refused: ON_A_TOOL },
 };
 
 /** A `retry:` mapping's own fields, at `at` (`layers[1].retry`), for each policy. */

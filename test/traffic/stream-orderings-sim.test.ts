@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { GuardEvent } from '../../src/engine/guard-events.js';
 import { SeededRandom } from '../../src/engine/random.js';
 import { EventHeap } from '../../src/run/sim/event-heap.js';
-import type { RetryPolicy, TrafficConfig } from '../../src/traffic/config.js';
+import type { EngineConfig, RetryPolicy, TrafficConfig } from '../../src/traffic/config.js';
 import { TrafficInterpreter } from '../../src/traffic/interpreter.js';
 import type { LeafTransport, TrafficObserver } from '../../src/traffic/observer.js';
 import { Detail, StreamEvent } from '../../src/upstream/response.js';
@@ -30,6 +30,8 @@ class ScriptedTransport implements LeafTransport, EventHandler {
   constructor(
     private readonly heap: EventHeap,
     private readonly o: Ordering,
+    /** What later attempts get (default: the whole answer at once). */
+    private readonly later: Partial<Ordering> = { firstAt: 0, endAt: 0 },
   ) {
     this.handler = heap.register(this);
   }
@@ -41,7 +43,7 @@ class ScriptedTransport implements LeafTransport, EventHandler {
   submit(reqId: number, model: number, _p: number, _m: number, now: number): void {
     const slot = this.reqs.push({ reqId, gone: false }) - 1;
     this.submitted.push({ model, at: now });
-    const o = slot === 0 ? this.o : { firstAt: 0, endAt: 0 };
+    const o = slot === 0 ? this.o : this.later;
     if (o.firstAt !== undefined) this.heap.schedule(now + o.firstAt, this.handler, FIRST, slot);
     if (o.endAt !== undefined) this.heap.schedule(now + o.endAt, this.handler, END, slot);
     if ('cutAt' in o && o.cutAt !== undefined) this.heap.schedule(now + o.cutAt, this.handler, CUT, slot);
@@ -58,7 +60,7 @@ class ScriptedTransport implements LeafTransport, EventHandler {
     if (kind === FIRST) {
       this.target.onStream(r.reqId, StreamEvent.FirstToken, 0, 0, now);
       // Nothing more is scripted: the stream stalls with the connection open.
-      const o = slot === 0 ? this.o : { endAt: 0 };
+      const o = slot === 0 ? this.o : this.later;
       if (o.endAt === undefined && !('cutAt' in o && o.cutAt !== undefined))
         this.target.onStream(r.reqId, StreamEvent.Stall, Infinity, 0, now);
       return;
@@ -85,18 +87,23 @@ class Seen implements TrafficObserver {
 }
 
 /** One streamed call of an engine layer (two targets, two attempts) against the ordering's script. */
-function simulate(o: Ordering) {
+function simulate(o: Ordering, later?: Partial<Ordering>, targets?: EngineConfig['targets']) {
   const heap = new EventHeap();
-  const transport = new ScriptedTransport(heap, o);
+  const transport = new ScriptedTransport(heap, o, later);
   const seen = new Seen();
   const retry: RetryPolicy = {
     policy: 'engine',
-    engine: { maxAttempts: 2, backoff: { baseMs: 1, capMs: 1 }, stream: { ...o.waits, commit: o.commit } },
+    engine: {
+      maxAttempts: 2,
+      backoff: { baseMs: 1, capMs: 1 },
+      stream: { ...o.waits, commit: o.commit },
+      ...(targets === undefined ? {} : { targets }),
+    },
   } as RetryPolicy;
   const config: TrafficConfig = {
     arrival: { type: 'constant', rate: 1 },
     deadlineMs: Infinity,
-    layers: [{ name: 'llm', fanout: 1, timeoutMs: 60_000, retry, stream: true, models: ['primary', 'fallback'] }],
+    layers: [{ name: 'llm', fanout: 1, timeoutMs: 600_000, retry, stream: true, models: ['primary', 'fallback'] }],
     tokens: { prompt: 10, completion: 10 },
     engine: ENGINE,
   };
@@ -141,5 +148,36 @@ describe('the stream guard’s limit orderings in the simulator: the same verdic
       expect(transport.submitted[1].at).toBeGreaterThanOrEqual(at);
       expect(seen.roots[0].ok).toBe(true);
     }
+  });
+});
+
+describe('limits per model target in the simulator (engine.targets)', () => {
+  // The engine's own: headers 10 s, first token 20 s, idle 15 s; a reasoning primary with 120 s, a chat fallback with 10 s.
+  const chain: Ordering = {
+    name: 'silent reasoning model',
+    waits: { headersMs: 200_000, firstTokenMs: 20_000, idleMs: 15_000 },
+    commit: 'first-token',
+    verdict: { decision: 'FailOver', error: 'stream_stall', at: 120_000 },
+  };
+  const targets = { primary: { stream: { firstTokenMs: 120_000 } }, fallback: { stream: { firstTokenMs: 10_000 } } };
+
+  it('a silent reasoning model fails over at its own 120 s; the silent chat fallback is abandoned 10 s after its start', () => {
+    const { seen, transport } = simulate(chain, {}, targets);
+    expect(seen.events[0]).toBe('fallback stream_stall');
+    expect(transport.submitted.slice(0, 2)).toEqual([
+      { model: 0, at: 0 },
+      { model: 1, at: 120_000 },
+    ]);
+    expect(transport.cancelled.slice(0, 2)).toEqual([120_000, 130_000]);
+  });
+
+  it('the reasoning model’s first token at 100 s is waited for (the engine’s 20 s would have failed it over)', () => {
+    const thinks = { ...chain, firstAt: 100_000, endAt: 101_000 };
+    const own = simulate(thinks, {}, targets);
+    expect(own.seen.events).toEqual([]);
+    expect(own.seen.roots).toEqual([{ ok: true, at: 101_000 }]);
+    const without = simulate(thinks, {});
+    expect(without.seen.events[0]).toBe('fallback stream_stall');
+    expect(without.transport.submitted[1]).toEqual({ model: 1, at: 20_000 });
   });
 });

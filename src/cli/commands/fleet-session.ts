@@ -70,10 +70,10 @@ export class FleetSession extends VariantSession<FleetVariant> {
     for (const v of this.variants) v.fleet.stop();
   }
 
-  /** The variant in progress waits for its workers (or, all over, none ever started): nothing to show yet. */
+  /** The variant in progress waits for its workers or the agreed start (or, all over, none ever started): nothing to show yet. */
   get waiting(): boolean {
     const current = this.variants.find((v) => !v.over);
-    return current === undefined ? !this.variants.some((v) => v.fleet.started) : !current.fleet.started;
+    return current === undefined ? !this.variants.some((v) => v.fleet.started) : !current.fleet.driving;
   }
 
   get interrupted(): boolean {

@@ -29,7 +29,7 @@ import {
   workersText,
   type PointBase,
 } from './explore-args.js';
-import { writeOutput } from '../write-output.js';
+import { checkOutputs, writeOutput } from '../write-output.js';
 import { PointsStop, stoppedExit } from './points-stop.js';
 
 export interface SweepFlags extends ScenarioFlags {
@@ -115,6 +115,11 @@ function prepare(io: Io, arg: string, flags: SweepFlags): SweepSpec {
   const metric = metricOf(run.scenario, metricText);
   const problems = paramProblems(base, params);
   if (problems.length > 0) throw new SweepError(problems);
+  // Where the files go is checked before any point runs (or is announced): a bad path costs no sweep.
+  checkOutputs(io, [
+    ['--json', flags.json],
+    ['--csv', flags.csv],
+  ]);
   if (!flags.quiet) {
     const which = run.variant === undefined ? 'as written: it has no engine variant' : `variant ${run.variant}`;
     io.stderr(

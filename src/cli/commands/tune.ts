@@ -31,7 +31,7 @@ import {
   workersText,
   type PointBase,
 } from './explore-args.js';
-import { writeOutput } from '../write-output.js';
+import { checkOutputs, writeOutput } from '../write-output.js';
 import { PointsStop, stoppedExit } from './points-stop.js';
 
 /**
@@ -125,6 +125,8 @@ function prepare(io: Io, arg: string, flags: TuneFlags): TuneSpec {
     ),
   );
   checkParams(base, params);
+  // Where the file goes is checked before any point runs (or is announced): a bad path costs no search.
+  checkOutputs(io, [['--json', flags.json]]);
   if (!flags.quiet) {
     const which = asWritten
       ? 'the scenario as written (it has no engine variant)'
