@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../engine/clock.js';
 import type { Dialect } from '../fake-upstream/dialect.js';
@@ -32,12 +34,16 @@ export interface ExchangeContext {
   log: RequestLog;
   /** The upstream failed (no answer, or a body that broke); counted, and heard by the observer. */
   upstreamError(err: unknown): void;
+  /** An answer a fault or a TPM limit had to read came in an encoding the proxy cannot decode: relayed unshaped, counted. */
+  unshaped(): void;
 }
 
 /** Asks for an uncompressed answer: a shaped stream or a body whose usage is read must be readable. */
 const DROP_ENCODING: ReadonlySet<string> = new Set(['host', 'content-length', 'accept-encoding']);
 const DROP_HOST: ReadonlySet<string> = new Set(['host', 'content-length']);
 const DROP_LENGTH: ReadonlySet<string> = new Set(['content-length']);
+/** An answer the proxy decoded: sent on without its encoding (and its length, which was the encoded one's). */
+const DROP_CODING: ReadonlySet<string> = new Set(['content-length', 'content-encoding']);
 const SSE = 'text/event-stream';
 
 /**
@@ -106,17 +112,28 @@ export class ProxyExchange {
   }
 
   private answer(r: Dispatcher.ResponseData): void {
-    const body = r.body as NonNullable<ProxyExchange['body']>;
-    this.body = body;
-    if (this.res.destroyed) return void body.destroy();
+    const source = r.body as NonNullable<ProxyExchange['body']>;
+    if (this.res.destroyed) return void source.destroy();
     const raw = r.headers as unknown as string[];
     const type = headerOf(raw, 'content-type') ?? '';
-    const encoded = (headerOf(raw, 'content-encoding') ?? 'identity') !== 'identity';
+    const p = this.plan;
+    // An answer compressed though identity was asked for, which a fault or a TPM limit must read: decoded, sent on decoded.
+    const encoding = (headerOf(raw, 'content-encoding') ?? 'identity').trim().toLowerCase();
+    const reads = p.fault !== 0 || this.model.tpm !== null;
+    const decoder = encoding !== 'identity' && reads ? decoderFor(encoding) : undefined;
+    const encoded = encoding !== 'identity' && decoder === undefined;
+    if (encoded && reads) {
+      // Not readable: relayed as it came, the fault not applied to its body (a delay still is), and counted.
+      this.ctx.unshaped();
+      p.fault = 0;
+    }
+    const body = decoder === undefined ? source : (source.pipe(decoder) as unknown as typeof source);
+    if (decoder !== undefined) source.on('error', (err: unknown) => this.broken(err));
+    this.body = body;
     const sse = type.startsWith(SSE) && !encoded;
     const json = type.includes('json') && !encoded;
-    const p = this.plan;
     const reshaped = sse ? p.fault !== 0 : p.fault === FaultCode.Malformed && r.statusCode === 200;
-    const headers = endToEnd(raw, reshaped ? DROP_LENGTH : undefined);
+    const headers = endToEnd(raw, decoder !== undefined ? DROP_CODING : reshaped ? DROP_LENGTH : undefined);
     if (sse) {
       // Read event by event only when the plan shapes the stream; else relayed as it comes, its usage tapped.
       if (p.fault !== 0) this.splitter = new SseSplitter();
@@ -382,6 +399,14 @@ export class ProxyExchange {
       this.body?.destroy();
     }
   };
+}
+
+/** A decoder for a `content-encoding` (gzip, deflate, br), or undefined for one the proxy does not know. */
+function decoderFor(encoding: string): Transform | undefined {
+  if (encoding === 'gzip' || encoding === 'x-gzip') return createGunzip();
+  if (encoding === 'deflate') return createInflate();
+  if (encoding === 'br') return createBrotliDecompress();
+  return undefined;
 }
 
 /** The first value of header `name` (lower case) in a raw list. */

@@ -45,7 +45,7 @@ export class ProxyFaults implements FaultHost {
         throw new OptionError(`faults[${i}].kind ${p.kind} cannot be injected by a proxy: ${why}`, `faults[${i}].kind`);
       if (p.kind === 'content-filter' && p.mode !== 'reject')
         throw new OptionError(
-          `faults[${i}].mode must be reject in a proxy (a filtered 200 is a body only the model writes; serve does it)`,
+          `faults[${i}] content-filter mode ${p.mode ?? 'finish'}${p.mode === undefined ? ' (the default)' : ''} cannot be injected by a proxy: a filtered 200 is text only the model writes (serve does it); mode: reject gives the provider's 400`,
           `faults[${i}].mode`,
         );
     });

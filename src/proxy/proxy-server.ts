@@ -88,6 +88,12 @@ export interface ProxyCounters {
   unknown: number;
   /** Requests the upstream gave no answer to (answered 502), or whose answer broke off. */
   upstreamErrors: number;
+  /**
+   * Answers a fault or a TPM limit had to read that came compressed (though `identity` was asked
+   * for) in an encoding the proxy cannot decode (not gzip, deflate or br): relayed as they came,
+   * the fault not applied, their tokens not counted.
+   */
+  unshaped: number;
 }
 
 /** `GET /_stormlab/stats` of a proxy: serve's, plus `proxy`. */
@@ -129,7 +135,7 @@ export async function createProxy(options: ProxyOptions): Promise<StormlabProxy>
   const faults = new ProxyFaults(random, absolutePhases(options.faults ?? [], 'start', 0));
   const models = new ProxyModels(options.quotas ?? {});
   const counters: HttpCounters = { received: 0, invalid: 0, clientClosed: 0, internalErrors: 0 };
-  const proxy: ProxyCounters = { upstream: options.upstream, forwarded: 0, unknown: 0, upstreamErrors: 0 };
+  const proxy: ProxyCounters = { upstream: options.upstream, forwarded: 0, unknown: 0, upstreamErrors: 0, unshaped: 0 };
   const log = new RequestLog(now, Date.now() - now(), options.requestLog);
   const refuse = refuser(counters);
   const readJson = jsonReader(1 << 20, refuse);
@@ -147,7 +153,7 @@ export async function createProxy(options: ProxyOptions): Promise<StormlabProxy>
     log.clear();
     models.reset();
     Object.assign(counters, { received: 0, invalid: 0, clientClosed: 0, internalErrors: 0 });
-    Object.assign(proxy, { forwarded: 0, unknown: 0, upstreamErrors: 0 });
+    Object.assign(proxy, { forwarded: 0, unknown: 0, upstreamErrors: 0, unshaped: 0 });
   };
   const ctx: ExchangeContext = {
     clock,
@@ -155,6 +161,9 @@ export async function createProxy(options: ProxyOptions): Promise<StormlabProxy>
     upstreamError(err) {
       proxy.upstreamErrors++;
       options.observer?.upstreamError?.(err);
+    },
+    unshaped() {
+      proxy.unshaped++;
     },
   };
   const control = controlRoutes({ host: faults, now, stats, reset, log, readJson, refuse });

@@ -1,33 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFakeUpstream, type FakeUpstream } from '../../src/fake-upstream/server.js';
+import type { FakeUpstream } from '../../src/fake-upstream/server.js';
 import { createProgram } from '../../src/cli/program.js';
 import { scriptedGateway } from '../helpers/scripted-gateway.js';
-import { captureIo, cli, tempDir } from './capture-io.js';
+import { expectSecondHop, healthyModel, runTwoHops, twoHopScenario } from '../helpers/two-hop-run.js';
+import { captureIo, cli } from './capture-io.js';
 
-/**
- * One layer that never retries, so every retry that reaches the upstream is the gateway's; the
- * scenario's fault (half the requests answered 503) is for the upstream behind the gateway.
- */
-const SCENARIO = `
-name: gateway-under-test
-duration: 1s
-drain: 10s
-arrival: { type: constant, rate: 30 }
-tokens: { prompt: 50, completion: 10 }
-layers:
-  - { name: llm, retry: { policy: none } }
-upstream:
-  faults: [{ kind: errors, from: 0s, to: 10m, rate: 0.5, status: 503 }]
-  models:
-    - { name: primary, slots: 64, queue: 64, ttft: 5ms, tpot: 0 }
-live: { connections: 16 }
-`;
-
-const dir = tempDir({ 'gw.yaml': SCENARIO });
-const scenario = join(dir, 'gw.yaml');
+const scenario = twoHopScenario();
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -48,10 +28,7 @@ async function listen(server: Server): Promise<string> {
 
 /** The fake upstream a user would start as `stormlab serve`, healthy until the harness injects faults. */
 async function upstream(): Promise<FakeUpstream> {
-  const fake = await createFakeUpstream({
-    upstream: { models: [{ name: 'primary', slots: 64, queue: 64, ttftMs: 5, tpotMs: 0 }] },
-    port: 0,
-  });
+  const fake = await healthyModel();
   closers.push(() => fake.close());
   return fake;
 }
@@ -67,37 +44,14 @@ describe('stormlab run --mode live --target <gateway> --upstream <stormlab serve
   it("injects the scenario's faults behind the gateway and measures the gateway's own amplification", async () => {
     const fake = await upstream();
     const gw = await retryingGateway(fake.url, 3);
-    const r = await cli([
-      'run',
-      scenario,
-      '--mode',
-      'live',
-      '--target',
-      gw.url,
-      '--upstream',
-      fake.url,
-      '--settle-quiet',
-      '100ms',
-      '--no-ui',
-      '--json',
-      'out.json',
-    ]);
+    const r = await runTwoHops(scenario, gw.url, fake.url);
     expect(r.code).toBe(0);
-    const v = JSON.parse(r.files.get('out.json')!).variants[0];
-    // The harness's hop: 30 roots, one attempt each, never retried.
-    expect(v.amplification).toBe(1);
+    const v = r.variant;
     expect(v.upstream.attempts).toBe(30);
-    expect(gw.counts.received).toBe(30);
-    // The second hop: what the gateway did, as the upstream counted it.
-    const hop = v.live.upstream;
-    expect(hop.sent).toBe(30);
-    expect(hop.reached).toBe(gw.counts.forwarded);
-    expect(hop.amplification).toBeCloseTo(gw.counts.forwarded / 30, 5);
-    // Half of the forwarded requests failed, so the gateway retried (3 attempts: at most 3×).
-    expect(hop.status['503']).toBeGreaterThan(0);
-    expect(hop.reached).toBeGreaterThan(30);
-    expect(hop.reached).toBeLessThanOrEqual(90);
-    expect(Object.values(hop.status as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(hop.reached);
+    // The second hop: what the gateway did, as the upstream counted it; half of the forwarded
+    // requests failed, so the gateway retried (3 attempts: at most 3×).
+    expectSecondHop(v, gw.counts);
+    expect(v.live.upstream.reached).toBeLessThanOrEqual(90);
     // The summary shows both hops; the upstream has its own (no) faults back.
     expect(r.out).toMatch(/^hop 2 · gateway → upstream\n {2}requests +[\d,]+\n {2}amplification +[\d.]+×$/m);
     expect(r.out).toMatch(/^total amplification +[\d.]+×$/m);

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { readStreamEvent } from '../../src/integrations/stream-event.js';
@@ -230,6 +231,92 @@ describe('stormlab proxy passes answers through as they came', () => {
     expect(new Set(proxy.requests().map((r) => r.route))).toEqual(
       new Set(['/v1/responses', '/v1/responses/{id}', '/v1/responses/{id}/input_items']),
     );
+  });
+
+  it('asks for identity only where a fault or a TPM limit must read the answer; decodes one compressed anyway', async () => {
+    const events =
+      'data: {"choices":[{"index":0,"delta":{"content":"one"}}]}\n\n' +
+      'data: {"choices":[{"index":0,"delta":{"content":"two"}}]}\n\n' +
+      'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+    const gzipped = gzipSync(events);
+    const up = await independentServer();
+    const sse = (encoding: string, body: Buffer) =>
+      up.script({
+        status: 200,
+        headers: ['content-type', 'text/event-stream', 'content-encoding', encoding, 'x-kept', 'yes'],
+        pieces: [body],
+      });
+    const ask = async (proxyUrl: string) => {
+      const res = await request(`${proxyUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'accept-encoding': 'gzip, br' },
+        body: '{"model":"m","stream":true,"messages":[]}',
+      });
+      return { headers: res.headers, body: Buffer.from(await res.body.arrayBuffer()) };
+    };
+    const acceptSent = () =>
+      endToEndLines(up.received[up.received.length - 1].rawHeaders).filter((l) => l.startsWith('accept-encoding'));
+    // No fault: the client's accept-encoding goes on, the compressed answer comes back as it was.
+    const plain = await proxyTo(up.url);
+    sse('gzip', gzipped);
+    const a = await ask(plain.url);
+    expect(acceptSent()).toEqual(['accept-encoding: gzip, br']);
+    expect(a.headers['content-encoding']).toBe('gzip');
+    expect(a.body.equals(gzipped)).toBe(true);
+    // A cut after one token: identity asked for; an upstream that compresses anyway is decoded and cut.
+    const cut = await proxyTo(up.url, { faults: [{ kind: 'cut', afterTokens: 1 }] });
+    sse('gzip', gzipped);
+    const b = await ask(cut.url);
+    expect(acceptSent()).toEqual(['accept-encoding: identity']);
+    expect(b.headers['content-encoding']).toBeUndefined();
+    expect(b.headers['x-kept']).toBe('yes');
+    expect(b.body.toString()).toBe('data: {"choices":[{"index":0,"delta":{"content":"one"}}]}\n\n');
+    expect(cut.requests()[0].fault).toBe('Cut');
+    // An encoding the proxy cannot decode: relayed as it came, and counted as not shaped.
+    sse('zstd', Buffer.from('not really zstd'));
+    const c = await ask(cut.url);
+    expect(c.body.toString()).toBe('not really zstd');
+    expect(cut.stats().proxy.unshaped).toBe(1);
+    // A TPM limit reads the usage too: identity asked for.
+    const limited = await proxyTo(up.url, { quotas: { tpm: 100_000 } });
+    sse('gzip', gzipped);
+    await ask(limited.url);
+    expect(acceptSent()).toEqual(['accept-encoding: identity']);
+  });
+
+  it("counts a stream's tokens from its usage events (OpenAI, Anthropic, Responses): TPM set right at the end", async () => {
+    const fu = await serveUpstream();
+    const proxy = await proxyTo(fu.url, { quotas: { tpm: 100_000 } });
+    const streamed = async (path: string, body: object) => {
+      const res = await request(`${proxy.url}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'anthropic-version': '2023-06-01',
+          'x-stormlab-output-tokens': '7',
+        },
+        body: JSON.stringify({ model: 'a', stream: true, ...body }),
+      });
+      return res.body.text();
+    };
+    const usages: number[] = [];
+    const openai = await streamed('/v1/chat/completions', {
+      stream_options: { include_usage: true },
+      max_tokens: 20,
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    usages.push((masked(openai).at(-2) as [string, number, Record<string, any>])[2].usage.total_tokens);
+    const anthropic = await streamed('/v1/messages', { max_tokens: 20, messages: [{ role: 'user', content: 'x' }] });
+    const events = masked(anthropic) as Array<[string, number, Record<string, any>]>;
+    const start = events.find((e) => e[0] === 'message_start')![2].message.usage;
+    const delta = events.find((e) => e[0] === 'message_delta')![2].usage;
+    usages.push(start.input_tokens + delta.output_tokens);
+    const responses = await streamed('/v1/responses', { input: 'x' });
+    usages.push((masked(responses).at(-1) as [string, number, Record<string, any>])[2].response.usage.total_tokens);
+    expect(usages.every((n) => n > 7)).toBe(true);
+    const total = usages.reduce((a, b) => a + b, 0);
+    expect(proxy.stats().models[0].tokensServed).toBe(total);
+    expect(proxy.stats().models[0].quotas.tokens?.remaining).toBe(100_000 - total);
   });
 });
 

@@ -4,6 +4,18 @@ import { EXIT } from '../../src/cli/io.js';
 import { captureIo, cli, tempDir } from '../cli/capture-io.js';
 import { serveUpstream } from './proxy-harness.js';
 
+/** A scenario whose phase is a filtered 200 (`content-filter`, `mode: finish`): a body only serve can write. */
+const FILTER_SCENARIO = `
+name: filtered
+duration: 10s
+arrival: { type: constant, rate: 1 }
+tokens: { prompt: 10, completion: 10 }
+layers: [{ name: llm }]
+upstream:
+  faults: [{ kind: content-filter, mode: finish, from: 0s, to: 5s }]
+  models: [{ name: primary, slots: 1, queue: 0, ttft: 10ms, tpot: 0 }]
+`;
+
 describe('stormlab proxy (the command)', () => {
   it('says where it listens, what it is in front of and its faults; takes phases from a file', async () => {
     const fu = await serveUpstream();
@@ -55,11 +67,23 @@ describe('stormlab proxy (the command)', () => {
       'bad.json: faults[0].kind prefill-rejected cannot be injected by a proxy',
     ],
     [
+      ['proxy', '--upstream', 'http://127.0.0.1:1', '--faults', 'filter.json'],
+      'filter.json: faults[0] content-filter mode finish (the default) cannot be injected by a proxy',
+    ],
+    [
+      ['proxy', '--upstream', 'http://127.0.0.1:1', '--scenario', 'filter.yaml'],
+      'content-filter mode finish cannot be injected by a proxy',
+    ],
+    [
       ['proxy', '--upstream', 'http://127.0.0.1:1', '--faults', 'bad.json', '--scenario', 'x'],
       '--faults and --scenario both give fault phases',
     ],
   ])('%j is bad input: one line, exit 2', async (argv, line) => {
-    const dir = tempDir({ 'bad.json': '[{"kind":"prefill-rejected"}]' });
+    const dir = tempDir({
+      'bad.json': '[{"kind":"prefill-rejected"}]',
+      'filter.json': '[{"kind":"content-filter"}]',
+      'filter.yaml': FILTER_SCENARIO,
+    });
     const r = await cli([...argv, '--port', '0'], { cwd: dir });
     expect(r.code).toBe(EXIT.usage);
     expect(r.err).toContain(line);

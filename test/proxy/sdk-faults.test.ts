@@ -50,6 +50,99 @@ describe('stormlab proxy faults, as the official SDKs see them', () => {
     expect(served()).toBe(0);
   });
 
+  /** The faults the proxy answers itself: each SDK's own error class and the provider's body, the upstream never asked. */
+  const ANSWERED: Array<[string, FaultPhaseInput, [unknown, number, object], [unknown, number, object]]> = [
+    [
+      'errors 500',
+      { kind: 'errors', status: 500 },
+      [OpenAI.InternalServerError, 500, { type: 'server_error' }],
+      [Anthropic.InternalServerError, 500, { error: { type: 'api_error' } }],
+    ],
+    [
+      'outage 503',
+      { kind: 'outage', status: 503 },
+      [OpenAI.InternalServerError, 503, { type: 'server_error' }],
+      [Anthropic.APIError, 503, { error: { type: 'overloaded_error' } }],
+    ],
+    [
+      'errors 529 (Anthropic overloaded; OpenAI has no 529: its 503)',
+      { kind: 'errors', status: 529 },
+      [OpenAI.InternalServerError, 503, { type: 'server_error' }],
+      [Anthropic.APIError, 529, { error: { type: 'overloaded_error' } }],
+    ],
+    [
+      'quota',
+      { kind: 'quota' },
+      [OpenAI.RateLimitError, 429, { code: 'insufficient_quota' }],
+      [Anthropic.RateLimitError, 429, { error: { type: 'billing_error' } }],
+    ],
+    [
+      'context-length',
+      { kind: 'context-length', contextTokens: 5 },
+      [OpenAI.BadRequestError, 400, { code: 'context_length_exceeded' }],
+      [
+        Anthropic.BadRequestError,
+        400,
+        { error: { type: 'invalid_request_error', message: expect.stringMatching(/^prompt is too long/) } },
+      ],
+    ],
+    [
+      'content-filter (mode: reject)',
+      { kind: 'content-filter', mode: 'reject' },
+      [OpenAI.BadRequestError, 400, { code: 'content_filter' }],
+      [Anthropic.BadRequestError, 400, { error: { type: 'invalid_request_error' } }],
+    ],
+  ];
+
+  it.each(ANSWERED)('%s: each SDK raises its own error with the provider body', async (_, fault, o, a) => {
+    const { openai, anthropic, served } = await setup([fault]);
+    const e = (await caught(openai.chat.completions.create({ model: 'a', messages: USER }))) as InstanceType<
+      typeof OpenAI.APIError
+    >;
+    expect(e).toBeInstanceOf(o[0] as typeof OpenAI.APIError);
+    expect(e.status).toBe(o[1]);
+    expect(e.error).toMatchObject(o[2]);
+    const x = (await caught(anthropic.messages.create({ model: 'a', max_tokens: 10, messages: USER }))) as InstanceType<
+      typeof Anthropic.APIError
+    >;
+    expect(x).toBeInstanceOf(a[0] as typeof Anthropic.APIError);
+    expect(x.status).toBe(a[1]);
+    expect(x.error).toMatchObject(a[2]);
+    expect(x.requestID).toMatch(/^req_/);
+    expect(served()).toBe(0);
+  });
+
+  it('cut and stall through the Anthropic SDK: the stream ends without message_stop, or stops mid-answer', async () => {
+    const { anthropic } = await setup([
+      { kind: 'cut', afterTokens: 3, model: 'a' },
+      { kind: 'stall', afterTokens: 2, model: 'b' },
+    ]);
+    const texts: string[] = [];
+    const types: string[] = [];
+    const s = await anthropic.messages.create({ model: 'a', max_tokens: 50, messages: USER, stream: true }, LENGTH);
+    for await (const e of s) {
+      types.push(e.type);
+      if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') texts.push(e.delta.text);
+    }
+    expect(texts).toHaveLength(3);
+    expect(types).not.toContain('message_stop');
+    const abort = new AbortController();
+    const stalled = await anthropic.messages.create(
+      { model: 'b', max_tokens: 50, messages: USER, stream: true },
+      { ...LENGTH, signal: abort.signal },
+    );
+    const got: string[] = [];
+    const reading = (async () => {
+      for await (const e of stalled)
+        if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') got.push(e.delta.text);
+    })();
+    await until(() => got.length === 2, 'two tokens read before the stall');
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(got).toHaveLength(2);
+    abort.abort();
+    await reading.catch(() => undefined);
+  });
+
   it('reset: a connection error; hang: no answer until the client leaves', async () => {
     const { proxy, openai, served } = await setup([
       { kind: 'reset', route: '/v1/chat/completions' },

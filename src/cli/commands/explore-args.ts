@@ -1,6 +1,7 @@
 import type { PointJob, WorkerChoice, WorkerCount } from '../../explore/run-points.js';
 import { MAX_POINTS } from '../../explore/sweep-params.js';
 import { overrideLines } from '../../report/override-lines.js';
+import { budgetNotes } from '../../scenario/budget-notes.js';
 import { resolveScenario } from '../../scenario/resolve-scenario.js';
 import type { EffectiveRun, ScenarioRequest } from '../../scenario/scenario-request.js';
 import { UsageError, type Io } from '../io.js';
@@ -87,6 +88,8 @@ export function pointBase(io: Io, arg: string, flags: ScenarioFlags & { variant?
     checkFile: true,
   };
   const run = resolveScenario(req).runs[0];
+  // Said once for the sweep or search, of the scenario every point starts from.
+  for (const note of budgetNotes([run])) io.stderr(`note: ${note}\n`);
   const job: PointJob = { scenario: arg, cwd: io.cwd, set: (req.set ?? []).map((s) => s.text), variant: run.variant };
   return { req, run, job };
 }

@@ -6,6 +6,7 @@ import { withNotes } from '../../report/result-notes.js';
 import type { Check, ResultFile } from '../../run/metrics/result.js';
 import type { Scenario } from '../../scenario/scenario.js';
 import { formatDuration } from '../../scenario/duration.js';
+import { budgetNotes } from '../../scenario/budget-notes.js';
 import { effectiveScenarios } from '../../scenario/effective-scenario.js';
 import type { EffectiveRun, ScenarioRequest } from '../../scenario/scenario-request.js';
 import { EXIT, stopCause, stopExit, UsageError, type Io, type StopCause } from '../io.js';
@@ -213,6 +214,7 @@ function request(
 async function runAll(io: Io, req: ScenarioRequest, flags: RunFlags): Promise<RunOutcome> {
   checkRunOutputs(io, flags);
   const { runs } = await effectiveScenarios(req);
+  for (const note of budgetNotes(runs)) io.stderr(`note: ${note}\n`);
   const scenario = runs[0].scenario;
   // The expect: list is the file's: its problems are named after the file, not the variant that runs.
   const expectations = expectationsOf({ ...scenario, source: req.arg }, flags.expect);
