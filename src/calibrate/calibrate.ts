@@ -1,10 +1,11 @@
+import type { RunResult } from '../run/metrics/result.js';
 import { type RunSpec, runSpecOf } from '../run/run-spec.js';
 import { Simulation } from '../run/sim/simulation.js';
 import { loadScenario } from '../scenario/load-scenario.js';
 import { parseDuration } from '../upstream/duration.js';
 import { type Draft, derive } from './derive.js';
 import { faultPreset, type FaultPreset } from './fault-presets.js';
-import { fitReport, type FitReport, pooled, type SimFigures } from './fit-report.js';
+import { fitReport, type FitReport } from './fit-report.js';
 import { Observations } from './observations.js';
 import { readOtlpFile } from './otlp-reader.js';
 import { scenarioText } from './scenario-text.js';
@@ -29,8 +30,8 @@ export interface Calibration {
   /** The scenario file. */
   text: string;
   draft: Draft;
-  /** The scenario as fitted (before `--faults`), simulated (see `fitRuns`), pooled. */
-  simulated: SimFigures;
+  /** The scenario as fitted (before `--faults`), simulated: its runs (see `fitRuns`) as one. */
+  simulated: RunResult;
   report: FitReport;
   obs: Observations;
 }
@@ -62,8 +63,8 @@ export function calibrate(files: readonly TraceFile[], options: CalibrateOptions
   const scenario = load(fitted);
   const spec = runSpecOf(scenario, 'naive');
   const replay = spec.traffic.arrival.type !== 'closed';
-  const simulated = pooled(fitRuns(replay ? replayed(spec, obs) : spec, obs.roots));
-  const report = fitReport(draft.observed, simulated, replay ? 'replayed' : 'as fitted');
+  const { simulated, runs } = fitRuns(replay ? replayed(spec, obs) : spec, obs.roots);
+  const report = fitReport(draft.observed, simulated, runs, replay ? 'replayed' : 'as fitted');
   let text = fitted;
   if (options.faults !== undefined) {
     const { phases, says } = faultPreset(options.faults, parseDuration(draft.doc.duration) ?? scenario.durationMs);
@@ -81,15 +82,18 @@ const MAX_FIT_RUNS = 8;
 
 /**
  * The fit's runs: the scenario with seeds 1, 2, … — as many as give `FIT_ROOTS` simulated
- * roots, at most `MAX_FIT_RUNS` (one for traces of 2,000 roots and more).
+ * roots, at most `MAX_FIT_RUNS` (one for traces of 2,000 roots and more) — counted as one run
+ * (their histograms merged, so a percentile is of every sample, not a mean of the runs').
  */
-function fitRuns(spec: RunSpec, roots: number) {
+function fitRuns(spec: RunSpec, roots: number): { simulated: RunResult; runs: number } {
   const runs = Math.max(1, Math.min(MAX_FIT_RUNS, Math.ceil(FIT_ROOTS / Math.max(1, roots))));
-  return Array.from({ length: runs }, (_, i) => {
+  const sims = Array.from({ length: runs }, (_, i) => {
     const sim = new Simulation({ ...spec, seed: i + 1 });
     sim.advanceTo(Number.POSITIVE_INFINITY);
-    return sim.result();
+    return sim;
   });
+  for (const other of sims.slice(1)) sims[0].absorb(other.counts());
+  return { simulated: sims[0].result(), runs };
 }
 
 /**

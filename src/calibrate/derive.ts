@@ -3,7 +3,7 @@ import type { Dist } from '../upstream/distribution.js';
 import type { SdkName } from '../traffic/sdk-presets.js';
 import { CalibrateError } from './calibrate-error.js';
 import { fitArrivals } from './fit-arrivals.js';
-import { type Fit, fitCount, fitLognormal, meanCount, round } from './fit-dist.js';
+import { type Fit, fitCount, fitLognormal, fitTokens, meanCount, round } from './fit-dist.js';
 import { FEW_ANSWERS, fitModel } from './fit-models.js';
 import { fitPolicy, type PolicyDoc } from './fit-retry.js';
 import { faultPhases } from './fit-faults.js';
@@ -330,7 +330,7 @@ function tokenFits(obs: Observations, notes: string[], fits: string[]): { prompt
       notes.push(`${what} tokens: no usage recorded on any model call; ${assumed} assumed`);
       return assumed;
     }
-    const f: Fit = fitLognormal(r);
+    const f: Fit = fitTokens(r);
     fits.push(`tokens.${what}: ${f.how} over ${r.count} model calls`);
     return countDist(f.dist);
   };

@@ -72,6 +72,31 @@ export function fitLognormal(r: Reservoir, floor = 1): Fit {
   return { dist: { dist: 'lognormal', median: round(median), p99: round(p99) }, how: 'log-normal' };
 }
 
+/** Token counts with at most this many distinct values are fitted as they are (`choice`), not as a log-normal. */
+const FEW_VALUES = 12;
+
+/**
+ * Token counts per call: the values as observed (`choice`, weighted) when there are few of
+ * them — a program whose answers take a handful of lengths (a tool call, then a short answer)
+ * is no log-normal, whose median and p99 would miss its mean — else a log-normal.
+ */
+export function fitTokens(r: Reservoir): Fit {
+  const counts = new Map<number, number>();
+  for (const v of r.values()) {
+    const k = Math.max(1, Math.round(v));
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+    if (counts.size > FEW_VALUES) return fitLognormal(r);
+  }
+  const values = [...counts.keys()].sort((a, b) => a - b);
+  if (values.length === 0) return { dist: 1, how: 'no samples' };
+  if (values.length === 1) return { dist: values[0], how: 'fixed' };
+  const total = r.size;
+  return {
+    dist: { dist: 'choice', values, weights: values.map((v) => round4(counts.get(v)! / total)) },
+    how: `empirical over ${values.length} values`,
+  };
+}
+
 export function round(x: number): number {
   if (Math.abs(x) >= 100) return Math.round(x);
   if (Math.abs(x) >= 1) return Math.round(x * 10) / 10;

@@ -1,61 +1,6 @@
 import type { RunResult } from '../run/metrics/result.js';
 import type { Observed } from './derive.js';
 
-/** What the fit compares: the simulated runs of the written scenario, pooled. */
-export interface SimFigures {
-  /** Runs pooled (seeds 1…runs). */
-  runs: number;
-  /** Root tasks offered, over every run. */
-  roots: number;
-  layers: Array<{ name: string; logicalCalls: number; attempts: number; latencyMs: Percentiles }>;
-  upstream: { attempts: number; ok: number; '429': number; '5xx': number; timeout: number; tokensServed: number };
-}
-
-interface Percentiles {
-  p50: number;
-  p95: number;
-  p99: number;
-}
-
-/**
- * Several runs as one: counts summed; a layer's latency percentiles the mean of each run's,
- * weighted by its calls (each run's are read off its own histogram).
- */
-export function pooled(results: readonly RunResult[]): SimFigures {
-  const first = results[0];
-  const layers = first.layers.map((l, i) => {
-    let calls = 0;
-    let attempts = 0;
-    const sum = { p50: 0, p95: 0, p99: 0 };
-    for (const r of results) {
-      const x = r.layers[i];
-      calls += x.logicalCalls;
-      attempts += x.attempts;
-      for (const k of ['p50', 'p95', 'p99'] as const) sum[k] += x.latencyMs[k] * x.logicalCalls;
-    }
-    const mean = (k: keyof Percentiles) => (calls === 0 ? 0 : sum[k] / calls);
-    return {
-      name: l.name,
-      logicalCalls: calls,
-      attempts,
-      latencyMs: { p50: mean('p50'), p95: mean('p95'), p99: mean('p99') },
-    };
-  });
-  const upstream = { attempts: 0, ok: 0, '429': 0, '5xx': 0, timeout: 0, tokensServed: 0 };
-  let roots = 0;
-  for (const r of results) {
-    roots += r.roots.offered;
-    const u = r.upstream;
-    upstream.attempts += u.attempts;
-    upstream.ok += u.status['200'] ?? 0;
-    upstream['429'] += u.share['429'] * u.attempts;
-    upstream['5xx'] += u.share['5xx'] * u.attempts;
-    upstream.timeout += u.share.timeout * u.attempts;
-    upstream.tokensServed += u.tokensServed;
-  }
-  return { runs: results.length, roots, layers, upstream };
-}
-
 export interface FitRow {
   layer: string;
   metric: string;
@@ -87,7 +32,12 @@ function r4(x: number): number {
  * whether the runs replayed the traced root start times (open loop) or drew their own (closed
  * loop: users start tasks as theirs end).
  */
-export function fitReport(obs: Observed, sim: SimFigures, arrivals: FitReport['roots']['arrivals']): FitReport {
+export function fitReport(
+  obs: Observed,
+  sim: RunResult,
+  runs: number,
+  arrivals: FitReport['roots']['arrivals'],
+): FitReport {
   const rows: FitRow[] = [];
   const row = (layer: string, metric: string, o: number, s: number) =>
     rows.push({
@@ -97,7 +47,7 @@ export function fitReport(obs: Observed, sim: SimFigures, arrivals: FitReport['r
       simulated: r4(s),
       relativeError: rel(r4(o), r4(s)) === null ? null : r4(rel(r4(o), r4(s))!),
     });
-  const simRoots = Math.max(1, sim.roots);
+  const simRoots = Math.max(1, sim.roots.offered);
   for (let i = 0; i < obs.layers.length; i++) {
     const o = obs.layers[i];
     const s = sim.layers[i];
@@ -107,21 +57,20 @@ export function fitReport(obs: Observed, sim: SimFigures, arrivals: FitReport['r
     row(o.name, 'latency p95 ms', o.latencyMs.p95, s.latencyMs.p95);
     row(o.name, 'latency p99 ms', o.latencyMs.p99, s.latencyMs.p99);
   }
-  const u = sim.upstream;
-  const share = (x: number) => (u.attempts === 0 ? 0 : x / u.attempts);
   row(
     'upstream',
     'tokens per root',
     (obs.tokens.prompt + obs.tokens.completion) / Math.max(1, obs.roots),
-    u.tokensServed / simRoots,
+    sim.upstream.tokensServed / simRoots,
   );
-  row('upstream', 'share 429', obs.errors['429'], share(u['429']));
-  row('upstream', 'share 5xx', obs.errors['5xx'], share(u['5xx']));
-  row('upstream', 'share no status', obs.errors.timeout, share(u.timeout));
-  row('upstream', 'share failed', obs.errors.failed, u.attempts === 0 ? 0 : 1 - u.ok / u.attempts);
+  row('upstream', 'share 429', obs.errors['429'], sim.upstream.share['429']);
+  row('upstream', 'share 5xx', obs.errors['5xx'], sim.upstream.share['5xx']);
+  row('upstream', 'share no status', obs.errors.timeout, sim.upstream.share.timeout);
+  const ok = sim.upstream.status['200'] ?? 0;
+  row('upstream', 'share failed', obs.errors.failed, sim.upstream.attempts === 0 ? 0 : 1 - ok / sim.upstream.attempts);
   return {
     schema: 'stormlab.calibrate/v1',
-    roots: { observed: obs.roots, simulated: sim.roots, runs: sim.runs, arrivals },
+    roots: { observed: obs.roots, simulated: sim.roots.offered, runs, arrivals },
     rows,
   };
 }

@@ -212,8 +212,11 @@ function attemptsOf(group: Node[]): Attempt[] {
   return out;
 }
 
-/** Records the retries of one logical call's attempts. */
-function recordRetries(r: RetryStats, attempts: Attempt[], httpShape: boolean): void {
+/**
+ * Records the retries of one logical call's attempts; `httpRetries` of them were HTTP attempts
+ * under one span (the rest, sibling spans, were counted as the call was grouped).
+ */
+function recordRetries(r: RetryStats, attempts: Attempt[], httpRetries = 0): void {
   const failed = attempts[attempts.length - 1].failed;
   r.call(attempts.length, failed);
   for (let i = 0; i < attempts.length; i++) {
@@ -230,7 +233,7 @@ function recordRetries(r: RetryStats, attempts: Attempt[], httpShape: boolean): 
       if (gap >= HONOURED * a.hintMs) r.honoured++;
     }
   }
-  if (httpShape) r.httpRetries += attempts.length - 1;
+  r.httpRetries += httpRetries;
 }
 
 /** One attempt of an agent (or the root task) at `level`: its children, their fan-out, its tools; true if it failed. */
@@ -262,7 +265,6 @@ function attemptOfAgent(obs: Observations, level: number, n: Node): boolean {
     recordRetries(
       below.retry,
       g.map((a) => attemptOf(a.span)),
-      false,
     );
     if (last) failed = true;
   }
@@ -282,7 +284,6 @@ function attemptOfAgent(obs: Observations, level: number, n: Node): boolean {
     recordRetries(
       t.retry,
       g.map((a) => attemptOf(a.span)),
-      false,
     );
   }
   const all = [...agentCalls, ...modelCalls, ...toolCalls].map((g) => [g[0].span.start, g[g.length - 1].span.end]);
@@ -311,8 +312,8 @@ function toolStats(level: LevelStats, s: Span): ToolStats {
 function modelCall(obs: Observations, group: Node[]): boolean {
   const leaf = obs.leaf;
   const attempts = attemptsOf(group);
-  const httpShape = group.some((n) => n.http.length > 0);
-  recordRetries(leaf.retry, attempts, httpShape);
+  // Each span of the group is one attempt or holds its HTTP attempts: those past one a span are HTTP retries.
+  recordRetries(leaf.retry, attempts, attempts.length - group.length);
   const first = group[0].span;
   const last = group[group.length - 1];
   const failed = attempts[attempts.length - 1].failed;

@@ -1,14 +1,7 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Calibration, calibrate } from '../../src/calibrate/calibrate.js';
-import { requestLogFile } from '../../src/cli/commands/serve-flags.js';
-import { SeededRandom } from '../../src/engine/random.js';
 import type { RequestLogEntry } from '../../src/fake-upstream/request-log.js';
-import { createFakeUpstream } from '../../src/fake-upstream/server.js';
-import { tempDir } from '../cli/capture-io.js';
+import { type ProgramRun, quantile, runProgram, type Truth } from './otel-run.js';
 
 /**
  * THE PROOF of `calibrate`: a real multi-agent program (test/calibrate/otel-app/agents.mjs: an
@@ -23,88 +16,30 @@ import { tempDir } from '../cli/capture-io.js';
  * calibrate itself read from the traces.
  */
 
-const APP = fileURLToPath(new URL('./otel-app/', import.meta.url));
 const ROOTS = 320;
 const RATE = 10;
 const FANOUT = 3;
 
-interface Truth {
-  roots: number[];
-  agents: number[];
-  modelCalls: number[];
+interface AgentsTruth extends Truth {
   modelFailures: number;
-  tools: number[];
   agentFailures: number;
 }
 
-function quantile(xs: number[], q: number): number {
-  const v = [...xs].sort((a, b) => a - b);
-  const i = q * (v.length - 1);
-  const lo = Math.floor(i);
-  return v[lo] + (v[Math.min(lo + 1, v.length - 1)] - v[lo]) * (i - lo);
-}
-
-function run(env: Record<string, string>): Promise<{ code: number | null; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', './register.mjs', 'agents.mjs'], {
-      cwd: APP,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let err = '';
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, err }));
-  });
-}
-
 describe('calibrate: a real OpenTelemetry-instrumented multi-agent program against stormlab serve', () => {
-  let dir: string;
-  let truth: Truth;
+  let run: ProgramRun<AgentsTruth>;
+  let truth: AgentsTruth;
   let served: RequestLogEntry[];
   let c: Calibration;
 
   beforeAll(async () => {
-    dir = tempDir();
-    const log = requestLogFile(join(dir, 'serve.jsonl'), dir)!;
-    served = [];
-    const fu = await createFakeUpstream({
-      upstream: {
-        models: [
-          {
-            name: 'gpt-4o-mini',
-            slots: 512,
-            queue: 512,
-            ttftMs: { dist: 'lognormal', median: 60, p99: 200 },
-            tpotMs: 2,
-          },
-        ],
-        // The program's retries meet a storm: 30 % of attempts fail (429 or 500) from 5 s to 25 s.
-        faults: [{ kind: 'errors', fromMs: 5000, toMs: 25_000, rate: 0.3, status: { 429: 0.5, 500: 0.5 } }],
-      },
-      random: new SeededRandom(28),
-      requestLog: (e) => {
-        served.push(e);
-        log.write(e);
-      },
-    });
-    try {
-      const r = await run({
-        BASE_URL: `${fu.url}/v1`,
-        OTLP_FILE: join(dir, 'traces.jsonl'),
-        TRUTH_FILE: join(dir, 'truth.json'),
-        ROOTS: String(ROOTS),
-        RATE: String(RATE),
-        FANOUT: String(FANOUT),
-        SEED: '28',
-      });
-      expect(r.code, r.err).toBe(0);
-    } finally {
-      await fu.close();
-      log.close();
-    }
-    truth = JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8'));
-    c = calibrate([{ path: join(dir, 'traces.jsonl'), label: 'traces.jsonl' }]);
+    // The program's retries meet a storm: 30 % of attempts fail (429 or 500) from 5 s to 25 s.
+    run = await runProgram<AgentsTruth>(
+      'agents.mjs',
+      [{ kind: 'errors', fromMs: 5000, toMs: 25_000, rate: 0.3, status: { 429: 0.5, 500: 0.5 } }],
+      { ROOTS: String(ROOTS), RATE: String(RATE), FANOUT: String(FANOUT), SEED: '28' },
+    );
+    ({ truth, served } = run);
+    c = calibrate([{ path: run.traces, label: 'traces.jsonl' }]);
   }, 120_000);
 
   it('the run met the fault and retried through the SDK (or the proof proves nothing)', () => {
@@ -129,7 +64,7 @@ describe('calibrate: a real OpenTelemetry-instrumented multi-agent program again
 
   it('its simulation matches the program counted at the server: calls per root per layer and attempts per call within 5 %', () => {
     const sim = c.simulated;
-    const roots = sim.roots;
+    const roots = sim.roots.offered;
     const logicalAtServer = served.filter((e) => e.retryCount === 0).length;
     expect(logicalAtServer).toBe(truth.modelCalls.length);
     const expected = [

@@ -6,7 +6,7 @@ import type { EventHandler } from '../../upstream/scheduler.js';
 import { UpstreamModel } from '../../upstream/upstream-model.js';
 import { ToolService } from '../../upstream/tool-service.js';
 import { toolInfos } from '../tool-infos.js';
-import { MetricsCollector } from '../metrics/collector.js';
+import { type CollectorState, MetricsCollector } from '../metrics/collector.js';
 import type { RunResult, RunSnapshot } from '../metrics/result.js';
 import type { RunView } from '../run-view.js';
 import type { RunSpec } from '../run-spec.js';
@@ -129,6 +129,20 @@ export class Simulation implements EventHandler {
 
   snapshot(): RunSnapshot {
     return this.metrics.snapshot(this.now);
+  }
+
+  /** Everything this run counted, exactly (histograms, not percentiles), as `absorb` takes it. */
+  counts(): CollectorState {
+    this.flushWasted(this.now);
+    return this.metrics.state();
+  }
+
+  /**
+   * Adds another run's `counts()` of the same scenario on the same timeline (another seed, say),
+   * so `result()` is that of one run that saw both: `calibrate` pools its fit's seeds this way.
+   */
+  absorb(counts: CollectorState): void {
+    this.metrics.absorb(counts);
   }
 
   /** What a dashboard shows of this run now. */
