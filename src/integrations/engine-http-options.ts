@@ -144,10 +144,10 @@ export function attemptWaits(h: HttpGuard, target: Target | undefined, guardedSt
 }
 
 /** Builds the one `Guard` behind an integration and checks the HTTP-only options. */
-export function createHttpGuard(options: EngineHttpOptions = {}): HttpGuard {
+export function createHttpGuard(options: EngineHttpOptions = {}, resumes = true): HttpGuard {
   if (options.targets !== undefined && !Array.isArray(options.targets))
     throw new OptionError(`targets must be an array, got ${JSON.stringify(options.targets)}`, 'targets');
-  const targets = options.targets?.map((t, i) => toTarget(t, i));
+  const targets = options.targets?.map((t, i) => toTarget(t, i, resumes));
   const origins = targets?.flatMap((t) => (t.origin === undefined ? [] : [t.origin]));
   const guard = new Guard({
     ...options,
@@ -216,7 +216,8 @@ function resolveStream(o: StreamGuardOptions | false | undefined): ResolvedStrea
 }
 
 /** A string target is an origin; an object's `origin`, when given, is normalised as one. */
-function toTarget(target: HttpTarget, i: number): HttpTargetSpec {
+/** `resumes`: the integration continues broken streams; one that does not refuses a target's `continuation`. */
+function toTarget(target: HttpTarget, i: number, resumes: boolean): HttpTargetSpec {
   if (typeof target === 'string') {
     const origin = toOrigin(target, `targets[${i}]`);
     return { name: origin, origin };
@@ -226,9 +227,9 @@ function toTarget(target: HttpTarget, i: number): HttpTargetSpec {
       `targets[${i}] must be an origin or a target like { name, model }, got ${JSON.stringify(target)}`,
       `targets[${i}]`,
     );
-  if (target.continuation !== undefined)
+  if (target.continuation !== undefined && !resumes)
     throw new OptionError(
-      `targets[${i}].continuation: the HTTP integrations do not resume streams yet (the simulator does)`,
+      `targets[${i}].continuation: the undici interceptor does not resume streams yet (guardedFetch does)`,
       `targets[${i}].continuation`,
     );
   if (target.origin === undefined) return target;

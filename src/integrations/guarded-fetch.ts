@@ -12,12 +12,15 @@ import {
   type HttpRequestInfo,
 } from './engine-http-options.js';
 import { fetchRequest, inputUrl, type FetchRequest } from './fetch-body.js';
-import { faultCode, GuardedStream, type StreamEnd } from './guarded-stream.js';
+import { faultCode, GuardedStream, type StreamEnd, type StreamHooks } from './guarded-stream.js';
+import { prefillBody, resumable, ResumeTap, type Resumption } from './stream-resume.js';
+import { charsPerToken } from '../engine/token-estimator.js';
+import type { Target } from '../engine/target.js';
 import { answerResult, brokenStreamResult, MAX_ERROR_BODY_BYTES } from './http-answer.js';
 import { estimateRequestTokens, isStreamRequest, readJsonBody, requestKeys } from './request-estimate.js';
 import { SseUsage, usageFromBody } from './response-usage.js';
 import { publicShedError, shedAnswer } from './shed-answer.js';
-import { providerOfPath } from './stream-event.js';
+import { providerOfPath, type StreamProvider } from './stream-event.js';
 import { StreamGate } from './stream-gate.js';
 import { targetRequest } from './target-request.js';
 import { readUpTo, tapStream, type TapEnd } from './tap-stream.js';
@@ -91,6 +94,10 @@ export function guardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
       classify: (a) => a.result,
       usage: (a) => a.usage,
     });
+    void run.then(
+      () => call.endResume(),
+      () => call.endResume(),
+    );
     const final = run.then(
       (a) => a.response,
       (err: unknown) => {
@@ -104,6 +111,15 @@ export function guardedFetch(options: GuardedFetchOptions = {}): GuardedFetch {
     return Promise.race([call.committed, final]);
   };
   return Object.assign(guarded, { guard: h.guard, streams }) as GuardedFetch;
+}
+
+/** How prefill tokens are counted without an estimator of the guard's own. */
+const DEFAULT_ESTIMATOR = charsPerToken(3);
+
+/** Whether a chat completions body asks for the usage chunk at the end of its stream. */
+function includesUsage(json: unknown): boolean {
+  const o = (json as { stream_options?: { include_usage?: unknown } } | null)?.stream_options;
+  return o?.include_usage === true;
 }
 
 /** Headers every answer of the guard carries. */
@@ -127,25 +143,83 @@ class FetchCall {
   ) {
     this.committed = new Promise((resolve) => (this.commit = resolve));
     this.streaming = isStreamRequest(json);
+    this.provider = providerOfPath(new URL(req.url).pathname);
   }
 
   private readonly streaming: boolean;
+  private readonly provider: StreamProvider;
 
-  /** The attempt's URL and init for its target: origin, model, `rewrite`; from the original each time. */
+  /**
+   * The attempt's URL and init for its target: origin, model, `rewrite`; from the original each
+   * time — with the delivered text as a trailing assistant message while resuming.
+   */
   private forTarget(ctx: AttemptContext): { url: string; init: RequestInit } {
     const init = this.req.init;
-    const t = targetRequest(ctx.target, this.req.url, this.path, init.method ?? 'GET', this.json, () =>
+    const prefill = this.resumption === undefined ? undefined : prefillBody(this.json, this.resumption.text);
+    const json = prefill ?? this.json;
+    const t = targetRequest(ctx.target, this.req.url, this.path, init.method ?? 'GET', json, () =>
       Object.fromEntries(new Headers(init.headers).entries()),
     );
-    if (t.body === undefined && t.headers === undefined) return { url: t.url, init };
+    const body = t.body ?? (prefill === undefined ? undefined : JSON.stringify(prefill));
+    if (body === undefined && t.headers === undefined) return { url: t.url, init };
     return {
       url: t.url,
       init: {
         ...init,
-        ...(t.body === undefined ? {} : { body: t.body }),
+        ...(body === undefined ? {} : { body }),
         ...(t.headers ? { headers: t.headers } : {}),
       },
     };
+  }
+
+  /** A broken committed stream being continued (`stream.resume`), and who waits for its continuation. */
+  private resumption: Resumption | undefined = undefined;
+  private continued: ((body: ReadableStream<Uint8Array> | undefined) => void) | undefined = undefined;
+
+  /**
+   * Whether a committed stream of this call, on `target`, may be continued: `stream.resume` is
+   * on, the call streams chat completions or messages, and the target or one after it in the
+   * chain declares `continuation: 'prefill'` (the engine goes only there).
+   */
+  private mayResume(target: Target): boolean {
+    const sg = this.h.stream;
+    if (sg === undefined || !sg.resume || sg.commit !== 'first-token' || !this.streaming) return false;
+    if (this.provider === 'responses' || prefillBody(this.json, '') === undefined) return false;
+    return this.h.guard.targets.some((t) => t.index >= target.index && t.continuation === 'prefill');
+  }
+
+  /**
+   * The committed stream of attempt `ctx` broke (`error`) after the caller got `tap.text`: asks
+   * the engine for the rest (`ctx.resume`) and gives the promise of the continuation's stream,
+   * or undefined when it cannot be continued (then the break ends the caller's stream).
+   */
+  private resumeAfter(
+    ctx: AttemptContext,
+    tap: ResumeTap,
+    error: unknown,
+  ): Promise<ReadableStream<Uint8Array> | undefined> | undefined {
+    if (!resumable(error) || !tap.textOnly || !this.mayResume(ctx.target)) return undefined;
+    const prev = this.resumption;
+    const estimate = (text: string) => (this.h.estimator ?? DEFAULT_ESTIMATOR).estimate(text);
+    const text = (prev?.text ?? '') + tap.text;
+    this.resumption = {
+      provider: this.provider === 'anthropic' ? 'anthropic' : 'openai',
+      text,
+      error: prev?.error ?? error,
+      count: (prev?.count ?? 0) + 1,
+      prefillTokens: (prev?.prefillTokens ?? 0) + estimate(text),
+      deliveredTokens: (prev?.deliveredTokens ?? 0) + (tap.reported >= 0 ? tap.reported : estimate(tap.text)),
+      usageChunk: this.provider === 'anthropic' || includesUsage(this.json),
+    };
+    ctx.resume(error.kind);
+    return new Promise((resolve) => (this.continued = resolve));
+  }
+
+  /** The call is over: a continuation still awaited will not come (the caller gets the break's error). */
+  endResume(): void {
+    const waiting = this.continued;
+    this.continued = undefined;
+    waiting?.(undefined);
   }
 
   async attempt(ctx: AttemptContext): Promise<FetchAnswer> {
@@ -156,7 +230,10 @@ class FetchCall {
     const sg = this.h.stream;
     const waits = attemptWaits(this.h, ctx.target, sg !== undefined && this.streaming);
     const clock = this.h.guard.clock;
-    const guard = new StreamGuard({ waits, commit: sg?.commit ?? 'first-token' }, clock.now());
+    const guard = new StreamGuard(
+      { waits, commit: sg?.commit ?? 'first-token', resume: this.mayResume(ctx.target) },
+      clock.now(),
+    );
     const a = new AttemptTimers(clock, ctx.signal ?? this.req.init.signal ?? undefined, guard);
     try {
       let res: Response;
@@ -222,10 +299,22 @@ class FetchCall {
   ): Promise<FetchAnswer> {
     const sse = new SseUsage();
     const clock = this.h.guard.clock;
-    const gate = new StreamGate(guard, providerOfPath(new URL(this.req.url).pathname), sse, () => clock.now());
+    const gate = new StreamGate(guard, this.provider, sse, () => clock.now());
     const callerAborted = (): boolean => this.req.init.signal?.aborted === true;
-    const stream = new GuardedStream(res.body!.getReader(), gate, a, callerAborted, () =>
-      ctx.signal?.aborted ? ctx.signal.reason : undefined,
+    // Continuing a broken stream: this attempt's events are spliced into the caller's stream.
+    const splice = this.resumption;
+    const tap = splice !== undefined || this.mayResume(ctx.target) ? new ResumeTap(this.provider, splice) : undefined;
+    const hooks: StreamHooks =
+      tap === undefined
+        ? {}
+        : { deliver: (parts) => tap.pass(parts), resume: (error) => this.resumeAfter(ctx, tap, error) };
+    const stream = new GuardedStream(
+      res.body!.getReader(),
+      gate,
+      a,
+      callerAborted,
+      () => (ctx.signal?.aborted ? ctx.signal.reason : undefined),
+      hooks,
     );
     a.onStall((e) => stream.stall(e));
     a.onFinishQuiet(() => stream.finishQuiet());
@@ -260,12 +349,23 @@ class FetchCall {
       const body = stream.body(first.first, first.complete, (end) => {
         a.end();
         count();
-        const result = end.how === 'complete' ? refusedResult(res, gate) : brokenResult(end, callerAborted());
+        const result =
+          end.how === 'complete'
+            ? refusedResult(res, gate)
+            : end.how === 'resumed'
+              ? // Continued elsewhere: a retryable break for the engine, which picks the target.
+                { error: end.error, cancelled: false }
+              : brokenResult(end, callerAborted());
         ended = { response: response!, result, usage: end.how === 'complete' ? sse.total() : undefined };
         if (response !== undefined) resolve(ended);
       });
       response = respond(res, body, target, true);
-      this.commit(response);
+      const waiting = splice === undefined ? undefined : this.continued;
+      if (waiting !== undefined) {
+        // The caller's stream is the first attempt's: this one goes on in it.
+        this.continued = undefined;
+        waiting(body);
+      } else this.commit(response);
       if (ended !== undefined) resolve({ ...ended, response });
     });
   }

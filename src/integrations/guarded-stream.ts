@@ -9,6 +9,18 @@ export interface StreamTimes {
 
 type ReadResult = { done: true; value?: Uint8Array } | { done: false; value: Uint8Array };
 
+/** What a transport may add to a guarded stream: a look at what the caller gets, and continuation after a break. */
+export interface StreamHooks {
+  /** The events the caller is handed, in order; returns what it gets instead (a continuation's splice). */
+  deliver?(parts: Uint8Array[]): Uint8Array[];
+  /**
+   * The committed stream broke (`error`): a promise of the stream that continues it (undefined
+   * when none came: the caller then gets the break's in-band error), or undefined when it is
+   * not continued at all.
+   */
+  resume?(error: unknown): Promise<ReadableStream<Uint8Array> | undefined> | undefined;
+}
+
 /** How a guarded stream ended. */
 export type StreamEnd =
   /** Its terminal signal (or a finish and a clean close) came: a success. */
@@ -19,6 +31,8 @@ export type StreamEnd =
   | { how: 'broken'; error: unknown; upstream: Record<string, unknown> | undefined }
   /** The caller cancelled it. */
   | { how: 'cancelled' }
+  /** It broke after commit and its rest is being asked for (`stream.resume`): the caller's stream stays open. */
+  | { how: 'resumed'; error: unknown }
   /** A refusal came whole before commit: held (`gate.heldBytes()`), the attempt's answer for the guard to judge. */
   | { how: 'refused' };
 
@@ -42,7 +56,12 @@ export class GuardedStream {
     private readonly callerAborted: () => boolean,
     /** The reason the attempt's signal aborted (deadline), if it did. */
     private readonly attemptAborted: () => unknown,
+    private readonly hooks: StreamHooks = {},
   ) {}
+
+  /** After a resumption: the stream that continues this one, read into the caller's. */
+  private piped: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
+  private cancelled = false;
 
   /** Quiet after the answer's finish: the end marker is missing, the answer is whole; close it now. */
   finishQuiet(): void {
@@ -67,7 +86,7 @@ export class GuardedStream {
       if (r.done) {
         const { complete, out } = this.gate.close();
         if (complete && !this.gate.committed) return this.fail({ how: 'refused' });
-        if (complete) return { first: out, complete: true };
+        if (complete) return { first: this.delivered(out), complete: true };
         return this.fail({ how: 'failed', error: this.cutError(), upstream: undefined });
       }
       const out = this.push(r.value);
@@ -77,7 +96,7 @@ export class GuardedStream {
       if (this.gate.committed) {
         const complete = this.gate.status === 'done';
         if (complete) this.release();
-        return { first: out, complete };
+        return { first: this.delivered(out), complete };
       }
     }
   }
@@ -96,6 +115,7 @@ export class GuardedStream {
         if (complete) c.close();
       },
       pull: async (c) => {
+        if (this.piped !== undefined) return this.pipe(c);
         for (;;) {
           const r = await this.next();
           if ('how' in r) {
@@ -108,11 +128,11 @@ export class GuardedStream {
           if (r.done) {
             const { complete: ok, out } = this.gate.close();
             if (!ok) return this.breakOff(c, this.cutError(), finish);
-            for (const part of out) c.enqueue(part);
+            for (const part of this.delivered(out)) c.enqueue(part);
             c.close();
             return finish({ how: 'complete' });
           }
-          const out = this.push(r.value);
+          const out = this.delivered(this.push(r.value));
           for (const part of out) c.enqueue(part);
           const status = this.gate.status;
           // 'over': a limit ran out; the next read says so.
@@ -127,7 +147,9 @@ export class GuardedStream {
         }
       },
       cancel: (reason) => {
+        this.cancelled = true;
         finish({ how: 'cancelled' });
+        this.piped?.cancel(reason).catch(() => {});
         return this.reader.cancel(reason);
       },
     });
@@ -161,13 +183,44 @@ export class GuardedStream {
     return new StreamError('stream_cut', 'stream closed before its terminal signal');
   }
 
-  /** After commit: the caller's stream ends with an in-band error event in the provider's shape. */
-  private breakOff(
+  /** What the caller gets of `parts` (the `deliver` hook's say). */
+  private delivered(parts: Uint8Array[]): Uint8Array[] {
+    return this.hooks.deliver === undefined ? parts : this.hooks.deliver(parts);
+  }
+
+  /** One read of the continuation into the caller's stream. */
+  private async pipe(c: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    try {
+      const r = await this.piped!.read();
+      if (r.done) c.close();
+      else c.enqueue(r.value);
+    } catch (err) {
+      c.error(err);
+    }
+  }
+
+  /**
+   * After commit: the caller's stream ends with an in-band error event in the provider's shape —
+   * unless the `resume` hook continues it: then the attempt ends (`resumed`) and the stream that
+   * continues it is read on into the caller's, or, should none come, the break's error ends it.
+   */
+  private async breakOff(
     c: ReadableStreamDefaultController<Uint8Array>,
     error: unknown,
     finish: (end: StreamEnd) => void,
-  ): void {
+  ): Promise<void> {
     this.release();
+    const next = this.hooks.resume?.(error);
+    if (next !== undefined) {
+      finish({ how: 'resumed', error });
+      const body = await next;
+      if (body !== undefined && this.cancelled) body.cancel().catch(() => {});
+      else if (body !== undefined) {
+        this.piped = body.getReader();
+        return this.pipe(c);
+      }
+      if (this.cancelled) return;
+    }
     const code = faultCode(error);
     const message = error instanceof Error ? error.message : String(error);
     c.enqueue(this.gate.errorEvent(code, `stormlab: ${message}`));

@@ -50,7 +50,8 @@ export type StormlabInterceptor = Dispatcher.DispatcherComposeInterceptor & { re
  * Requests to origins outside `targets`, and upgrades/CONNECT, pass through unguarded.
  */
 export function stormlab(options: EngineHttpOptions = {}): StormlabInterceptor {
-  const h = createHttpGuard(options);
+  // It does not continue broken streams yet: a target's continuation is refused, not ignored.
+  const h = createHttpGuard(options, false);
   const interceptor = (dispatch: Dispatcher.Dispatch): Dispatcher.Dispatch =>
     function guardedDispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
       if (opts.upgrade || opts.method === 'CONNECT') return dispatch(opts, handler);
