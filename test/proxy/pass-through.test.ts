@@ -277,6 +277,9 @@ describe('stormlab proxy passes answers through as they came', () => {
     const c = await ask(cut.url);
     expect(c.body.toString()).toBe('not really zstd');
     expect(cut.stats().proxy.unshaped).toBe(1);
+    const metrics = await (await request(`${cut.url}/metrics`)).body.text();
+    expect(metrics).toContain('# TYPE stormlab_proxy_unshaped_total counter\nstormlab_proxy_unshaped_total 1\n');
+    expect(metrics).toContain('\nstormlab_proxy_forwarded_total 2\n');
     // A TPM limit reads the usage too: identity asked for.
     const limited = await proxyTo(up.url, { quotas: { tpm: 100_000 } });
     sse('gzip', gzipped);

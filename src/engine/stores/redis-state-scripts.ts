@@ -56,6 +56,12 @@ return out
  * bucketful the others spent already. A process whose lastSync is older than the bucket's `r`
  * was also away: only the part of its spend after `r` is charged (the spend taken as even over
  * [since, now]), and its refund is dropped. The answer's fourth field is '1' in both cases.
+ *
+ * The bound this gives: after a loss, the processes that had synced the bucket are granted,
+ * over any span T, at most rate × T between them (it starts empty). A process that never
+ * synced it (lastSync -1: started while Redis was away) cannot tell a lost bucket from a new
+ * one; if it is the first back, the bucket starts full as on first use, so that window grants
+ * at most capacity + rate × T — one bucketful more, once per loss.
 
  * Marks the member active if it drew or asks to join, forgets members idle for activeMs, and
  * answers { tokens, debt, sharers } where sharers counts the active members plus this one if

@@ -40,7 +40,9 @@ export interface SharedLevel {
  * answers with the new level. With no answer (the store is unreachable) the share keeps
  * refilling here: each process enforces its last known share of the limit by itself.
  *
- * Until the first answer the share is the whole bucket.
+ * Until the first answer the share is the whole bucket. A process that never synced has no
+ * `lastSyncAt` to show the store, so a bucket the store lost looks new to it: if it is the first
+ * to sync after the loss, the store starts the bucket full (see BUCKET_SYNC for the bound).
  */
 export class SharedTokenBucket implements TokenBucketLike {
   readonly spec: BucketSpec;

@@ -105,22 +105,21 @@ class Attempt implements SetRequest {
     if (status < 200) return true; // 1xx: the answer is still to come
     this.status = status;
     if (status !== 200) this.rawHeaders = rawHeaders;
-    else if (this.streamed && isEventStream(rawHeaders)) this.scan = new StreamScan(); // else a JSON answer after all
+    else if (this.streamed && isEventStream(rawHeaders)) this.scan = new StreamScan(this.t.api); // else a JSON answer after all
     return true;
   }
 
   onData(chunk: Buffer): boolean {
-    // Error bodies as UTF-8 (their message is shown); a 200 is read for ASCII digits only.
-    const s = chunk.toString(this.status === 200 ? 'latin1' : 'utf8');
     const scan = this.scan;
-    if (scan === undefined) this.text += s;
-    else if (!this.told) scan.push(s);
+    // Error bodies as UTF-8 (their message is shown); a 200 JSON answer is read for its usage only.
+    if (scan === undefined) this.text += chunk.toString(this.status === 200 ? 'latin1' : 'utf8');
+    else if (!this.told) scan.push(chunk);
     else if (scan.content) {
-      scan.push(s);
+      scan.push(chunk);
       // The idle watch's one input: a clock read per chunk, no timer (see lastEventAt).
       this.lastAt = this.t.now();
     } else {
-      scan.push(s);
+      scan.push(chunk);
       if (scan.content) this.t.firstToken(this);
     }
     return true;
@@ -177,6 +176,11 @@ export class HttpTransport implements LeafTransport {
   /** The connections (undefined before `open`). */
   clients: ClientSet | undefined;
   private wire: WireFormat | undefined;
+
+  /** The provider API the run speaks (its streams are read in that dialect until they show their own). */
+  get api(): LiveApi {
+    return this.o.api;
+  }
   private readonly attempts: Array<Attempt | undefined> = [];
   private readonly stats: ModelStats[];
   private readonly headers: Record<string, string>;

@@ -1,9 +1,14 @@
+import { EventFlag } from '../../engine/stream-guard.js';
+import { PlainDeltas } from '../../integrations/plain-deltas.js';
+import { SseUsage, usageFromBody } from '../../integrations/response-usage.js';
+import { SseSplitter, sseFields } from '../../integrations/sse-splitter.js';
+import { readStreamEvent, type StreamProvider } from '../../integrations/stream-event.js';
 import { OUTPUT_TOKENS_HEADER } from '../../upstream/output-tokens-header.js';
 
 /**
  * What the live transport puts on the wire and reads back, per API and per answer shape: the
  * request (path, headers, body) and the few figures an answer is read for (its tokens, whether a
- * stream ended as it should). Bodies are cached as bytes by (model, prompt, max tokens): the same
+ * stream ended as it should), read by structure. Bodies are cached as bytes by (model, prompt, max tokens): the same
  * few shapes recur at tens of thousands of requests a second, and encoding them once each is all
  * the per-request work a simulated request needs.
  */
@@ -71,85 +76,57 @@ export class WireFormat {
   }
 }
 
-/**
- * The integer after the last (or first) `key` in `text`, or -1 (also when it runs to the end of
- * `text`: a stream's next chunk may hold more of its digits). Answers are read for a number or
- * two, so they are picked out of the text where they plainly are instead of parsing the JSON.
- */
-export function numberAfter(text: string, key: string, last = true): number {
-  const at = last ? text.lastIndexOf(key) : text.indexOf(key);
-  if (at < 0) return -1;
-  let i = at + key.length;
-  while (text.charCodeAt(i) === 32) i++;
-  let n = 0;
-  let digits = 0;
-  for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i), digits++) n = n * 10 + c - 48;
-  // Digits up to the end of the text may go on in the next chunk of a stream: not read yet.
-  return digits > 0 && i < text.length ? n : -1;
-}
-
-/** Tokens a JSON answer's `usage` says were served: OpenAI's `total_tokens`, or Anthropic's input + output. */
+/** Tokens a JSON answer's `usage` says were served (its structure, `usageOf`: OpenAI's `total_tokens` or prompt + completion, Anthropic's input + output), 0 if none. */
 export function usageTokens(text: string): number {
-  const total = numberAfter(text, '"total_tokens":');
-  if (total >= 0) return total;
-  const input = numberAfter(text, '"input_tokens":');
-  const output = numberAfter(text, '"output_tokens":');
-  if (input >= 0 || output >= 0) return Math.max(0, input) + Math.max(0, output);
-  // Only `prompt_tokens` + `completion_tokens` (some gateways drop the total).
-  return Math.max(0, numberAfter(text, '"prompt_tokens":')) + Math.max(0, numberAfter(text, '"completion_tokens":'));
+  return usageFromBody(text) ?? 0;
 }
 
-/** Characters of a stream kept between chunks: a marker split across two chunks is still seen. */
-const STREAM_TAIL = 512;
-
 /**
- * Reads an SSE answer as it comes, keeping only a short tail: the usage it reports (OpenAI's last
- * chunk with `include_usage`; Anthropic's `message_start` input and `message_delta` output), an
- * error event, whether the answer's finish came, and whether the end marker (`data: [DONE]`,
- * `event: message_stop`) arrived.
+ * Reads an SSE answer as it comes, event by event and by structure (the stream guard's own
+ * reader: `SseSplitter`, `readStreamEvent`, its exact fast path for plain deltas, `SseUsage`),
+ * whatever the JSON's spacing, key order or escapes and however the bytes are split: the usage
+ * it reports (OpenAI's last chunk with `include_usage`; Anthropic's `message_start` input and
+ * `message_delta` output), whether a content delta came, whether the answer's finish came,
+ * and how it ended — its end marker (`[DONE]`, `message_stop`) or an error event, after which
+ * nothing more is read. Malformed events are skipped.
  */
 export class StreamScan {
-  private tail = '';
-  total = -1;
-  input = -1;
-  output = -1;
+  private readonly splitter = new SseSplitter();
+  private readonly plain = new PlainDeltas();
+  private readonly usage = new SseUsage();
+  private provider: StreamProvider;
   ended = false;
-  /** The answer's finish came (`finish_reason`, Anthropic's `stop_reason`), whether or not its end marker follows. */
+  /** The answer's finish came (`finish_reason`, Anthropic's `stop_reason`, a usage chunk), whether or not its end marker follows. */
   finished = false;
   errored = false;
-  /** A content token has come (text, or a tool call's start). */
+  /** A content delta has come (text, a tool call's arguments, reasoning). */
   content = false;
 
-  push(chunk: string): void {
-    const s = this.tail + chunk;
-    if (!this.content) this.content = hasContent(s);
-    if (s.includes('{"error":') || s.includes('event: error') || s.includes('"type":"error"')) this.errored = true;
-    if (s.includes('[DONE]') || s.includes('event: message_stop')) this.ended = true;
-    if (!this.finished) this.finished = s.includes('"finish_reason":"') || s.includes('"stop_reason":"');
-    if (this.input < 0) this.input = numberAfter(s, '"input_tokens":', false);
-    const out = numberAfter(s, '"output_tokens":');
-    if (out >= 0) this.output = out;
-    const total = numberAfter(s, '"total_tokens":');
-    if (total >= 0) this.total = total;
-    this.tail = s.length > STREAM_TAIL ? s.slice(s.length - STREAM_TAIL) : s;
+  constructor(api: LiveApi) {
+    this.provider = api === 'anthropic' ? 'anthropic' : 'openai';
+  }
+
+  push(chunk: Uint8Array): void {
+    if (this.ended || this.errored) return;
+    this.splitter.push(chunk, (b, text, start, stop) => {
+      if (this.ended || this.errored) return;
+      // After the first token a plain delta says nothing more (see PlainDeltas): no parse.
+      if (this.content && this.plain.test(b, text, start, stop, this.provider)) return;
+      const info = readStreamEvent(sseFields(b, text, start, stop));
+      const f = info.flags;
+      if (info.provider !== undefined) this.provider = info.provider;
+      if (f & EventFlag.Malformed) return;
+      if (info.json !== undefined) this.usage.observe(info.json);
+      if (f === EventFlag.Content) this.plain.learn(text, start, stop, info);
+      if (f & EventFlag.Content) this.content = true;
+      if (f & EventFlag.Finish) this.finished = true;
+      if (f & EventFlag.Error) this.errored = true;
+      else if (f & EventFlag.Terminal) this.ended = true;
+    });
   }
 
   /** Tokens the stream reported, -1 if none. */
   tokens(): number {
-    if (this.total >= 0) return this.total;
-    if (this.input >= 0 || this.output >= 0) return Math.max(0, this.input) + Math.max(0, this.output);
-    return -1;
+    return this.usage.total() ?? -1;
   }
-}
-
-const CONTENT_KEY = '"content":"';
-
-/** Whether stream text holds a content token: non-empty `delta.content`, a tool call, an Anthropic content delta. */
-function hasContent(s: string): boolean {
-  if (s.includes('"type":"content_block_delta"') || s.includes('"tool_calls":[{')) return true;
-  for (let i = s.indexOf(CONTENT_KEY); i >= 0; i = s.indexOf(CONTENT_KEY, i + 1)) {
-    const at = i + CONTENT_KEY.length;
-    if (at < s.length && s.charCodeAt(at) !== 0x22) return true;
-  }
-  return false;
 }

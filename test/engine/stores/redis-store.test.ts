@@ -308,6 +308,40 @@ await describeWithRedis('RedisStore', () => {
     expect(buckets[0].share).toBe(1); // the floor is gone: q has not come back
   });
 
+  it('the rejoin bound: after a loss, processes that synced before get the refill only; a never-synced one first back starts the bucket full (one bucketful more, at most)', async () => {
+    // A 10-token bucket refilling 10/s, shared by a (synced before the loss) and n (started
+    // after it, never synced). Greedy: each takes all it can, syncing every 100 ms, for 1 s.
+    const granted = async (firstBack: 'a' | 'n'): Promise<number> => {
+      const clock = new ManualClock(T0);
+      const prefix = newPrefix(`rejoin-${firstBack}`);
+      const a = processOn(prefix, clock);
+      const ba = a.tokenBucket('rps', { capacity: 10, refillPerSec: 10 }) as SharedTokenBucket;
+      await a.sync();
+      while (ba.tryTake(1, clock.now())); // a spent its bucketful before Redis went
+      await a.sync();
+      await dropPrefix(admin, prefix); // Redis restarts empty
+      clock.advance(100);
+      const n = processOn(prefix, clock);
+      const bn = n.tokenBucket('rps', { capacity: 10, refillPerSec: 10 }) as SharedTokenBucket;
+      for (const s of firstBack === 'a' ? [a, n] : [n, a]) await s.sync();
+      let got = 0;
+      for (let tick = 0; tick < 10; tick++) {
+        for (const b of [ba, bn]) while (b.tryTake(1, clock.now())) got++;
+        clock.advance(100);
+        for (const s of [a, n]) await s.sync();
+      }
+      return got;
+    };
+    // The refill of 1 s is 10 tokens; shares worked out a sync apart may overshoot by about a sync's worth.
+    const rejoinedFirst = await granted('a');
+    expect(rejoinedFirst).toBeGreaterThanOrEqual(8);
+    expect(rejoinedFirst).toBeLessThanOrEqual(10 + 2);
+    // n cannot tell a lost bucket from a new one: first back, it starts it full, as on first use.
+    const freshFirst = await granted('n');
+    expect(freshFirst).toBeGreaterThan(10 + 2);
+    expect(freshFirst).toBeLessThanOrEqual(10 + 10 + 2);
+  });
+
   it('sends what is left when closed, and keeps the client open', async () => {
     const clock = new ManualClock(T0);
     const prefix = newPrefix('close');

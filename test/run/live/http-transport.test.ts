@@ -406,12 +406,14 @@ describe('wire format', () => {
     expect(usageTokens('{}')).toBe(0);
   });
 
-  it('StreamScan sees markers and usage split across chunks', () => {
-    const s = new StreamScan();
+  it('StreamScan reads the end and the usage by structure, split across chunks', () => {
+    const s = new StreamScan('anthropic');
     const text =
-      'event: message_start\ndata: {"message":{"usage":{"input_tokens":21,"output_tokens":1}}}\n\n' +
-      'event: message_delta\ndata: {"usage":{"output_tokens":9}}\n\nevent: message_stop\ndata: {}\n\n';
-    for (let i = 0; i < text.length; i += 7) s.push(text.slice(i, i + 7));
+      'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":21,"output_tokens":1}}}\n\n' +
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}\n\n' +
+      'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    const bytes = Buffer.from(text);
+    for (let i = 0; i < bytes.length; i += 7) s.push(bytes.subarray(i, i + 7));
     expect(s.ended).toBe(true);
     expect(s.errored).toBe(false);
     expect(s.tokens()).toBe(30);
