@@ -87,6 +87,16 @@ describe('resume: continuing a committed answer that broke', () => {
     expect(seen).toEqual(['a', 'b']);
   });
 
+  it('a stall on the only declaring target is resumed there again (nowhere else to go)', async () => {
+    const { guard, clock } = setup([
+      { name: 'a', model: 'a', continuation: 'prefill' },
+      { name: 'b', model: 'b' },
+    ]);
+    const { seen, fn } = breaksThen(stall, () => 'rest');
+    expect(await drive(clock, guard.run(fn))).toBe('rest');
+    expect(seen).toEqual(['a', 'a']);
+  });
+
   it('a rejected prefill (400) moves to the next declaring target, never to the caller while one is left', async () => {
     const { guard, clock } = setup([
       { name: 'a', model: 'a', continuation: 'prefill' },
