@@ -137,3 +137,26 @@ describe('resume: continuing a committed answer that broke', () => {
     );
   });
 });
+
+describe('resume in the Prometheus adapter', () => {
+  it('counts resumptions by the target that broke and the class of the break', async () => {
+    const { Registry } = await import('prom-client');
+    const { guardMetrics } = await import('../../src/integrations/prometheus-metrics.js');
+    const registry = new Registry();
+    const { guard, clock } = setup(
+      [
+        { name: 'a', model: 'a' },
+        { name: 'b', model: 'b', continuation: 'prefill' },
+      ],
+      { name: 'chat' },
+    );
+    const stop = guardMetrics(guard, { registry });
+    const { fn } = breaksThen(cut, () => 'rest');
+    await drive(clock, guard.run(fn));
+    const { values } = await registry.getSingleMetric('stormlab_stream_resumes_total')!.get();
+    expect(values).toEqual([
+      expect.objectContaining({ value: 1, labels: { guard: 'chat', target: 'a', class: 'stream_cut' } }),
+    ]);
+    stop();
+  });
+});
