@@ -5,7 +5,7 @@ import { faultsJson, parseFaultBody } from './fault-phases.js';
 import type { Refuse, ReadJson } from './json-request.js';
 import type { Routes } from './model-routes.js';
 import { openaiDialect } from './openai-dialect.js';
-import { prometheusText } from './prometheus-text.js';
+import { type MetricFamily, prometheusText } from './prometheus-text.js';
 import type { RequestLog } from './request-log.js';
 import { sendJson } from './send-json.js';
 import { parseToolPolicy, type ToolPolicy } from './tool-policy.js';
@@ -31,6 +31,8 @@ export interface ControlContext {
   lengths?: { withoutHeader: 'max' | number | undefined };
   readJson: ReadJson;
   refuse: Refuse;
+  /** Metric families of the server's own, after serve's in `/metrics` (a proxy's counters). */
+  metrics?(): readonly MetricFamily[];
 }
 
 /**
@@ -91,7 +93,7 @@ export function controlRoutes(c: ControlContext): Routes {
     },
     '/metrics': {
       GET: (_req, res) => {
-        const text = prometheusText(c.stats());
+        const text = prometheusText(c.stats(), c.metrics?.());
         res.writeHead(200, {
           'content-type': 'text/plain; version=0.0.4; charset=utf-8',
           'content-length': Buffer.byteLength(text),

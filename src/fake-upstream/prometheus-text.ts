@@ -3,11 +3,20 @@ import type { FakeUpstreamStats } from './fake-upstream-stats.js';
 /** Escapes a label value as the exposition format wants: backslash, quote, newline. */
 const label = (v: string): string => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
+/** One metric family a server adds to serve's: a name, its type and help, rows of labels (`{a="b"}` or '') and values. */
+export interface MetricFamily {
+  name: string;
+  type: 'counter' | 'gauge';
+  help: string;
+  rows: Array<[string, number]>;
+}
+
 /**
- * The server's counters in the Prometheus text exposition format (version 0.0.4). Counters
- * restart from zero on `POST /_stormlab/reset`, which Prometheus reads as a counter reset.
+ * The server's counters in the Prometheus text exposition format (version 0.0.4), then the
+ * families of its own a server adds (`more`: a proxy's). Counters restart from zero on
+ * `POST /_stormlab/reset`, which Prometheus reads as a counter reset.
  */
-export function prometheusText(stats: FakeUpstreamStats): string {
+export function prometheusText(stats: FakeUpstreamStats, more: readonly MetricFamily[] = []): string {
   const out: string[] = [];
   const family = (name: string, type: 'counter' | 'gauge', help: string, rows: Array<[string, number]>) => {
     out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
@@ -86,5 +95,6 @@ export function prometheusText(stats: FakeUpstreamStats): string {
     ),
   );
   family('stormlab_http_in_flight', 'gauge', 'Model requests received and not closed yet.', [['', stats.inFlight]]);
+  for (const f of more) family(f.name, f.type, f.help, f.rows);
   return `${out.join('\n')}\n`;
 }

@@ -21,6 +21,7 @@ import type { Routes } from '../fake-upstream/model-routes.js';
 import { openaiDialect } from '../fake-upstream/openai-dialect.js';
 import { readBody } from '../fake-upstream/read-body.js';
 import { RequestLog, type RequestLogEntry } from '../fake-upstream/request-log.js';
+import type { MetricFamily } from '../fake-upstream/prometheus-text.js';
 import { responsesDialect } from '../fake-upstream/responses-dialect.js';
 import { routeKey } from '../fake-upstream/route-key.js';
 import { sendJson } from '../fake-upstream/send-json.js';
@@ -166,7 +167,33 @@ export async function createProxy(options: ProxyOptions): Promise<StormlabProxy>
       proxy.unshaped++;
     },
   };
-  const control = controlRoutes({ host: faults, now, stats, reset, log, readJson, refuse });
+  const metrics = (): MetricFamily[] => [
+    {
+      name: 'stormlab_proxy_forwarded_total',
+      type: 'counter',
+      help: 'Requests sent on to the upstream, every route.',
+      rows: [['', proxy.forwarded]],
+    },
+    {
+      name: 'stormlab_proxy_unknown_total',
+      type: 'counter',
+      help: 'Requests the proxy does not read (not a POST to a model route with a JSON body): forwarded untouched.',
+      rows: [['', proxy.unknown]],
+    },
+    {
+      name: 'stormlab_proxy_upstream_errors_total',
+      type: 'counter',
+      help: 'Requests the upstream gave no answer to (answered 502), or whose answer broke off.',
+      rows: [['', proxy.upstreamErrors]],
+    },
+    {
+      name: 'stormlab_proxy_unshaped_total',
+      type: 'counter',
+      help: 'Answers a fault or a TPM limit had to read that came in an encoding the proxy cannot decode: relayed as they came.',
+      rows: [['', proxy.unshaped]],
+    },
+  ];
+  const control = controlRoutes({ host: faults, now, stats, reset, log, readJson, refuse, metrics });
   const unknownModel = new ProxyModel('(not a model request)', {});
 
   /** Sends a request on; `plan` shapes its answer. */

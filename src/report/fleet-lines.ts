@@ -30,7 +30,7 @@ export function fleetLines(vs: readonly RunResult[]): string[] {
       const planned =
         w.plannedRoots === null ? usersText(w.users ?? []) : `${formatCount(w.plannedRoots)} roots planned`;
       lines.push(
-        `  share ${w.share + 1}/${w.of} ${w.worker ?? '(none)'}: ${w.status}, ${planned}, ${formatCount(w.roots)} started, ${formatCount(w.sent)} requests, clock offset ${w.offsetMs.toFixed(1)} ms, start lag ${formatCount(w.startLagMs)} ms`,
+        `  share ${w.share + 1}/${w.of} ${w.worker ?? '(none)'}: ${w.status}, ${planned}, ${formatCount(w.roots)} started, ${formatCount(w.sent)} requests, clock offset ${offsetText(w.offsetMs)} ms, start lag ${formatCount(w.startLagMs)} ms`,
       );
     }
     const s = v.live?.sharedState;
@@ -42,4 +42,10 @@ export function fleetLines(vs: readonly RunResult[]): string[] {
     }
   }
   return lines;
+}
+
+/** A clock offset to a tenth of a ms, never `-0.0` (an offset that rounds to nothing has no sign). */
+function offsetText(ms: number): string {
+  const t = ms.toFixed(1);
+  return t === '-0.0' ? '0.0' : t;
 }

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { tempDir } from '../cli/capture-io.js';
 import { ownRedis } from '../helpers/redis-server.js';
@@ -63,6 +64,28 @@ function stormlab(args: string[]): Proc {
   };
 }
 
+/** The points waiting on queue `name` (BullMQ's wait list), asked of this file's Redis; 0 while it is away. */
+async function queued(name: string): Promise<number> {
+  const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false });
+  try {
+    await client.connect();
+    return await client.llen(`bull:${name}:wait`);
+  } catch {
+    return 0;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Resolves once `ok()` holds, asking again after each answer (rejects after `ms`). */
+async function waitFor(ok: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!(await ok())) {
+    if (performance.now() > deadline) throw new Error(`no ${what} within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** Stack lines, and raw connection errors as Node prints them: what must never reach stderr. */
 function flood(err: string): string[] {
   return err.split('\n').filter((l) => /^\s+at |ECONNREFUSED \d|Unhandled error event|errno:/.test(l));
@@ -95,31 +118,43 @@ describe('the queue when its Redis goes away', () => {
     expect(worker.err().trimEnd().split('\n')).toHaveLength(3);
   }, 60_000);
 
-  // Skipped: on a quiet fresh-clone run the sweep's points all finished before the test's Redis
-  // came back, so the "answers again" line it waits for never came (a race of the test's
-  // timing, written on a loaded machine). It needs points that outlast the kill before it runs again.
-  it.skip('sweep --queue: Redis killed mid-sweep and back (empty) within --queue-wait: the sweep ends, as a local one would', async () => {
-    const url = `${redis.url}?queue=loss-resume`;
+  // The points must outlast the kill, by construction rather than by their length: the only
+  // worker is stopped (SIGSTOP) before the sweep puts its points on the queue, so none can be
+  // answered until the test lets it go on (SIGCONT), after Redis was killed and came back
+  // empty. Every step waits on a state (a line, the queue's length), never on a time.
+  it('sweep --queue: Redis killed mid-sweep and back (empty) within --queue-wait: the sweep ends, as a local one would', async () => {
+    const name = 'loss-resume';
+    const url = `${redis.url}?queue=${name}`;
     const worker = stormlab(['worker', '--queue', url]);
     await worker.saw('taking points');
-    const sweep = stormlab(['sweep', 'flaky.yaml', ...GRID, ...LONG, '--queue', url, '--json', 'q.json']);
-    await sweep.saw('sweeping');
-    await redis.kill();
-    await sweep.saw('does not answer (ECONNREFUSED); waiting up to 30s for it (--queue-wait)');
-    await redis.start();
-    await sweep.saw('answers again after');
-    expect(await sweep.exit(120_000)).toBe(0);
-    const local = stormlab(['sweep', 'flaky.yaml', ...GRID, ...LONG, '--workers', '1', '--json', 'l.json']);
-    expect(await local.exit(120_000)).toBe(0);
-    const q = JSON.parse(readFileSync(join(dir, 'q.json'), 'utf8'));
-    const l = JSON.parse(readFileSync(join(dir, 'l.json'), 'utf8'));
-    expect({ ...q, timing: null }).toEqual({ ...l, timing: null });
-    // One line per change of state, at most: gone, back — for the coordinator and the worker.
-    expect(flood(sweep.err())).toEqual([]);
-    expect(flood(worker.err())).toEqual([]);
-    expect(sweep.err().match(/does not answer/g)?.length).toBe(1);
-    expect(sweep.err().match(/answers again/g)?.length).toBe(1);
-    expect(worker.err().match(/does not answer/g)?.length ?? 0).toBeLessThanOrEqual(1);
+    worker.child.kill('SIGSTOP');
+    try {
+      const sweep = stormlab(['sweep', 'flaky.yaml', ...GRID, ...LONG, '--queue', url, '--json', 'q.json']);
+      await sweep.saw('sweeping');
+      // Mid-sweep: all 8 points are on the queue, none taken.
+      await waitFor(async () => (await queued(name)) === 8, 30_000, 'the 8 points on the queue');
+      await redis.kill();
+      await sweep.saw('does not answer (ECONNREFUSED); waiting up to 30s for it (--queue-wait)');
+      await redis.start();
+      await sweep.saw('answers again after');
+      // Redis came back empty: the coordinator put its unanswered points back on the queue.
+      await waitFor(async () => (await queued(name)) === 8, 30_000, 'the 8 points back on the queue');
+      worker.child.kill('SIGCONT');
+      expect(await sweep.exit(120_000)).toBe(0);
+      const local = stormlab(['sweep', 'flaky.yaml', ...GRID, ...LONG, '--workers', '1', '--json', 'l.json']);
+      expect(await local.exit(120_000)).toBe(0);
+      const q = JSON.parse(readFileSync(join(dir, 'q.json'), 'utf8'));
+      const l = JSON.parse(readFileSync(join(dir, 'l.json'), 'utf8'));
+      expect({ ...q, timing: null }).toEqual({ ...l, timing: null });
+      // One line per change of state, at most: gone, back — for the coordinator and the worker.
+      expect(flood(sweep.err())).toEqual([]);
+      expect(flood(worker.err())).toEqual([]);
+      expect(sweep.err().match(/does not answer/g)?.length).toBe(1);
+      expect(sweep.err().match(/answers again/g)?.length).toBe(1);
+      expect(worker.err().match(/does not answer/g)?.length ?? 0).toBeLessThanOrEqual(1);
+    } finally {
+      worker.child.kill('SIGCONT');
+    }
   }, 240_000);
 
   it('sweep --queue: Redis away longer than --queue-wait: one line, exit 3, nothing written, no hang', async () => {

@@ -277,6 +277,18 @@ describe('stormlab proxy passes answers through as they came', () => {
     const c = await ask(cut.url);
     expect(c.body.toString()).toBe('not really zstd');
     expect(cut.stats().proxy.unshaped).toBe(1);
+    const metrics = await (await request(`${cut.url}/metrics`)).body.text();
+    expect(metrics).toContain('# TYPE stormlab_proxy_unshaped_total counter\nstormlab_proxy_unshaped_total 1\n');
+    expect(metrics).toContain('\nstormlab_proxy_forwarded_total 2\n');
+    // A body that says gzip and is not: the answer breaks off, counted as the upstream's error.
+    sse('gzip', Buffer.from('not gzip at all'));
+    const broken = request(`${cut.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"m","stream":true,"messages":[]}',
+    }).then((r) => r.body.text());
+    await expect(broken).rejects.toThrow();
+    expect(cut.stats().proxy.upstreamErrors).toBe(1);
     // A TPM limit reads the usage too: identity asked for.
     const limited = await proxyTo(up.url, { quotas: { tpm: 100_000 } });
     sse('gzip', gzipped);
