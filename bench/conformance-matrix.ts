@@ -33,15 +33,20 @@ export interface ConformanceCase {
   name: string;
   /** The phase installed on the primary only (`model` is filled in). */
   fault: Omit<FaultPhaseInput, 'model'>;
-  /** A phase on the fallback as well (prefill-rejected: proves the fallback got the original request). */
+  /** A phase on the fallback as well (prefill-rejected: the fallback refuses the continuation). */
   fallbackFault?: Omit<FaultPhaseInput, 'model'>;
   stream: boolean;
   commit?: StreamGuardOptions['commit'];
+  /**
+   * The fallback target declares `continuation: 'prefill'` (its model on the fake upstream takes
+   * prefills), so a committed stream that breaks is resumed there (`stream.resume`, the default).
+   */
+  resume?: boolean;
 }
 
 /** What the caller got: a whole answer (its finish reason), a clean error, or a success that is not whole. */
 export type Outcome =
-  | { kind: 'complete'; finish: string }
+  | { kind: 'complete'; finish: string; resumed?: number }
   | { kind: 'error'; status: number | undefined; code: string | undefined }
   | { kind: 'truncated' };
 
@@ -78,6 +83,31 @@ const cases = (): ConformanceCase[] => {
       fault: { kind: 'cut', afterTokens: 5 },
       stream: true,
       commit: 'complete',
+    },
+    {
+      name: "stall after 5 tokens, commit: 'complete'",
+      fault: { kind: 'stall', afterTokens: 5 },
+      stream: true,
+      commit: 'complete',
+    },
+    {
+      name: 'cut after 5 tokens, fallback continues',
+      fault: { kind: 'cut', afterTokens: 5 },
+      stream: true,
+      resume: true,
+    },
+    {
+      name: 'stall after 5 tokens, fallback continues',
+      fault: { kind: 'stall', afterTokens: 5 },
+      stream: true,
+      resume: true,
+    },
+    {
+      name: 'cut after 5, fallback continues but rejects the prefill',
+      fault: { kind: 'cut', afterTokens: 5 },
+      fallbackFault: { kind: 'prefill-rejected' },
+      stream: true,
+      resume: true,
     },
     { name: 'malformed event', fault: { kind: 'malformed' }, stream: true },
     { name: 'missing [DONE]', fault: { kind: 'missing-done' }, stream: true },
@@ -118,7 +148,13 @@ async function call(
   const options: GuardedFetchOptions = {
     targets: [
       { name: 'primary', origin: fu.url, model: PRIMARY, contextWindow: WINDOW },
-      { name: 'fallback', origin: fu.url, model: FALLBACK, contextWindow: WINDOW },
+      {
+        name: 'fallback',
+        origin: fu.url,
+        model: FALLBACK,
+        contextWindow: WINDOW,
+        ...(c.resume === true ? { continuation: 'prefill' as const } : {}),
+      },
       { name: 'long', origin: fu.url, model: LONG, contextWindow: LONG_WINDOW },
     ],
     headersTimeoutMs: CONFORMANCE_TIMEOUTS.headersTimeoutMs,
@@ -134,8 +170,15 @@ async function call(
       const { data, response } = await client.chat.completions.create({ ...ask(true), stream: true }).withResponse();
       target = response.headers.get('x-stormlab-target') ?? undefined;
       let finish: string | undefined;
-      for await (const chunk of data) finish = chunk.choices[0]?.finish_reason ?? finish;
-      outcome = finish === undefined ? { kind: 'truncated' } : { kind: 'complete', finish };
+      let resumed: number | undefined;
+      for await (const chunk of data) {
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+        resumed = (chunk as { stormlab_resume?: { resumptions: number } }).stormlab_resume?.resumptions ?? resumed;
+      }
+      outcome =
+        finish === undefined
+          ? { kind: 'truncated' }
+          : { kind: 'complete', finish, ...(resumed === undefined ? {} : { resumed }) };
     } else {
       const { data, response } = await client.chat.completions.create({ ...ask(false), stream: false }).withResponse();
       target = response.headers.get('x-stormlab-target') ?? undefined;
@@ -155,8 +198,9 @@ export async function runConformance(
 ): Promise<ConformanceResult[]> {
   // Answers end by themselves at 20 tokens, the requests' limit: a healthy answer finishes with `stop`.
   const fast = (name: string) => ({ name, slots: 8, queue: 32, ttftMs: 20, tpotMs: 2, answerTokens: 20 });
+  // The fallback's model takes prefills; only the rows whose fallback target declares it send one.
   const fu = await createFakeUpstream({
-    upstream: { models: [fast(PRIMARY), fast(FALLBACK), fast(LONG)] },
+    upstream: { models: [fast(PRIMARY), { ...fast(FALLBACK), continuation: 'prefill' as const }, fast(LONG)] },
     random: new SeededRandom(11),
     unknownModels: 'reject',
   });
@@ -188,7 +232,7 @@ export async function runConformance(
 
 /** An outcome in a few words for the table. */
 export function describeOutcome(o: Outcome): string {
-  if (o.kind === 'complete') return `complete (${o.finish})`;
+  if (o.kind === 'complete') return `complete (${o.finish})${o.resumed === undefined ? '' : `, resumed ×${o.resumed}`}`;
   if (o.kind === 'truncated') return 'TRUNCATED SUCCESS';
   return `clean error ${o.status ?? ''} ${o.code ?? ''}`.trim();
 }

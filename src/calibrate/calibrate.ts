@@ -9,6 +9,7 @@ import { fitReport, type FitReport } from './fit-report.js';
 import { Observations } from './observations.js';
 import { readOtlpFile } from './otlp-reader.js';
 import { scenarioText } from './scenario-text.js';
+import { readServeLog, ServeLog } from './serve-log.js';
 import { TraceAssembler } from './trace-assembler.js';
 import { observeTrace } from './trace-observer.js';
 
@@ -24,6 +25,8 @@ export interface CalibrateOptions {
   name?: string;
   /** A named fault phase to add after the fit. */
   faults?: FaultPreset;
+  /** `stormlab serve --log` files of the same run: the upstream's errors are the server's. */
+  serveLogs?: readonly TraceFile[];
 }
 
 export interface Calibration {
@@ -58,7 +61,12 @@ export function observe(files: readonly TraceFile[]): Observations {
  */
 export function calibrate(files: readonly TraceFile[], options: CalibrateOptions = {}): Calibration {
   const obs = observe(files);
-  const draft = derive(obs, options.name ?? 'calibrated');
+  let serve: ServeLog | undefined;
+  if (options.serveLogs !== undefined && options.serveLogs.length > 0) {
+    serve = new ServeLog();
+    for (const f of options.serveLogs) readServeLog(f.path, f.label, serve);
+  }
+  const draft = derive(obs, options.name ?? 'calibrated', serve);
   const fitted = scenarioText(draft);
   const scenario = load(fitted);
   const spec = runSpecOf(scenario, 'naive');

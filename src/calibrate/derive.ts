@@ -6,9 +6,10 @@ import { fitArrivals } from './fit-arrivals.js';
 import { type Fit, fitCount, fitLognormal, fitTokens, meanCount, round } from './fit-dist.js';
 import { FEW_ANSWERS, fitModel } from './fit-models.js';
 import { fitPolicy, type PolicyDoc } from './fit-retry.js';
-import { faultPhases } from './fit-faults.js';
+import { type FailureSource, faultPhases } from './fit-faults.js';
 import type { Observations, RetryStats } from './observations.js';
 import type { Reservoir } from './reservoir.js';
+import type { ServeLog } from './serve-log.js';
 
 /** Fewer samples than this at a layer are too few to fit a distribution well (said, not refused). */
 export const FEW_SAMPLES = 20;
@@ -98,7 +99,7 @@ function pct(x: number): string {
 }
 
 /** The scenario the observations describe, with what was approximated said. */
-export function derive(obs: Observations, name: string): Draft {
+export function derive(obs: Observations, name: string, serve?: ServeLog): Draft {
   const notes: string[] = [];
   const fits: string[] = [];
   const leaf = obs.leaf;
@@ -272,7 +273,8 @@ export function derive(obs: Observations, name: string): Draft {
   notes.push(
     `upstream capacity cannot be seen in traces: each model gets 4× the attempts it had in flight on average (at least 64 slots), so capacity does not limit it unless a fault is added`,
   );
-  const faults = faultPhases(obs, t0, arrivals.durationMs);
+  const failures = failureSource(obs, modelNames, serve, notes, fits);
+  const faults = faultPhases(failures, t0, arrivals.durationMs);
   for (const f of faults.notes) notes.push(f);
   fits.push(...faults.fits);
 
@@ -295,6 +297,9 @@ export function derive(obs: Observations, name: string): Draft {
   const header = [
     `calibrated by stormlab calibrate from ${obs.files.join(', ')}`,
     `${obs.spans} spans (${obs.genAiSpans} GenAI) in ${obs.traces} traces, ${roots} root tasks, from ${new Date(obs.first).toISOString()} to ${new Date(obs.last).toISOString()} (${((obs.last - obs.first) / 1000).toFixed(1)} s)`,
+    ...(serve === undefined
+      ? []
+      : [`the upstream's errors from ${serve.files.join(', ')} (stormlab serve --log: ${serve.requests} requests)`]),
     'only the attributes the fit needs were read: no prompt, completion or tool argument text is in this file',
     'variants: naive = the retries as observed; engine = retry at the model layer only, through the engine',
   ];
@@ -302,7 +307,7 @@ export function derive(obs: Observations, name: string): Draft {
     roots,
     layers: observedLayers,
     tokens: { prompt: leaf.tokensIn, completion: leaf.tokensOut },
-    errors: errorShares(obs),
+    errors: errorShares(failures.statuses),
   };
   return { doc, header, fits, notes, observed };
 }
@@ -342,14 +347,78 @@ function tokenFits(obs: Observations, notes: string[], fits: string[]): { prompt
   return { prompt, completion };
 }
 
-function errorShares(obs: Observations): Observed['errors'] {
+/**
+ * Where the upstream's failures are read from: the traces' attempts, or — given a
+ * `serve --log` — the server's own record of the same models' requests (every status, resets
+ * included, whatever the client's instrumentation kept). Says which, and how the two agree.
+ */
+function failureSource(
+  obs: Observations,
+  modelNames: string[],
+  serve: ServeLog | undefined,
+  notes: string[],
+  fits: string[],
+): FailureSource {
+  const traced: FailureSource = {
+    statuses: [...obs.models.values()].map((m) => m.statuses),
+    bins: obs.bins,
+    noStatus: 'a reset or a timeout, error.type only',
+  };
+  if (serve === undefined) return traced;
+  const served = modelNames.map((n) => serve.models.get(n)).filter((m) => m !== undefined);
+  const others = [...serve.models.keys()].filter((n) => !modelNames.includes(n));
+  if (others.length > 0)
+    notes.push(
+      `${serve.files.join(', ')}: requests for ${others.join(', ')} (a model no trace called) were left out of the errors and fault phases`,
+    );
+  if (served.length === 0) {
+    notes.push(`${serve.files.join(', ')}: no request for a model the traces called; errors are the traces'`);
+    return traced;
+  }
+  const requests = served.reduce((s, m) => s + m.requests, 0);
+  const attempts = modelNames.reduce((s, n) => s + (obs.models.get(n)?.attempts ?? 0), 0);
+  fits.push(
+    `upstream errors: from ${serve.files.join(', ')}, the server's own statuses of ${requests} requests (the traces had ${attempts} attempts)`,
+  );
+  if (Math.abs(requests - attempts) > 0.01 * Math.max(requests, attempts))
+    notes.push(
+      `${serve.files.join(', ')}: ${requests} requests at the server, ${attempts} attempts in the traces: other clients' requests are in the log, or the traces were sampled; the errors are the server's`,
+    );
+  for (const n of modelNames) {
+    const m = serve.models.get(n);
+    const t = obs.models.get(n);
+    if (m === undefined || t === undefined || m.latency.count === 0 || t.answers.count === 0) continue;
+    const atServer = m.latency.quantile(0.5);
+    const inSpans = t.answers.quantile(0.5);
+    fits.push(
+      `model ${n}: at the server p50 ${round(atServer)} ms, p95 ${round(m.latency.quantile(0.95))} ms; in the spans p50 ${round(inSpans)} ms — the ${round(Math.max(0, inSpans - atServer))} ms between is the client's and the network's, kept in the model's time (the layers see what the program saw)`,
+    );
+  }
+  const bins = new Map<number, [number, number]>();
+  for (const m of served)
+    for (const [k, [n, f]] of m.bins) {
+      const b = bins.get(k);
+      if (b === undefined) bins.set(k, [n, f]);
+      else {
+        b[0] += n;
+        b[1] += f;
+      }
+    }
+  return {
+    statuses: served.map((m) => m.statuses),
+    bins,
+    noStatus: 'no answer written: a reset, or the client gone first',
+  };
+}
+
+function errorShares(statuses: Iterable<ReadonlyMap<string, number>>): Observed['errors'] {
   let total = 0;
   let r429 = 0;
   let r5xx = 0;
   let none = 0;
   let failed = 0;
-  for (const m of obs.models.values())
-    for (const [s, c] of m.statuses) {
+  for (const m of statuses)
+    for (const [s, c] of m) {
       total += c;
       if (s === 'error' || Number(s) >= 400) failed += c;
       if (s === '429') r429 += c;

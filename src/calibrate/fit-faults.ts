@@ -1,6 +1,5 @@
 import { formatDuration } from '../upstream/duration.js';
 import { round } from './fit-dist.js';
-import type { Observations } from './observations.js';
 
 /** A fault phase is where the failure share of a second is at least this share of the worst second's. */
 const PHASE_SHARE = 0.5;
@@ -13,6 +12,16 @@ export interface FaultFit {
   notes: string[];
 }
 
+/** Where the upstream's failures are read from: the traces' attempts, or a `serve --log`. */
+export interface FailureSource {
+  /** Attempts by outcome (`200`, `429`, `error` for none recorded), one map per model. */
+  statuses: Iterable<ReadonlyMap<string, number>>;
+  /** Attempts and failed ones per second (epoch seconds). */
+  bins: ReadonlyMap<number, readonly [number, number]>;
+  /** What a failure without a status is, for the note (`a reset or a timeout, error.type only`). */
+  noStatus: string;
+}
+
 /**
  * The upstream's failures over time as `errors` phases: one over the seconds where failures
  * were concentrated (from the first to the last second at half the worst second's share or
@@ -20,12 +29,12 @@ export interface FaultFit {
  * whole run when they were spread evenly. The status mix is that of all failed attempts (their
  * HTTP status; a failure with none recorded — a reset, a timeout — is given 503, said so).
  */
-export function faultPhases(obs: Observations, t0: number, durationMs: number): FaultFit {
+export function faultPhases(src: FailureSource, t0: number, durationMs: number): FaultFit {
   const mix = new Map<string, number>();
   let noStatus = 0;
   let failed = 0;
-  for (const m of obs.models.values())
-    for (const [s, c] of m.statuses) {
+  for (const m of src.statuses)
+    for (const [s, c] of m) {
       if (s === '200' || Number(s) < 400) continue;
       failed += c;
       const k = s === 'error' ? '503' : s;
@@ -40,11 +49,9 @@ export function faultPhases(obs: Observations, t0: number, durationMs: number): 
   const status: Record<string, number> = {};
   for (const [k, c] of [...mix].sort((a, b) => b[1] - a[1])) status[k] = round(c / failed);
   if (noStatus > 0)
-    out.notes.push(
-      `${noStatus} failed attempts had no HTTP status (a reset or a timeout, error.type only): simulated as 503`,
-    );
+    out.notes.push(`${noStatus} failed attempts had no HTTP status (${src.noStatus}): simulated as 503`);
   const base = Math.floor(t0 / 1000);
-  const bins = [...obs.bins].map(([k, v]) => [k - base, v[0], v[1]] as const).sort((a, b) => a[0] - b[0]);
+  const bins = [...src.bins].map(([k, v]) => [k - base, v[0], v[1]] as const).sort((a, b) => a[0] - b[0]);
   let worst = 0;
   let attempts = 0;
   let fails = 0;

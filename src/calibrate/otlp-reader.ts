@@ -1,11 +1,8 @@
-import { closeSync, readSync } from 'node:fs';
-import { openRegularFile, UnreadableFile } from '../scenario/read-bounded-file.js';
 import { CalibrateError } from './calibrate-error.js';
+import { readLines } from './line-reader.js';
 import { spanOf } from './otlp-span.js';
 import type { Span } from './span.js';
 
-/** Read a file this much at a time. */
-const CHUNK = 1 << 20;
 /**
  * The most one OTLP document (a JSON body, or one line of a JSON Lines file) may take: a
  * document is parsed whole, so this bounds what a single one costs. The Collector's file
@@ -94,17 +91,6 @@ export interface FileRead {
  * what it holds is one document; the spans go to `sink` as they are read.
  */
 export function readOtlpFile(path: string, file: string, sink: SpanSink): FileRead {
-  let fd: number;
-  try {
-    // A regular file only (a fifo or a link to /dev/zero is refused, not read forever); of any
-    // size, since it is streamed: what bounds memory is MAX_DOCUMENT_BYTES and the traces open.
-    fd = openRegularFile(path).fd;
-  } catch (e) {
-    if (!(e instanceof UnreadableFile)) throw e;
-    throw new CalibrateError(`cannot read ${file}: ${e.reason}`);
-  }
-  const buf = Buffer.allocUnsafe(CHUNK);
-  let lineNo = 0;
   // A document spread over lines: its lines so far, its first line, its nesting.
   let pending: string[] = [];
   let pendingBytes = 0;
@@ -127,8 +113,7 @@ export function readOtlpFile(path: string, file: string, sink: SpanSink): FileRe
     take(doc, line);
   };
 
-  const onLine = (line: string): void => {
-    lineNo++;
+  const onLine = (line: string, lineNo: number): void => {
     if (pending.length === 0) {
       const t = line.trim();
       if (t === '') return;
@@ -171,34 +156,7 @@ export function readOtlpFile(path: string, file: string, sink: SpanSink): FileRe
     }
   };
 
-  // Lines are split on the newline byte, which never occurs inside a UTF-8 sequence, and each
-  // is decoded on its own: no decoder state, no string carried across chunks.
-  let carry: Buffer | undefined;
-  try {
-    for (;;) {
-      const n = readSync(fd, buf, 0, CHUNK, null);
-      if (n === 0) {
-        if (carry !== undefined && carry.length > 0) onLine(carry.toString('utf8'));
-        break;
-      }
-      let from = 0;
-      for (let nl = buf.indexOf(10, 0); nl >= 0 && nl < n; nl = buf.indexOf(10, from)) {
-        if (carry !== undefined) {
-          onLine(Buffer.concat([carry, buf.subarray(0, nl)]).toString('utf8'));
-          carry = undefined;
-        } else onLine(buf.toString('utf8', from, nl));
-        from = nl + 1;
-      }
-      if (from < n) {
-        const rest = Buffer.from(buf.subarray(from, n));
-        carry = carry === undefined ? rest : Buffer.concat([carry, rest]);
-        if (carry.length > MAX_DOCUMENT_BYTES)
-          throw new CalibrateError(`${file}:${lineNo + 1}: a line over ${MAX_DOCUMENT_BYTES / 1024 / 1024} MB`);
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
+  readLines(path, file, onLine);
   if (pending.length > 0)
     throw new CalibrateError(`${file}:${pendingLine}: the JSON document starting here never ends`);
   if (!sawText) throw new CalibrateError(`${file}: empty file, no traces in it`);

@@ -65,10 +65,15 @@ export function defineFiles(program: Command, { io, exit }: CommandContext): voi
     .option('--report <file>', 'write the fit report as JSON (schema stormlab.calibrate/v1)')
     .option('--faults <name>', 'add a named fault phase over the middle third: brownout, outage or rate-limit')
     .option('--name <name>', "the scenario's name (default calibrated)")
+    .option(
+      '--serve-log <file>',
+      "a stormlab serve --log JSONL of the same run: the upstream's errors from the server (repeatable)",
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option('-q, --quiet', 'print nothing but problems')
     .addHelpText(
       'after',
-      `${CALIBRATE_HELP}\n${commandExitHelp('calibrate', { usage: 'bad input: a trace file unreadable, not OTLP JSON, without GenAI spans, or with a cycle of parent ids; nothing is written' })}`,
+      `${CALIBRATE_HELP}\n${commandExitHelp('calibrate', { usage: 'bad input: a trace file unreadable, not OTLP JSON, without GenAI spans, or with a cycle of parent ids; a --serve-log that is not one; nothing is written' })}`,
     )
     .action(async (traces: string[], flags: CalibrateFlags) => {
       const { calibrateCommand } = await import('./commands/calibrate.js');

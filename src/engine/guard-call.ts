@@ -282,7 +282,7 @@ export class GuardCall {
   /**
    * What follows a failed attempt of a call that continues a broken answer: a retryable
    * failure is retried on the same target when it declares continuation (a silent one, with
-   * `onTimeout: 'fallback'`, is left at once), a refusal (a 400: the prefill rejected) or a
+   * `onTimeout: 'fallback'`, is left at once when another declaring target is left), a refusal (a 400: the prefill rejected) or a
    * target that does not declare it moves to the next declaring target; the caller's own
    * errors (a cancel) and auth end it. The original break, kept by the attempt, is what the
    * caller sees when none is left.
@@ -291,9 +291,11 @@ export class GuardCall {
     const g = this.g;
     if (cls.class === 'cancelled' || cls.class === 'auth') return Step.Fail;
     const silent = (cls.class === 'timeout' || cls.class === 'stream_stall') && g.options.onTimeout === 'fallback';
-    if (cls.action === 'retry' && !silent && this.target.continuation === 'prefill' && this.attempt < g.maxAttempts)
-      return this.planNext(cls, now);
-    return this.fallBack(now, cls.action === 'retry' ? cls.class : 'no_continuation') ? this.waitFor(0) : Step.Fail;
+    const here = cls.action === 'retry' && this.target.continuation === 'prefill' && this.attempt < g.maxAttempts;
+    if (here && !silent) return this.planNext(cls, now);
+    if (this.fallBack(now, cls.action === 'retry' ? cls.class : 'no_continuation')) return this.waitFor(0);
+    // A silent target with nowhere else to go is tried again, as any timeout is.
+    return here ? this.planNext(cls, now) : Step.Fail;
   }
 
   /** The caller gave up on an attempt in flight: free what it held; the throttle counts no accept. */

@@ -341,6 +341,7 @@ export class FleetRun {
       offsetMs: s.ready?.offsetMs ?? 0,
       startLagMs: r?.startLagMs ?? 0,
       interrupted: s.final?.interrupted ?? s.final === undefined,
+      ...(s.final?.storeUnavailable ? { storeUnavailable: s.final.storeUnavailable } : {}),
     };
   }
 }

@@ -27,6 +27,7 @@ class MetricSet {
   readonly shed: Counter<'guard' | 'target' | 'reason'>;
   readonly fallbacks: Counter<'guard' | 'from' | 'to' | 'why'>;
   readonly trips: Counter<'guard' | 'target' | 'cause'>;
+  readonly resumes: Counter<'guard' | 'target' | 'class'>;
   readonly reserved: Counter<'guard' | 'target'>;
   readonly used: Counter<'guard' | 'target'>;
   readonly storeOutages: Counter<'store'>;
@@ -57,6 +58,11 @@ class MetricSet {
       'why',
     ]);
     this.trips = counter('breaker_trips_total', 'Circuit breaker trips, by cause.', ['guard', 'target', 'cause']);
+    this.resumes = counter(
+      'stream_resumes_total',
+      'Committed streams that broke (a cut or a stall) and whose rest was asked for (stream.resume), by the target that broke.',
+      ['guard', 'target', 'class'],
+    );
     this.reserved = counter(
       'tokens_reserved_total',
       'Tokens reserved from the limiter before attempts (estimates; a reservation released when a later check refuses the call counts too).',
@@ -180,6 +186,8 @@ export function guardMetrics(guard: GuardView, options: GuardMetricsOptions = {}
         return child(`f|${e.from}|${e.to}|${e.why}`, () => set.fallbacks.labels(name, e.from, e.to, e.why)).inc();
       case 'trip':
         return child(`t|${e.target}|${e.cause}`, () => set.trips.labels(name, e.target, e.cause)).inc();
+      case 'resume':
+        return child(`rm|${e.target}|${e.class}`, () => set.resumes.labels(name, e.target, e.class)).inc();
       case 'reserve':
         return child(`rs|${e.target}`, () => set.reserved.labels(name, e.target)).inc(e.tokens);
       case 'reconcile':

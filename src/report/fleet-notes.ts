@@ -7,7 +7,8 @@ export const LATE_START_MS = 100;
 
 /**
  * What a fleet run's figures need said: each share whose worker was lost (the figures leave
- * it out; its intended roots are named) and each worker that started late, with its lag.
+ * it out; its intended roots are named), each worker whose engines lost the shared state's
+ * Redis for a while, and each worker that started late, with its lag.
  */
 export function fleetNotes(variants: readonly RunResult[]): ResultNote[] {
   const notes: ResultNote[] = [];
@@ -29,7 +30,20 @@ export function fleetNotes(variants: readonly RunResult[]): ResultNote[] {
           ...(w.users === undefined ? {} : { users: w.users }),
           message: `${v.name}: share ${w.share + 1} of ${w.of} was lost (${who}): its ${intended} are not in these figures, which are what the other workers drove`,
         });
-      } else if (w.startLagMs > LATE_START_MS)
+        continue;
+      }
+      if ((w.storeUnavailable ?? 0) > 0) {
+        const n = w.storeUnavailable!;
+        notes.push({
+          kind: 'shared-state-lost',
+          variant: v.name,
+          share: w.share,
+          worker: w.worker,
+          times: n,
+          message: `${v.name}: share ${w.share + 1} of ${w.of} (${who}) lost the shared engine state's Redis ${n === 1 ? 'once' : `${formatCount(n)} times`}: its engines decided on their own state until it was back, so the fleet's budgets and buckets were not one all along`,
+        });
+      }
+      if (w.startLagMs > LATE_START_MS)
         notes.push({
           kind: 'late-worker',
           variant: v.name,

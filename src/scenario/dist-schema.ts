@@ -5,6 +5,7 @@ import {
   duration,
   expecting,
   isMapping,
+  jsonOf,
   nonNegative,
   obj,
   tagged,
@@ -98,5 +99,10 @@ export function dist(kind: DistKind) {
   if (mapping === undefined) CACHE.set(kind, (mapping = distMapping(kind)));
   const m = mapping;
   const s = scalar(kind);
-  return switchOn<Dist>('a number or a {dist: ...} mapping', (v) => (isMapping(v) ? m : s));
+  let json = JSONS.get(kind);
+  if (json === undefined) JSONS.set(kind, (json = { anyOf: [jsonOf(s), jsonOf(m)] }));
+  return switchOn<Dist>('a number or a {dist: ...} mapping', (v) => (isMapping(v) ? m : s), json);
 }
+
+/** What the JSON Schema says a distribution of each kind may be: its number, or one of its mappings. */
+const JSONS = new Map<DistKind, Record<string, unknown>>();

@@ -11,7 +11,19 @@ import { RETRY_BUDGET_RANGES } from '../engine/retry-budget.js';
 import type { EngineConfig, RetryPolicy } from '../traffic/config.js';
 import { LIMIT_KEYS } from '../traffic/engine-guard.js';
 import { SDK_NAMES, SDK_PRESETS } from '../traffic/sdk-presets.js';
-import { durationIn, expecting, inRangeOf, num, obj, oneOf, name, orFalse, rangeJson, switchOn } from './schema-kit.js';
+import {
+  durationIn,
+  expecting,
+  inRangeOf,
+  intBetween,
+  num,
+  obj,
+  oneOf,
+  name,
+  orFalse,
+  rangeJson,
+  switchOn,
+} from './schema-kit.js';
 import { streamLimitsSchema, targetsSchema } from './stream-schema.js';
 
 /**
@@ -50,8 +62,8 @@ export const RETRY_POLICIES = ['none', 'naive', 'sdk', 'engine'] as const;
 const HEADERS_TIMEOUT_RANGE: Range = ABOVE_0;
 
 // Naive and SDK retry counts are the harness's own (the engine's `maxAttempts` is in GUARD_RANGES).
-const retries = () => num('an integer from 0 to 100', (n) => Number.isInteger(n) && n >= 0 && n <= 100);
-const attempts = () => num('an integer from 1 to 100', (n) => Number.isInteger(n) && n >= 1 && n <= 100);
+const retries = () => intBetween(0, 100);
+const attempts = () => intBetween(1, 100);
 
 // Every range below is the engine's own table (the constructors check the same), so a mistake
 // surfaces here with its path, in the engine's words, and the two cannot drift apart.

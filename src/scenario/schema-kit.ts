@@ -51,11 +51,24 @@ export const fallbackErrorMap: z.core.$ZodErrorMap = (iss) => {
   return expectedMessage('a valid value', iss.input);
 };
 
-/** A finite number passing `ok`, described by `what` ('a positive integer'). */
-export function num(what: string, ok: (n: number) => boolean = () => true) {
+/**
+ * A finite number passing `ok`, described by `what` ('a positive integer'). `json` is how the
+ * JSON Schema states the same range (`{type: 'integer', minimum: 1}`): the check is code, so
+ * say it there too, or editors accept what the loader refuses.
+ */
+export function num(what: string, ok: (n: number) => boolean = () => true, json?: Record<string, unknown>) {
   const error = expecting(what);
-  return z.number({ error }).refine(ok, { error });
+  const n = z.number({ error }).refine(ok, { error });
+  return json === undefined ? n : n.meta(json);
 }
+
+/** An integer from `lo` to `hi`, in the schema and in words. */
+export const intBetween = (lo: number, hi: number) =>
+  num(`an integer from ${lo} to ${hi}`, (n) => Number.isInteger(n) && n >= lo && n <= hi, {
+    type: 'integer',
+    minimum: lo,
+    maximum: hi,
+  });
 
 /** How the JSON Schema says a range (the checks are code here). */
 export function rangeJson(range: Range): Record<string, number> {
@@ -75,13 +88,19 @@ export function inRangeOf(range: Range) {
   });
 }
 
-export const positiveInt = () => num('a positive integer', (n) => Number.isInteger(n) && n > 0);
-export const nonNegativeInt = () => num('an integer >= 0', (n) => Number.isInteger(n) && n >= 0);
-export const positive = () => num('a positive number', (n) => n > 0);
-export const nonNegative = () => num('a number >= 0', (n) => n >= 0);
-export const ratio = () => num('a number from 0 to 1', (n) => n >= 0 && n <= 1);
+export const positiveInt = () =>
+  num('a positive integer', (n) => Number.isInteger(n) && n > 0, { type: 'integer', minimum: 1 });
+export const nonNegativeInt = () =>
+  num('an integer >= 0', (n) => Number.isInteger(n) && n >= 0, { type: 'integer', minimum: 0 });
+export const positive = () => num('a positive number', (n) => n > 0, { exclusiveMinimum: 0 });
+export const nonNegative = () => num('a number >= 0', (n) => n >= 0, { minimum: 0 });
+export const ratio = () => num('a number from 0 to 1', (n) => n >= 0 && n <= 1, { minimum: 0, maximum: 1 });
 export const httpStatus = () =>
-  num('an HTTP status from 100 to 599', (n) => Number.isInteger(n) && n >= 100 && n <= 599);
+  num('an HTTP status from 100 to 599', (n) => Number.isInteger(n) && n >= 100 && n <= 599, {
+    type: 'integer',
+    minimum: 100,
+    maximum: 599,
+  });
 
 export const text = (what = 'a non-empty string') =>
   z.string({ error: expecting(what) }).min(1, { error: expecting(what) });
@@ -128,7 +147,11 @@ export function durationIn(range: Range) {
       ctx.issues.push({ code: 'custom', message: expectedMessage(what, v), input: v });
       return z.NEVER;
     })
-    .meta(DURATION_JSON);
+    .meta({
+      ...DURATION_JSON,
+      // As a number (ms) the range is the schema's to state; as text, its units are read here.
+      anyOf: [{ type: 'number', ...rangeJson(range) }, DURATION_JSON.anyOf[1]],
+    });
 }
 
 /** A mapping with exactly these keys; others are reported as unknown, with a suggestion. */
@@ -172,12 +195,21 @@ export function switchOn<T>(
 }
 
 /**
+ * How the JSON Schema states `schema` (its input side), to give a `switchOn` what its branches
+ * accept: the checks that are code (a refinement across fields) are left out, the rest kept.
+ */
+export function jsonOf(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  return json;
+}
+
+/**
  * Engine options or `false` (off); `true` means "on, with the defaults", so
  * `--set engine.breaker=true` turns a breaker back on.
  */
 export function orFalse<T>(schema: z.ZodType<T>, what: string) {
   // Editors (and the option-walk test) see the mapping's own fields, not only the words.
-  const { $schema: _, ...mapping } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  const mapping = jsonOf(schema);
   return switchOn<T | false>(
     `${what}, true or false`,
     (v) => {

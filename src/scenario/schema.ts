@@ -12,7 +12,7 @@ import {
   expecting,
   isMapping,
   nonNegative,
-  num,
+  intBetween,
   obj,
   oneOf,
   positive,
@@ -93,10 +93,7 @@ const layerSchema = () =>
       fanout: dist('fanout').default(SCENARIO_DEFAULTS.fanout),
       sequential: bool().optional(),
       timeout: duration({ positive: true }).optional(),
-      replicas: num(
-        `an integer from 1 to ${MAX_REPLICAS}`,
-        (n) => Number.isInteger(n) && n >= 1 && n <= MAX_REPLICAS,
-      ).default(SCENARIO_DEFAULTS.replicas),
+      replicas: intBetween(1, MAX_REPLICAS).default(SCENARIO_DEFAULTS.replicas),
       retry: retrySchema().default({ policy: 'none' }),
       models: z
         .array(name('a model name'), { error: expecting('a list of model names') })
@@ -146,13 +143,17 @@ export const variantsSchema = (): z.ZodType<Variant[]> =>
   z
     .record(
       name('a variant name'),
-      switchOn('a mapping of path: value, or a list of "path=value"', (v) => {
-        if (isMapping(v))
-          return z
-            .record(z.string(), z.unknown())
-            .transform((m) => Object.entries(m).map(([path, value]) => ({ path, value })));
-        return Array.isArray(v) ? setList() : undefined;
-      }),
+      switchOn(
+        'a mapping of path: value, or a list of "path=value"',
+        (v) => {
+          if (isMapping(v))
+            return z
+              .record(z.string(), z.unknown())
+              .transform((m) => Object.entries(m).map(([path, value]) => ({ path, value })));
+          return Array.isArray(v) ? setList() : undefined;
+        },
+        { anyOf: [{ type: 'object' }, { type: 'array', items: { type: 'string', pattern: '=' } }] },
+      ),
       { error: expecting('a mapping of variant names to overrides') },
     )
     .transform((r): Variant[] => Object.entries(r).map(([name, set]) => ({ name, set })));
@@ -165,9 +166,7 @@ export function scenarioSchema(): z.ZodType<ParsedScenario> {
     {
       name: name('a scenario name'),
       description: z.string({ error: expecting('a one-line description') }).default(''),
-      seed: num('an integer from 0 to 4294967295', (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff).default(
-        SCENARIO_DEFAULTS.seed,
-      ),
+      seed: intBetween(0, 0xffffffff).default(SCENARIO_DEFAULTS.seed),
       duration: duration({ positive: true }),
       drain: duration().default(SCENARIO_DEFAULTS.drainMs),
       arrival: arrivalSchema(),

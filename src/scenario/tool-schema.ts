@@ -23,6 +23,7 @@ import {
   httpStatus,
   inRangeOf,
   isMapping,
+  jsonOf,
   nonNegativeInt,
   obj,
   oneOf,
@@ -38,15 +39,23 @@ export const TOOL_DEGRADES = ['fail', 'draft', 'read-only', 'defer'] as const sa
 export const TOOL_CALL_DEFAULTS = { calls: 1, degrade: 'fail' } as const;
 
 const status = () =>
-  switchOn<number | Record<string, number>>('an HTTP status or weights by status like {503: 0.7, 429: 0.3}', (v) =>
-    typeof v === 'number'
-      ? httpStatus()
-      : isMapping(v)
-        ? z.record(
-            z.string().regex(/^[1-5]\d\d$/, { error: 'expected an HTTP status from 100 to 599 as the key' }),
-            positive(),
-          )
-        : undefined,
+  switchOn<number | Record<string, number>>(
+    'an HTTP status or weights by status like {503: 0.7, 429: 0.3}',
+    (v) =>
+      typeof v === 'number'
+        ? httpStatus()
+        : isMapping(v)
+          ? z.record(
+              z.string().regex(/^[1-5]\d\d$/, { error: 'expected an HTTP status from 100 to 599 as the key' }),
+              positive(),
+            )
+          : undefined,
+    {
+      anyOf: [
+        jsonOf(httpStatus()),
+        { type: 'object', propertyNames: { pattern: '^[1-5]\\d\\d$' }, additionalProperties: jsonOf(positive()) },
+      ],
+    },
   );
 
 function fault<K extends ToolFaultKind, S extends z.core.$ZodLooseShape>(kind: K, extra: S) {

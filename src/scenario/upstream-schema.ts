@@ -19,11 +19,13 @@ import {
   expecting,
   httpStatus,
   isMapping,
+  jsonOf,
   nonNegative,
   obj,
   positive,
   positiveInt,
   nonNegativeInt,
+  intBetween,
   num,
   oneOf,
   ratio,
@@ -83,6 +85,7 @@ const errorStatus = () =>
   num(
     `an HTTP error status from ${ERROR_STATUS.min} to ${ERROR_STATUS.max}`,
     (n) => Number.isInteger(n) && n >= ERROR_STATUS.min && n <= ERROR_STATUS.max,
+    { type: 'integer', minimum: ERROR_STATUS.min, maximum: ERROR_STATUS.max },
   );
 
 /** Weights by status (`{503: 0.7, 429: 0.3}`): keys are statuses, weights >= 0 adding up to more than 0. */
@@ -103,8 +106,15 @@ const statusWeights = () =>
   });
 
 const status = () =>
-  switchOn<number | Record<string, number>>('an HTTP status or weights by status like {503: 0.7, 429: 0.3}', (v) =>
-    typeof v === 'number' ? errorStatus() : isMapping(v) ? statusWeights() : undefined,
+  switchOn<number | Record<string, number>>(
+    'an HTTP status or weights by status like {503: 0.7, 429: 0.3}',
+    (v) => (typeof v === 'number' ? errorStatus() : isMapping(v) ? statusWeights() : undefined),
+    {
+      anyOf: [
+        jsonOf(errorStatus()),
+        { type: 'object', propertyNames: { pattern: '^[45]\\d\\d$' }, additionalProperties: jsonOf(nonNegative()) },
+      ],
+    },
   );
 
 /** The keys every fault has: when (on [from, to), `to` defaulting to the end of the run) and which model (all when absent). */
@@ -128,6 +138,9 @@ function fault<K extends FaultKind, S extends z.core.$ZodLooseShape>(kind: K, ex
 }
 
 /** A fault that needs at least one of two fields (`latency`: a factor or an added time). */
+/** How the JSON Schema says `oneOfTwo`: one of the two keys is required. */
+const eitherJson = (a: string, b: string) => ({ anyOf: [{ required: [a] }, { required: [b] }] });
+
 function oneOfTwo(a: string, b: string) {
   return (f: Record<string, unknown>, ctx: z.core.$RefinementCtx<Record<string, unknown>>) => {
     if (f[a] === undefined && f[b] === undefined)
@@ -141,9 +154,9 @@ const faultSchema = () =>
     [
       fault('errors', { rate: ratio().optional(), status: status().optional() }),
       fault('outage', { status: status().optional() }),
-      fault('latency', { factor: positive().optional(), add: dist('time').optional() }).superRefine(
-        oneOfTwo('factor', 'add'),
-      ),
+      fault('latency', { factor: positive().optional(), add: dist('time').optional() })
+        .superRefine(oneOfTwo('factor', 'add'))
+        .meta(eitherJson('factor', 'add')),
       fault('reset', { rate: ratio().optional() }),
       fault('hang', { rate: ratio().optional() }),
       fault('midstream', { rate: ratio().optional() }),
@@ -152,7 +165,9 @@ const faultSchema = () =>
         rate: ratio().optional(),
         ttft: duration().optional(),
         add: dist('time').optional(),
-      }).superRefine(oneOfTwo('ttft', 'add')),
+      })
+        .superRefine(oneOfTwo('ttft', 'add'))
+        .meta(eitherJson('ttft', 'add')),
       fault('stall', { rate: ratio().optional(), after: positiveInt(), for: stallFor().optional() }),
       fault('cut', { rate: ratio().optional(), after: positiveInt() }),
       fault('malformed', { rate: ratio().optional() }),
@@ -199,9 +214,6 @@ const faultSchema = () =>
     };
   });
 
-const between = (lo: number, hi: number) =>
-  num(`an integer from ${lo} to ${hi}`, (n) => Number.isInteger(n) && n >= lo && n <= hi);
-
 export function upstreamSchema(): z.ZodType<UpstreamConfig> {
   return obj(
     {
@@ -215,8 +227,8 @@ export function upstreamSchema(): z.ZodType<UpstreamConfig> {
         .optional(),
       toolPolicy: obj(
         {
-          rounds: between(...TOOL_POLICY_LIMITS.rounds).optional(),
-          parallel: between(...TOOL_POLICY_LIMITS.parallel).optional(),
+          rounds: intBetween(...TOOL_POLICY_LIMITS.rounds).optional(),
+          parallel: intBetween(...TOOL_POLICY_LIMITS.parallel).optional(),
           pick: oneOf(['cycle', 'seeded']).optional(),
         },
         'a mapping like {rounds: 2}',

@@ -321,9 +321,8 @@ export class TrafficInterpreter implements CallKind, UpstreamListener {
     const cls =
       what === K_TIMEOUT
         ? TIMEOUT
-        : what === K_IDLE && layer.resume && c.firstAt[id] >= 0
-          ? this.resumeBroken(id, 'stall', 0)
-          : layer.stream!.abandon(what, c.firstAt[id], c.target[id]);
+        : ((what === K_IDLE && layer.resume && c.firstAt[id] >= 0 ? this.resumeBroken(id, 'stall', 0) : undefined) ??
+          layer.stream!.abandon(what, c.firstAt[id], c.target[id]));
     if (cls === undefined) return undefined; // a first-token timer after the first token
     if (layer.leaf) {
       this.inference?.release(id, now);

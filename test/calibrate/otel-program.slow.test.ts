@@ -90,6 +90,18 @@ describe('calibrate: a real OpenTelemetry-instrumented multi-agent program again
     ).toBeLessThan(0.05);
   });
 
+  it("with the server's --log beside the traces, the upstream's errors are the server's, request for request", () => {
+    const withLog = calibrate([{ path: run.traces, label: 'traces.jsonl' }], {
+      serveLogs: [{ path: run.serveLog, label: 'serve.jsonl' }],
+    });
+    const failed = served.filter((e) => e.status === 0 || e.status >= 400).length;
+    const row = withLog.report.rows.find((r) => r.layer === 'upstream' && r.metric === 'share failed')!;
+    expect(row.observed).toBeCloseTo(failed / served.length, 4);
+    expect(withLog.draft.fits.join('\n')).toContain(
+      `the server's own statuses of ${served.length} requests (the traces had ${served.length} attempts)`,
+    );
+  });
+
   it("its simulation matches the program's own clock: latency p50 and p95 per layer within 10 %", () => {
     const measured = [truth.roots, truth.agents, truth.modelCalls];
     for (let i = 0; i < measured.length; i++) {

@@ -203,6 +203,15 @@ describe('determinism', () => {
       expect.any(Number),
       0,
       0,
+      0,
+    ]);
+    // Only the variant whose models continue prefills reports resumed streams.
+    expect(a.json.variants.map((v: any) => v.resumedStreams)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      expect.any(Number),
     ]);
   });
 
@@ -219,7 +228,7 @@ describe('determinism', () => {
 });
 
 describe('compare stream-faults', () => {
-  it('shows naive, sdk, engine and engine-complete with their truncated successes and time to first token', async () => {
+  it('shows naive, sdk, engine, engine-complete and engine-resume with their truncated successes, resumed streams and time to first token', async () => {
     const r = await cli(['compare', 'stream-faults', '--no-ui']);
     expect(r.code).toBe(0);
     const lines = r.out.split('\n');
@@ -228,13 +237,20 @@ describe('compare stream-faults', () => {
         .find((l) => l.trim().startsWith('naive'))
         ?.trim()
         .split(/ +/),
-    ).toEqual(['naive', 'sdk', 'engine', 'engine-complete']);
+    ).toEqual(['naive', 'sdk', 'engine', 'engine-complete', 'engine-resume']);
     const row = (label: string) => lines.filter((l) => l.trim().startsWith(label)).map((l) => l.trim().split(/ {2,}/));
     const [run, llm] = [row('truncated successes')[0], row('truncated successes').at(-1)!];
     expect(run.at(-1)).toBe('0');
     expect(Number(run[1].replace(/,/g, ''))).toBeGreaterThan(0);
     expect(llm.at(-1)).toBe('0');
     expect(row('ttft p99')).toHaveLength(1); // the llm layer's only: the agent layer does not stream
+    // Resumed streams: the run's and the llm layer's, a count for engine-resume only.
+    const resumed = row('resumed streams');
+    expect(resumed).toHaveLength(2);
+    for (const r of resumed) {
+      expect(r.slice(1, 5)).toEqual(['—', '—', '—', '—']);
+      expect(Number(r[5].replace(/,/g, ''))).toBeGreaterThan(0);
+    }
   });
 });
 

@@ -87,6 +87,16 @@ describe('resume: continuing a committed answer that broke', () => {
     expect(seen).toEqual(['a', 'b']);
   });
 
+  it('a stall on the only declaring target is resumed there again (nowhere else to go)', async () => {
+    const { guard, clock } = setup([
+      { name: 'a', model: 'a', continuation: 'prefill' },
+      { name: 'b', model: 'b' },
+    ]);
+    const { seen, fn } = breaksThen(stall, () => 'rest');
+    expect(await drive(clock, guard.run(fn))).toBe('rest');
+    expect(seen).toEqual(['a', 'a']);
+  });
+
   it('a rejected prefill (400) moves to the next declaring target, never to the caller while one is left', async () => {
     const { guard, clock } = setup([
       { name: 'a', model: 'a', continuation: 'prefill' },
@@ -125,5 +135,28 @@ describe('resume: continuing a committed answer that broke', () => {
     expect(() => setup([{ name: 'a', continuation: 'yes' as 'prefill' }])).toThrow(
       'guard.targets[0].continuation must be prefill (or absent), got "yes"',
     );
+  });
+});
+
+describe('resume in the Prometheus adapter', () => {
+  it('counts resumptions by the target that broke and the class of the break', async () => {
+    const { Registry } = await import('prom-client');
+    const { guardMetrics } = await import('../../src/integrations/prometheus-metrics.js');
+    const registry = new Registry();
+    const { guard, clock } = setup(
+      [
+        { name: 'a', model: 'a' },
+        { name: 'b', model: 'b', continuation: 'prefill' },
+      ],
+      { name: 'chat' },
+    );
+    const stop = guardMetrics(guard, { registry });
+    const { fn } = breaksThen(cut, () => 'rest');
+    await drive(clock, guard.run(fn));
+    const { values } = await registry.getSingleMetric('stormlab_stream_resumes_total')!.get();
+    expect(values).toEqual([
+      expect.objectContaining({ value: 1, labels: { guard: 'chat', target: 'a', class: 'stream_cut' } }),
+    ]);
+    stop();
   });
 });

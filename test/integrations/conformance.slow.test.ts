@@ -33,6 +33,10 @@ const EXPECTED: Array<[string, boolean, [number, number, number], string | undef
   ['stall after 5 tokens', true, [1, 0, 0], 'primary', 'error'],
   ['cut after 5 tokens', true, [1, 0, 0], 'primary', 'error'],
   ["cut after 5 tokens, commit: 'complete'", true, [3, 1, 0], 'fallback', 'complete'],
+  ["stall after 5 tokens, commit: 'complete'", true, [1, 1, 0], 'fallback', 'complete'],
+  ['cut after 5 tokens, fallback continues', true, [1, 1, 0], 'primary', 'complete'],
+  ['stall after 5 tokens, fallback continues', true, [1, 1, 0], 'primary', 'complete'],
+  ['cut after 5, fallback continues but rejects the prefill', true, [1, 1, 0], 'primary', 'error'],
   ['malformed event', true, [1, 0, 0], 'primary', 'complete'],
   ['missing [DONE]', true, [1, 0, 0], 'primary', 'complete'],
   ['mid-stream error', true, [1, 0, 0], 'primary', 'error'],
@@ -77,6 +81,23 @@ describe('conformance: each fault on the primary × what guardedFetch + the Open
     expect(row("cut after 5 tokens, commit: 'complete'").outcome).toEqual({
       kind: 'complete',
       finish: 'stop',
+    });
+  });
+
+  it('a break after commit is continued where the fallback declares continuation; a rejected prefill leaves the original break', () => {
+    expect(row('cut after 5 tokens, fallback continues').outcome).toEqual({
+      kind: 'complete',
+      finish: 'stop',
+      resumed: 1,
+    });
+    expect(row('stall after 5 tokens, fallback continues').outcome).toEqual({
+      kind: 'complete',
+      finish: 'stop',
+      resumed: 1,
+    });
+    expect(row('cut after 5, fallback continues but rejects the prefill').outcome).toMatchObject({
+      kind: 'error',
+      code: 'stream_cut',
     });
   });
 

@@ -193,6 +193,13 @@ const ENGINE: Record<string, Case> = {
     context: (p) => (p.layer === 1 ? [...STREAMED(p), `${p.prefix}stream.idle=500ms`] : []),
     refused: ON_A_TOOL,
   },
+  // Matters once a stall after the first token is abandoned on a model that continues prefills.
+  'stream.resume': {
+    value: 'false',
+    context: (p) =>
+      p.layer === 1 ? [...STREAMED(p), `${p.prefix}stream.idle=500ms`, 'upstream.models[0].continuation=prefill'] : [],
+    refused: ON_A_TOOL,
+  },
   headersTimeoutMs: { value: '800ms', refused: ON_A_TOOL },
   // A model target's own stream limits (the last layer calls `primary`): a tool call has no model targets.
   targets: { value: '{primary: {stream: {firstToken: 200ms}}}', context: STREAMED, refused: ON_A_TOOL },

@@ -7,6 +7,11 @@ invoke_agent, gen_ai.system or gen_ai.provider.name, gen_ai.request.model, gen_a
 HTTP client spans under a model call (one per attempt: http.response.status_code,
 x-stainless-retry-count, retry-after) and the Vercel AI SDK's ai.* spans.
 
+--serve-log FILE: the request log of stormlab serve (--log) from the same run, on the same
+clock. It has no trace ids or tokens, so the tree still comes from the traces; the upstream's
+error mix and fault phases come from the server's own statuses (resets included), and the fit
+says its latency beside the spans'.
+
 Privacy: calibrate reads only the attributes it needs (operation, model, token counts, tool and
 agent names, statuses, times). It never copies prompt, completion or tool argument text into the
 scenario or the report.

@@ -10,6 +10,7 @@ export interface CalibrateFlags {
   report?: string;
   faults?: string;
   name?: string;
+  serveLog?: string[];
   quiet?: boolean;
 }
 
@@ -30,7 +31,11 @@ export function calibrateCommand(io: Io, traces: string[], flags: CalibrateFlags
   ]);
   const c = calibrate(
     traces.map((t) => ({ path: resolve(io.cwd, t), label: t })),
-    { name: flags.name, faults: flags.faults as FaultPreset | undefined },
+    {
+      name: flags.name,
+      faults: flags.faults as FaultPreset | undefined,
+      serveLogs: (flags.serveLog ?? []).map((t) => ({ path: resolve(io.cwd, t), label: t })),
+    },
   );
   for (const n of c.draft.notes) io.stderr(`calibrate: ${n}\n`);
   writeOutput(io, '-o', flags.output, c.text);

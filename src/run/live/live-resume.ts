@@ -1,5 +1,6 @@
-import type { Scenario } from '../../scenario/scenario.js';
+import type { TrafficConfig } from '../../traffic/config.js';
 import { resolveEngine } from '../../traffic/engine-guard.js';
+import type { UpstreamConfig } from '../../upstream/config.js';
 
 /**
  * Why a live run of `scenario` (the harness's own driver, no gateway) cannot run as the
@@ -7,7 +8,10 @@ import { resolveEngine } from '../../traffic/engine-guard.js';
  * (`stream.resume` on, a model of its `models:` declaring `continuation: prefill`) — the live
  * driver sends no prefill, so its figures would not be the simulated engine's.
  */
-export function liveResumeProblem(scenario: Scenario, variant: string): string | undefined {
+export function liveResumeProblem(
+  scenario: { traffic: TrafficConfig; upstream: UpstreamConfig },
+  variant: string,
+): string | undefined {
   const declaring = new Set(scenario.upstream.models.filter((m) => m.continuation === 'prefill').map((m) => m.name));
   if (declaring.size === 0) return undefined;
   const t = scenario.traffic;

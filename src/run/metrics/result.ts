@@ -244,6 +244,8 @@ export type ResultNote =
     }
   /** A fleet worker that started driving later than the agreed instant. */
   | { kind: 'late-worker'; variant: string; share: number; worker: string | null; startLagMs: number; message: string }
+  /** A fleet worker whose engines lost the shared state's Redis for a while (they decided alone meanwhile). */
+  | { kind: 'shared-state-lost'; variant: string; share: number; worker: string | null; times: number; message: string }
   /** 200s the upstream gave the gateway beyond those the gateway gave the driver. */
   | { kind: 'successes-lost'; variant: string; upstream: number; driver: number; message: string };
 
@@ -291,6 +293,11 @@ export interface LiveWorker {
   startLagMs: number;
   /** Stopped before its share's end. */
   interrupted: boolean;
+  /**
+   * With engine state shared in Redis: how often its engines' link to Redis broke during the
+   * run (each time, they decided on local state alone until it was back). Absent when never.
+   */
+  storeUnavailable?: number;
 }
 
 export interface SharedState {
