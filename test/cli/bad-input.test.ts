@@ -508,6 +508,17 @@ describe('hostile files: only regular files, of a bounded size', () => {
     );
   });
 
+  it('serve and proxy --log: a fifo no process reads is one line, exit 2, before listening (not a hang)', async () => {
+    await usage(
+      ['serve', '--port', '0', '--log', 'fifo.json'],
+      'stormlab: --log: cannot write fifo.json: it is a fifo no process reads',
+    );
+    await usage(
+      ['proxy', '--upstream', 'http://127.0.0.1:9', '--port', '0', '--log', 'fifo.json'],
+      'stormlab: --log: cannot write fifo.json: it is a fifo no process reads',
+    );
+  });
+
   it('calibrate traces: a fifo, /dev/zero or a directory is one line, exit 2, nothing written', async () => {
     const calibrate = (file: string) => ['calibrate', file, '-o', 'out.yaml'];
     await usage(calibrate('fifo.json'), 'stormlab: cannot read fifo.json: is a fifo (named pipe), not a regular file');

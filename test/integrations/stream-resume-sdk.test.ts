@@ -191,6 +191,68 @@ describe('stream.resume through the official OpenAI SDK against stormlab serve',
     }
   });
 
+  it('a tool-call stream is never continued: it ends with the in-band error, no prefill sent', async () => {
+    const fu = await upstream([{ kind: 'cut', model: 'primary', afterTokens: 3 }]);
+    const client = new OpenAI({
+      apiKey: 'test',
+      baseURL: `${fu.url}/v1`,
+      maxRetries: 0,
+      fetch: guardedFetch(options(fu, [])),
+    });
+    const tools = [
+      {
+        type: 'function' as const,
+        function: {
+          name: 'lookup',
+          parameters: {
+            type: 'object',
+            properties: { query: { type: 'string', minLength: 40 }, note: { type: 'string', minLength: 40 } },
+            required: ['query', 'note'],
+          },
+        },
+      },
+    ];
+    let args = '';
+    await expect(
+      (async () => {
+        for await (const c of await client.chat.completions.create({
+          ...ask,
+          tools,
+          tool_choice: 'required',
+          stream: true,
+        }))
+          args += c.choices[0]?.delta?.tool_calls?.[0]?.function?.arguments ?? '';
+      })(),
+    ).rejects.toThrow(/stream_cut|stream closed/);
+    // The arguments had reached the caller (committed), and no prefill followed them.
+    expect(args.length).toBeGreaterThan(0);
+    expect(fu.requests().map((r) => r.model)).toEqual(['primary']);
+  });
+
+  it('a continuation cut in its turn is continued again: one answer, the resumptions counted', async () => {
+    const fu = await upstream([{ kind: 'cut', model: 'primary', afterTokens: 15 }], { continuation: 'prefill' });
+    const o = options(fu, []);
+    const client = new OpenAI({
+      apiKey: 'test',
+      baseURL: `${fu.url}/v1`,
+      maxRetries: 0,
+      fetch: guardedFetch({
+        ...o,
+        targets: [{ name: 'primary', origin: fu.url, model: 'primary', continuation: 'prefill' }],
+      }),
+      defaultHeaders: { 'x-stormlab-output-tokens': '40' },
+    });
+    let text = '';
+    let mark: unknown;
+    for await (const c of await client.chat.completions.create({ ...ask, stream: true })) {
+      text += c.choices[0]?.delta?.content ?? '';
+      mark = (c as unknown as { stormlab_resume?: unknown }).stormlab_resume ?? mark;
+    }
+    expect(text).toBe(fillerText(0, 40));
+    expect(mark).toMatchObject({ resumptions: 2 });
+    expect(fu.requests().map((r) => r.model)).toEqual(['primary', 'primary', 'primary']);
+  });
+
   it('the same target first when it declares continuation itself', async () => {
     const fu = await upstream([{ kind: 'cut', model: 'primary', afterTokens: 40 }], { continuation: 'prefill' });
     const o = options(fu, []);

@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OptionError } from '../../engine/errors.js';
 import type { RequestLogEntry } from '../../fake-upstream/request-log.js';
@@ -100,10 +100,17 @@ export function requestLogFile(
 ): { write(e: RequestLogEntry): void; close(): void } | undefined {
   if (file === undefined) return undefined;
   let fd: number;
+  const path = resolve(cwd, file);
   try {
-    fd = openSync(resolve(cwd, file), 'a');
+    // A fifo no process reads would hold a plain open for ever: a first open that does not
+    // block says so (ENXIO); one that works (a file, /dev/stdout, a pipe with its reader) is
+    // closed, and the log opened as usual, its writes blocking as a log's should.
+    closeSync(openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK));
+    fd = openSync(path, 'a');
   } catch (e) {
-    throw new UsageError(`--log: cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENXIO' ? 'it is a fifo no process reads' : (code ?? String(e));
+    throw new UsageError(`--log: cannot write ${file}: ${why}`);
   }
   let open = true;
   return {
