@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Queue, QueueEvents } from 'bullmq';
 import { BUNDLED_DIR, resolveScenarioPath } from '../scenario/bundled.js';
+import { readBoundedFile, SCENARIO_MAX_BYTES } from '../scenario/read-bounded-file.js';
 import { PointError } from './point-error.js';
 import type { PointOutcome } from './point-refusal.js';
 import type { RunPointsOptions } from './run-points.js';
@@ -38,7 +38,8 @@ export const QUEUE_POINT_TIMEOUT_MS = 10 * 60_000;
 export function queuedScenario(job: PointJob): QueuedPoint['scenario'] {
   const arg = job.scenario;
   const path = resolveScenarioPath(arg.includes('/') || arg.includes('.') ? resolve(job.cwd, arg) : arg, BUNDLED_DIR);
-  return { file: basename(path), text: readFileSync(path, 'utf8') };
+  // Read as the loader read it (a regular file, bounded): what is checked is what travels.
+  return { file: basename(path), text: readBoundedFile(path, SCENARIO_MAX_BYTES) };
 }
 
 /**
