@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { EXIT, type Io } from './io.js';
+import { writeWhole } from './write-whole.js';
 
 /** How long cleanups may take after a crash before the process exits anyway. */
 const CRASH_CLEANUP_MS = 10_000;
@@ -15,7 +16,7 @@ export function nodeIo(): Io {
   return {
     stdout: (t) => void (pipe.closed.stdout || process.stdout.write(t)),
     stderr: (t) => void (pipe.closed.stderr || process.stderr.write(t)),
-    writeFile: (path, data) => writeFileSync(resolve(process.cwd(), path), data),
+    writeFile: (path, data) => writeWhole(resolve(process.cwd(), path), data),
     checkWritable: (path) => writableProblem(resolve(process.cwd(), path)),
     cwd: process.cwd(),
     env: process.env,
