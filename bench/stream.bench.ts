@@ -14,10 +14,23 @@ import { median, printTable, type Row } from './measure.js';
 const EVENTS = 20_000;
 const ROUNDS = 7;
 
-function sseBody(): Buffer {
+/**
+ * The stream's body. `spaced`: its JSON written as Python's `json.dumps` writes it by default (a
+ * space after every colon and comma), which the guard reads as exactly as compact JSON.
+ */
+function sseBody(spaced = false): Buffer {
   const parts: string[] = [];
+  const json = (v: unknown): string => {
+    const compact = JSON.stringify(v);
+    return spaced
+      ? JSON.stringify(v, null, 1)
+          .replace(/\n\s*/g, ' ')
+          .replace(/([[{]) /g, '$1')
+          .replace(/ ([\]}])/g, '$1')
+      : compact;
+  };
   const chunk = (content: string, finish: string | null) =>
-    `data: ${JSON.stringify({
+    `data: ${json({
       id: 'chatcmpl-bench',
       object: 'chat.completion.chunk',
       created: 1,
@@ -89,16 +102,19 @@ function serve(body: Buffer): Promise<Server> {
 }
 
 export async function streamSuite(): Promise<Row[]> {
-  const body = sseBody();
   const request = { method: 'POST', body: JSON.stringify({ model: 'gpt-4o-mini', messages: [], stream: true }) };
   const rows: Row[] = [];
   const table: Array<Record<string, string | number>> = [];
-  const server = await serve(body);
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const compact = sseBody();
+  const spaced = sseBody(true);
+  const servers = await Promise.all([serve(compact), serve(spaced)]);
+  const originOf = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  const loopback = (input: string | URL | Request, init?: RequestInit) => fetch(input, init);
   try {
-    for (const [where, base] of [
-      ['memory', memoryFetch(chunks(body))],
-      ['127.0.0.1', (input: string | URL | Request, init?: RequestInit) => fetch(input, init)],
+    for (const [where, body, base, origin] of [
+      ['memory', compact, memoryFetch(chunks(compact)), originOf(servers[0])],
+      ['127.0.0.1', compact, loopback, originOf(servers[0])],
+      ['127.0.0.1, spaced JSON', spaced, loopback, originOf(servers[1])],
     ] as const) {
       const url = `${origin}/v1/chat/completions`;
       const plain: Send = () => base(url, request);
@@ -124,8 +140,11 @@ export async function streamSuite(): Promise<Row[]> {
       );
     }
   } finally {
-    server.close();
+    for (const s of servers) s.close();
   }
-  printTable(`stream guard: one ${(body.length / 1e6).toFixed(1)} MB chat completion stream (${EVENTS} events)`, table);
+  printTable(
+    `stream guard: one ${(compact.length / 1e6).toFixed(1)} MB chat completion stream (${EVENTS} events; spaced: ${(spaced.length / 1e6).toFixed(1)} MB)`,
+    table,
+  );
   return rows;
 }
