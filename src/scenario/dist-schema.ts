@@ -19,8 +19,10 @@ import {
  * - `time`: ms; every number may also be a duration string (`300ms`, `2s`);
  * - `count`: tokens, numbers >= 0;
  * - `fanout`: children per call. A plain number or a `choice` value must be a positive
- *   integer; other distributions are continuous, so the fan-out interpreter rounds their
- *   draws up to at least 1 (`TreeShape.fanout`), and here they need only be positive.
+ *   integer; other distributions are continuous (or, `poisson`, may draw 0), so the fan-out
+ *   interpreter rounds their draws up to at least 1 (`TreeShape.fanout`), and here they need
+ *   only be positive.
+ * `poisson` is for counts and fan-outs only (whole numbers), not times.
  */
 export type DistKind = 'time' | 'count' | 'fanout';
 
@@ -88,6 +90,8 @@ function distMapping(kind: DistKind): z.ZodType<Dist> {
       ordered('median', 'p99', kind),
     ),
     choice(kind),
+    // Whole numbers: no Poisson of times.
+    ...(kind === 'time' ? [] : [obj({ dist: z.literal('poisson'), mean: param(kind, true) })]),
   ]);
 }
 

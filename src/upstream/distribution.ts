@@ -11,7 +11,12 @@ export type Dist =
   | { dist: 'exponential'; mean: number }
   /** Log-normal by its median and its 99th percentile: the shape of LLM latencies and token counts. */
   | { dist: 'lognormal'; median: number; p99: number }
-  | { dist: 'choice'; values: number[]; weights?: number[] };
+  | { dist: 'choice'; values: number[]; weights?: number[] }
+  /** Whole numbers 0, 1, 2, … around `mean` (counts only: fan-outs, whose draws of 0 are 1, and tokens). */
+  | { dist: 'poisson'; mean: number };
+
+/** Above this mean a Poisson draw is the normal approximation, rounded (Knuth's product needs ~mean uniforms). */
+const POISSON_NORMAL_ABOVE = 30;
 
 /** Turns a `Dist` into a sampler drawing from `random`. Samplers allocate nothing per draw. */
 export function sampler(d: Dist, random: Random): () => number {
@@ -30,6 +35,23 @@ export function sampler(d: Dist, random: Random): () => number {
       const mu = Math.log(d.median);
       const sigma = d.p99 > d.median ? Math.log(d.p99 / d.median) / 2.326347874 : 0;
       return () => Math.exp(mu + sigma * normal(random));
+    }
+    case 'poisson': {
+      const m = d.mean;
+      if (m > POISSON_NORMAL_ABOVE) {
+        const sd = Math.sqrt(m);
+        return () => Math.max(0, Math.round(m + sd * normal(random)));
+      }
+      const limit = Math.exp(-m);
+      return () => {
+        let k = 0;
+        let p = random.next();
+        while (p > limit) {
+          k++;
+          p *= random.next();
+        }
+        return k;
+      };
     }
     case 'choice': {
       const w = d.weights ?? d.values.map(() => 1);
@@ -71,6 +93,8 @@ export function meanOf(d: Dist): number {
       const sigma = d.p99 > d.median ? Math.log(d.p99 / d.median) / 2.326347874 : 0;
       return d.median * Math.exp((sigma * sigma) / 2);
     }
+    case 'poisson':
+      return d.mean;
     case 'choice': {
       const w = d.weights ?? d.values.map(() => 1);
       const total = w.reduce((a, b) => a + b, 0);

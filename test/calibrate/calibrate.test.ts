@@ -104,6 +104,29 @@ describe('calibrate: sibling retries (the Vercel AI SDK)', () => {
   });
 });
 
+describe('calibrate: fan-out', () => {
+  it('an orchestrator starting a Poisson number of agents is fitted as a Poisson (χ² test), and simulates like it', () => {
+    const { dir, truth } = traces({ roots: 400, rate: 10, agents: { poisson: 2.5 } });
+    const c = calibrate([{ path: join(dir, 'traces.jsonl'), label: 't' }]);
+    const fan = doc(c.text).layers[0].fanout;
+    expect(fan.dist).toBe('poisson');
+    expect(fan.mean).toBeGreaterThan(2.2);
+    expect(fan.mean).toBeLessThan(2.8);
+    expect(c.text).toMatch(
+      /# {3}- layers\[0\] orchestrator: fan-out Poisson \(mean [\d.]+, a draw of 0 is 1: [\d.]+ per call; χ² p = /,
+    );
+    expect(c.obs.level(2).logical).toBe(truth.agentCalls);
+    expect(Math.abs(row(c.report, 'researcher', 'calls per root').relativeError!)).toBeLessThan(0.05);
+  });
+
+  it('a fixed number of agents stays fixed; a shape no Poisson makes is empirical, and says why', () => {
+    const fixed = calibrate([{ path: join(traces({ roots: 60 }).dir, 'traces.jsonl'), label: 't' }]);
+    expect(doc(fixed.text).layers[0].fanout).toBe(3);
+    // Researchers make 2 model calls, 1 when the first failed for good: no Poisson.
+    expect(fixed.text).toMatch(/layers\[1\] researcher: fan-out (fixed|empirical over 2 values \(not Poisson)/);
+  });
+});
+
 describe('calibrate: arrivals', () => {
   it('roots that start as others end are closed-loop users', () => {
     const { dir } = traces({ users: 8, roots: 160 });

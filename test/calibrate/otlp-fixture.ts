@@ -15,7 +15,8 @@ export interface FixtureOptions {
   roots?: number;
   /** Root tasks per second (Poisson). */
   rate?: number;
-  agents?: number;
+  /** Agents per root: a number, or `{ poisson: mean }` (drawn per root, at least 1). */
+  agents?: number | { poisson: number };
   callsPerAgent?: number;
   /** Share of attempts answered 429 during [failFrom, failTo) ms from the first root (the whole run by default). */
   failRate?: number;
@@ -113,6 +114,18 @@ export interface Truth {
 }
 
 /** Traces as JSON Lines (one body per root task, spans in end order as exporters send them), and what they hold. */
+/** A Poisson draw (Knuth's product of uniforms). */
+function poisson(r: SeededRandom, mean: number): number {
+  const limit = Math.exp(-mean);
+  let k = 0;
+  let p = r.next();
+  while (p > limit) {
+    k++;
+    p *= r.next();
+  }
+  return k;
+}
+
 export function fixtureTraces(o: FixtureOptions = {}): { lines: string[]; truth: Truth } {
   const truth: Truth = { roots: 0, agentCalls: 0, modelCalls: 0, attempts: 0, toolCalls: 0 };
   return { lines: [...fixtureLines(o, truth)], truth };
@@ -152,7 +165,8 @@ export function* fixtureLines(o: FixtureOptions, truth: Truth): Generator<string
     ]);
     orchestrator.id = orchId;
     let orchEnd = start;
-    for (let a = 0; a < agents; a++) {
+    const fanout = typeof agents === 'number' ? agents : Math.max(1, poisson(r, agents.poisson));
+    for (let a = 0; a < fanout; a++) {
       truth.agentCalls++;
       const aStart = start + 2;
       let at = aStart + 1;

@@ -52,7 +52,7 @@ describe('validation: one exact line per mistake, with its path', () => {
       'layers[1].retry.policy: expected one of none, naive, sdk, engine, got "engin" (did you mean engine?)',
     ]);
     expect(problemsOf(edit('prompt: 100', 'prompt: { dist: gauss, mean: 1 }'))).toEqual([
-      'tokens.prompt.dist: expected one of const, uniform, exponential, lognormal, choice, got "gauss"',
+      'tokens.prompt.dist: expected one of const, uniform, exponential, lognormal, choice, poisson, got "gauss"',
     ]);
     expect(problemsOf(edit('arrival: { type: constant, rate: 5 }', 'arrival: { rate: 5 }'))).toEqual([
       'arrival.type: missing, expected one of constant, poisson, ramp, burst, closed',
