@@ -37,3 +37,11 @@ export function checkOutputs(io: Io, outputs: ReadonlyArray<readonly [flag: stri
     if (code !== undefined) throw new UsageError(`${flag}: cannot write ${path}: ${WRITE_ERRORS[code] ?? code}`);
   }
 }
+
+/**
+ * The io a command prints its text through when one of its outputs is `-`: stdout is then that
+ * file alone (a pipe gets JSON, not JSON after a table), so the text goes to stderr.
+ */
+export function textIo(io: Io, outputs: ReadonlyArray<string | undefined>): Io {
+  return outputs.includes(STDOUT_PATH) ? { ...io, stdout: (t) => io.stderr(t) } : io;
+}

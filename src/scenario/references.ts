@@ -35,8 +35,12 @@ function targetProblems(doc: Record<string, unknown>, layers: unknown[], known: 
   const last = layers[layers.length - 1];
   const listed = isMapping(last) && Array.isArray(last.models) ? last.models : undefined;
   const called = (listed ?? known.slice(0, 1)).filter((m): m is string => typeof m === 'string');
+  const streams = isMapping(last) && last.stream === true;
   const check = (targets: unknown, path: string): string[] => {
     if (!isMapping(targets)) return [];
+    // Only stream limits can be set per target: on a layer that does not stream they would change nothing.
+    if (!streams && Object.keys(targets).length > 0)
+      return [`${path}: sets stream limits per model, but the last layer does not stream (set its stream: true)`];
     return Object.keys(targets).flatMap((m) =>
       called.includes(m)
         ? []

@@ -7,7 +7,7 @@ import { sweepCommand } from '../../src/cli/commands/sweep.js';
 import { UsageError } from '../../src/cli/io.js';
 import type { RunPointsFn } from '../../src/explore/run-points.js';
 import { flakyScenario } from '../explore/flaky-scenario.js';
-import { captureIo, tempDir } from './capture-io.js';
+import { captureIo, cli, tempDir } from './capture-io.js';
 
 // dist/ is built (when missing or stale) by test/global-setup.ts before any test runs.
 const BIN = fileURLToPath(new URL('../../bin/stormlab.js', import.meta.url));
@@ -84,5 +84,26 @@ describe('sweep and tune check --json/--csv paths before any point runs', () => 
         expect(existsSync(join(dir, 'good.csv'))).toBe(false);
       }
     }
+  });
+});
+
+describe('sweep and tune with an output to stdout (-): stdout is that file alone', () => {
+  it('sweep --json -: stdout parses as the sweep file, the table goes to stderr; --csv - the same', async () => {
+    const json = await cli([...SWEEP, '--json', '-'], { cwd: dir });
+    expect(json.code, json.err).toBe(0);
+    expect(JSON.parse(json.out).schema).toBe('stormlab.sweep/v1');
+    expect(json.err).toContain('sweep of engine.retryBudget.ratio');
+    expect(json.err).not.toContain('wrote -');
+    const csv = await cli([...SWEEP, '--csv', '-'], { cwd: dir });
+    expect(csv.code, csv.err).toBe(0);
+    expect(csv.out.split('\n')[0]).toMatch(/^engine\.retryBudget\.ratio,/);
+    expect(csv.out).not.toContain('sweep of');
+  });
+
+  it('tune --json -: stdout parses as the tune file, the report goes to stderr', async () => {
+    const r = await cli([...TUNE, '--budget', '3', '--json', '-'], { cwd: dir });
+    expect([0, 1], r.err).toContain(r.code);
+    expect(JSON.parse(r.out).schema).toBe('stormlab.tune/v1');
+    expect(r.err).not.toContain('wrote -');
   });
 });

@@ -86,5 +86,9 @@ describe('engine.targets: stream limits per model target in a scenario', () => {
       /engine\.targets\.reasoning\.stream\.firstToken/,
     );
     expect(problems(['engine.targets={reasoning: {stream: {commit: complete}}}']).join('\n')).toMatch(/commit/);
+    // Stream limits on a layer that does not stream would change nothing.
+    const unstreamed = problems(['layers[0].stream=false', 'engine.targets={reasoning: {stream: {firstToken: 120s}}}']);
+    expect(unstreamed).toHaveLength(1);
+    expect(unstreamed[0]).toMatch(/engine\.targets: sets stream limits per model, but the last layer does not stream/);
   });
 });

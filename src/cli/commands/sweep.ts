@@ -29,7 +29,7 @@ import {
   workersText,
   type PointBase,
 } from './explore-args.js';
-import { checkOutputs, writeOutput } from '../write-output.js';
+import { checkOutputs, STDOUT_PATH, textIo, writeOutput } from '../write-output.js';
 import { PointsStop, stoppedExit } from './points-stop.js';
 
 export interface SweepFlags extends ScenarioFlags {
@@ -56,11 +56,12 @@ export interface SweepFlags extends ScenarioFlags {
  * shown as refused, and only a grid of nothing but such cells is exit 2.
  */
 export async function sweepCommand(
-  io: Io,
+  realIo: Io,
   arg: string,
   flags: SweepFlags,
   run: RunPointsFn = runPoints,
 ): Promise<number> {
+  const io = textIo(realIo, [flags.json, flags.csv]);
   const workers = workerReporter(io, flags.quiet);
   const queue = queueTarget(flags);
   const queueWait = queueWaitMs(flags);
@@ -97,8 +98,8 @@ export async function sweepCommand(
     ['--csv', flags.csv, () => sweepCsv(file)],
   ] as const) {
     if (path === undefined) continue;
-    writeOutput(io, flag, path, text());
-    if (!flags.quiet) io.stdout(`wrote ${path}\n`);
+    writeOutput(realIo, flag, path, text());
+    if (!flags.quiet && path !== STDOUT_PATH) io.stdout(`wrote ${path}\n`);
   }
   return EXIT.ok;
 }

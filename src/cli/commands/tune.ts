@@ -31,7 +31,7 @@ import {
   workersText,
   type PointBase,
 } from './explore-args.js';
-import { checkOutputs, writeOutput } from '../write-output.js';
+import { checkOutputs, STDOUT_PATH, textIo, writeOutput } from '../write-output.js';
 import { PointsStop, stoppedExit } from './points-stop.js';
 
 /**
@@ -61,7 +61,8 @@ export interface TuneFlags extends ScenarioFlags, GoalFlags {
  * under the constraints and prints it as a ready-to-paste engine block, with the figures
  * beside the scenario's current values. Every flag is checked before anything runs.
  */
-export async function tuneCommand(io: Io, arg: string, flags: TuneFlags): Promise<number> {
+export async function tuneCommand(realIo: Io, arg: string, flags: TuneFlags): Promise<number> {
+  const io = textIo(realIo, [flags.json]);
   const queue = queueTarget(flags);
   const queueWait = queueWaitMs(flags);
   const announce = heldUntilQueue(io, queue !== undefined);
@@ -95,8 +96,8 @@ export async function tuneCommand(io: Io, arg: string, flags: TuneFlags): Promis
       : tuneReport(file, { runArgs: runArgs(arg, flags, spec.job.variant) }),
   );
   if (flags.json !== undefined) {
-    writeOutput(io, '--json', flags.json, `${JSON.stringify(file, null, 2)}\n`);
-    if (!flags.quiet) io.stdout(`wrote ${flags.json}\n`);
+    writeOutput(realIo, '--json', flags.json, `${JSON.stringify(file, null, 2)}\n`);
+    if (!flags.quiet && flags.json !== STDOUT_PATH) io.stdout(`wrote ${flags.json}\n`);
   }
   return file.feasible ? EXIT.ok : EXIT.failed;
 }
