@@ -247,7 +247,9 @@ export function derive(obs: Observations, name: string, serve?: ServeLog): Draft
   const arrivals = fitArrivals(obs.rootStart, obs.rootEnd, obs.roots);
   fits.push(`arrival: ${arrivals.why}`);
   if (arrivals.drift !== undefined) notes.push(arrivals.drift);
-  const t0 = Math.min(...obs.rootStart.subarray(0, obs.roots));
+  // A loop, not Math.min(...): a spread of 200,000 roots overflows the stack.
+  let t0 = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < obs.roots; i++) if (obs.rootStart[i] < t0) t0 = obs.rootStart[i];
   const rootP99 = obs.level(0).latency.quantile(0.99);
   const drainMs = Math.max(30_000, Math.ceil((2 * rootP99) / 1000) * 1000);
 
